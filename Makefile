@@ -1,0 +1,35 @@
+# niagara-solver: two commands do everything on a fresh machine with Python 3.11.
+#   make run    set up .venv if missing, then analyse a bundled puzzle
+#   make test   set up .venv if missing, then run the whole test suite and the type check
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test bench golden typecheck clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/niagara-solve puzzles/erratum-two-canoes.json
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+	$(BIN)/python -m mypy niagara_solver
+
+typecheck: $(STAMP)
+	$(BIN)/python -m mypy niagara_solver
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_engine.py
+
+# Rewrite the golden transcripts after a deliberate change of output (review the diff before committing).
+golden: $(STAMP)
+	$(BIN)/python tests/golden/regenerate.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis

@@ -1,0 +1,281 @@
+"""Apply a turn written in the notation, checking every rule; explain the first one it breaks.
+
+This is the engine's second reading of phase II: where :mod:`.turns` builds legal turns by
+construction, this module executes a given turn step by step and raises :class:`IllegalTurnError`
+naming the rule a step breaks. Tests hold the two to the same sets of outcomes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import AmbiguousTurnError, IllegalTurnError
+from ..rules.atoms import FALLEN, PORT, Card, Colour
+from ..rules.position import Canoe, Player, Position
+from ..rules.ruleset import PortDeparture
+from .notation import CanoeAction, CanoeRef, Load, Move, Steal, Turn, Unload
+from .turns import after_reveal, check_turn_context
+
+
+@dataclass
+class CanoeReport:
+    """What one canoe did during a turn, for tables and traces."""
+
+    start: str
+    end: str = ""
+    spent: int = 0
+    loaded: list[Colour] = field(default_factory=list)
+    unloaded: list[Colour] = field(default_factory=list)
+    banked: list[Colour] = field(default_factory=list)
+    stolen: list[tuple[str, Colour]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """The position after a turn and, per acting canoe, what it did."""
+
+    position: Position
+    canoes: tuple[CanoeReport, ...]
+
+
+class _Table:
+    """Mutable working copy of the parts of a position a turn changes."""
+
+    def __init__(self, pos: Position) -> None:
+        self.caves = list(pos.caves)
+        self.canoes = [[(c.place, list(c.gems)) for c in p.canoes] for p in pos.players]
+        self.banks = list(pos.bank for pos in pos.players)
+
+    def position(self, base: Position) -> Position:
+        players = tuple(Player(p.name, tuple(Canoe(place, tuple(sorted(gems))) for place, gems in self.canoes[i]),
+                               p.hand, self.banks[i], p.card) for i, p in enumerate(base.players))
+        return base.replace(players=players, caves=tuple(self.caves))
+
+
+def resolve_canoe(player: Player, ref: CanoeRef) -> int:
+    """The index of the canoe ``ref`` names among the player's canoes (at the start of the turn)."""
+    matches = [i for i, c in enumerate(player.canoes)
+               if c.place == ref.place and (ref.gems is None or tuple(sorted(ref.gems)) == c.gems)]
+    if not matches:
+        cargo = f" carrying {','.join(g.label for g in ref.gems) or 'nothing'}" if ref.gems is not None else ""
+        where = "in the port" if ref.place == PORT else f"on {ref.place}"
+        raise IllegalTurnError(f"{player.name} has no canoe {where}{cargo}", "R-TURN-3")
+    if len(matches) == 2 and player.canoes[0] != player.canoes[1]:
+        raise AmbiguousTurnError(f"both of {player.name}'s canoes are on {ref.place}: name one by its cargo, "
+                                 f"e.g. {ref.place}[{','.join(g.label for g in player.canoes[0].gems) or 'empty'}]")
+    return matches[0]
+
+
+def check_acting(player: Player, acting: list[int], port_departure: PortDeparture) -> None:
+    """R-TURN-3: every river canoe acts; port canoes act as the switch allows; fallen canoes never."""
+    for i, canoe in enumerate(player.canoes):
+        if canoe.on_river and i not in acting:
+            raise IllegalTurnError(f"{player.name}'s canoe on {canoe.place} must act: a canoe on the river "
+                                   "always acts", "R-TURN-3")
+        if canoe.fallen and i in acting:
+            raise IllegalTurnError("a fallen canoe cannot act", "R-TURN-3")
+    in_port = [i for i, c in enumerate(player.canoes) if c.in_port]
+    leaving = [i for i in acting if i in in_port]
+    if len(in_port) == 2:
+        if len(leaving) == 2:
+            raise IllegalTurnError("with both canoes in the port only one of them acts", "R-TURN-3")
+        if not leaving and port_departure is PortDeparture.EXACTLY_ONE:
+            raise IllegalTurnError("with both canoes in the port exactly one of them acts "
+                                   "(port_departure: exactly_one)", "R-TURN-3")
+
+
+def apply_turn(pos: Position, player: int, turn: Turn, card: Card | None = None) -> TurnResult:
+    """The position after ``player`` plays ``turn`` with ``card`` (default: their chosen card).
+
+    Raises :class:`IllegalTurnError` with the rule the turn breaks, :class:`AmbiguousTurnError` when a
+    canoe is not named clearly enough.
+    """
+    card = check_turn_context(pos, player, card)
+    revealed = after_reveal(pos, player, card)
+    rules = pos.ruleset
+    me = pos.players[player]
+    if card is Card.CLOUD:
+        if turn.actions:
+            raise IllegalTurnError("with the cloud card no canoe acts: the player moves the weather", "R-TURN-2")
+        if turn.weather not in (1, -1):
+            raise IllegalTurnError("the cloud card must move the weather one step, up or down", "R-WEATHER-1")
+        weather = pos.weather + turn.weather
+        if not rules.weather_min <= weather <= rules.weather_max:
+            raise IllegalTurnError(f"the weather is at {pos.weather} and stays within [{rules.weather_min}, "
+                                   f"{rules.weather_max}]: it must go the other way", "R-WEATHER-1")
+        return TurnResult(revealed.replace(weather=weather), ())
+    if turn.weather:
+        raise IllegalTurnError("only the cloud card moves the weather", "R-TURN-2")
+    acting = [resolve_canoe(me, action.canoe) for action in turn.actions]
+    if len(set(acting)) != len(acting):
+        raise IllegalTurnError("each canoe acts once, finishing before the next starts", "R-TURN-4")
+    check_acting(me, acting, rules.port_departure)
+    table = _Table(pos)
+    reports = tuple(_act(pos, table, player, index, action, int(card)) for index, action in zip(acting, turn.actions))
+    return TurnResult(table.position(revealed), reports)
+
+
+def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAction, budget: int) -> CanoeReport:
+    """Execute one canoe's action on ``table`` (R-MOVE-1..6, R-GEM-1..5, R-STEAL-1..5)."""
+    board, rules = pos.board, pos.ruleset
+    names = [p.name for p in pos.players]
+    place, gems = table.canoes[player][index]
+    gems = list(gems)
+    report = CanoeReport(start=place)
+    left = budget
+    moved: Move | None = None
+    distance = 0
+    empty_while_moving = True
+    gem_ops_after_move = 0
+    loaded: set[Colour] = set()
+    unloaded: set[Colour] = set()
+    home = False
+    stole = False
+    taken: list[tuple[int, int]] = []  # victim canoes already robbed by this canoe (R-STEAL-2)
+
+    def pay(points: int, what: str) -> None:
+        nonlocal left
+        if points > left:
+            raise IllegalTurnError(f"{what} costs {points} point(s) but only {left} of {budget} remain", "R-MOVE-3")
+        left -= points
+
+    for step in action.steps:
+        if home:
+            raise IllegalTurnError("a canoe that entered the port stops there and does nothing more this turn",
+                                   "R-MOVE-5")
+        if isinstance(step, (Load, Unload)):
+            if stole:
+                raise IllegalTurnError("a canoe cannot steal and then act again", "R-STEAL-3")
+            cave = board.cave.get(place) if place not in (PORT, FALLEN) else None
+            if cave is None:
+                where = "in the port" if place == PORT else f"on disc {place}, which has no cave"
+                raise IllegalTurnError(f"no gem actions {where}", "R-GEM-1")
+            if isinstance(step, Load):
+                if table.caves[cave - 1].get(step.colour) == 0:
+                    raise IllegalTurnError(f"the {cave.label} cave beside {place} holds no {step.colour.label}",
+                                           "R-GEM-1")
+                if len(gems) >= rules.capacity:
+                    raise IllegalTurnError(f"the canoe is full: a canoe carries at most {rules.capacity} gem(s)",
+                                           "R-GEM-2")
+                if step.colour in unloaded:
+                    raise IllegalTurnError(f"this canoe unloaded a {step.colour.label} this turn: it may not also "
+                                           f"load one", "R-GEM-4")
+                pay(2, "loading a gem")
+                table.caves[cave - 1] = table.caves[cave - 1].minus(step.colour)
+                gems.append(step.colour)
+                loaded.add(step.colour)
+                report.loaded.append(step.colour)
+            else:
+                if step.colour not in gems:
+                    raise IllegalTurnError(f"the canoe carries no {step.colour.label}", "R-GEM-1")
+                if step.colour in loaded:
+                    raise IllegalTurnError(f"this canoe loaded a {step.colour.label} this turn: it may not also "
+                                           f"unload one", "R-GEM-4")
+                pay(2, "unloading a gem")
+                table.caves[cave - 1] = table.caves[cave - 1].plus(step.colour)
+                gems.remove(step.colour)
+                unloaded.add(step.colour)
+                report.unloaded.append(step.colour)
+            if moved is not None:
+                gem_ops_after_move += 1
+        elif isinstance(step, Move):
+            if stole:
+                raise IllegalTurnError("a canoe cannot steal and then move", "R-STEAL-3")
+            if moved is not None:
+                raise IllegalTurnError("one movement per turn: a canoe may not move, act on a gem and move "
+                                       "again, nor change direction", "R-MOVE-1")
+            if step.downstream:
+                if step.dest not in board.depth or step.dest == PORT:
+                    raise IllegalTurnError(f"{step.dest!r} is not a disc downstream; a canoe cannot paddle over "
+                                           "the falls", "R-MOVE-4")
+                if not board.is_upstream_of(place, step.dest):
+                    raise IllegalTurnError(f"disc {step.dest} is not downstream of {place} on the river (no "
+                                           "crossing between branches)", "R-MOVE-4")
+                distance = board.depth[step.dest] - board.depth[place]
+                pay(distance, f"paddling {distance} disc(s) down to {step.dest}")
+            else:
+                if place == PORT:
+                    raise IllegalTurnError("a canoe in the port can only move downstream", "R-MOVE-6")
+                if step.dest != PORT and step.dest not in board.depth:
+                    raise IllegalTurnError(f"{step.dest!r} is not a disc of this river", "R-MOVE-4")
+                if not board.is_upstream_of(step.dest, place):
+                    raise IllegalTurnError(f"{step.dest} is not upstream of {place} (no crossing between "
+                                           "branches)", "R-MOVE-4")
+                distance = board.depth[place] - board.depth[step.dest]
+                if step.dest == PORT:
+                    if left < distance:
+                        raise IllegalTurnError(f"the port is {distance} disc(s) away but only {left} point(s) "
+                                               "remain", "R-MOVE-5")
+                    if loaded and not rules.bank_after_load:
+                        raise IllegalTurnError("a canoe carrying a gem it loaded this turn may not enter the port "
+                                               "(bank_after_load: false)", "R-GEM-5")
+                    report.spent = budget - left + distance
+                    left = 0  # R-MOVE-5: the points left over are lost
+                    home = True
+                else:
+                    pay(distance, f"paddling {distance} disc(s) up to {step.dest}")
+            if gems:
+                empty_while_moving = False
+            moved = step
+            place = step.dest
+        elif isinstance(step, Steal):
+            if moved is None or moved.downstream:
+                raise IllegalTurnError("a canoe steals only after moving upstream", "R-STEAL-3")
+            if not empty_while_moving:
+                raise IllegalTurnError("only a canoe that was empty while it moved can steal", "R-STEAL-1")
+            if gem_ops_after_move or left:
+                raise IllegalTurnError("a thief stops with exactly its whole budget spent by the movement",
+                                       "R-STEAL-1")
+            if unloaded and not rules.steal_after_unload:
+                raise IllegalTurnError("a canoe that unloaded this turn cannot steal (steal_after_unload: false)",
+                                       "R-STEAL-5")
+            if step.victim not in names:
+                raise IllegalTurnError(f"unknown player {step.victim!r}", "R-STEAL-1")
+            victim = names.index(step.victim)
+            if victim == player:
+                raise IllegalTurnError("a canoe steals only from another player's canoe", "R-STEAL-1")
+            if len(gems) >= rules.capacity:
+                raise IllegalTurnError("a canoe steals at most as many gems as it has free room", "R-STEAL-2")
+            candidates = [k for k, (at, cargo) in enumerate(table.canoes[victim])
+                          if at == place and step.colour in cargo
+                          and (step.victim_gems is None or tuple(sorted(cargo)) == tuple(sorted(step.victim_gems)))
+                          and (victim, k) not in taken]
+            if not candidates:
+                raise IllegalTurnError(f"no canoe of {step.victim} on {place} carries a {step.colour.label} "
+                                       "(each steal takes from a different canoe)", "R-STEAL-1")
+            cargos = {tuple(sorted(table.canoes[victim][k][1])) for k in candidates}
+            if len(cargos) > 1:
+                raise AmbiguousTurnError(f"two canoes of {step.victim} on {place} carry a {step.colour.label}: "
+                                         f"name one by its cargo, e.g. x{step.victim}[ruby,amber]/ruby")
+            k = candidates[0]
+            table.canoes[victim][k][1].remove(step.colour)
+            gems.append(step.colour)
+            report.stolen.append((step.victim, step.colour))
+            taken.append((victim, k))
+            stole = True
+    if moved is None:
+        if place == PORT:
+            raise IllegalTurnError("a port canoe that acts leaves the port", "R-MOVE-1")
+        if rules.must_move:
+            raise IllegalTurnError("every acting canoe moves at least one disc (must_move: true)", "R-MOVE-1")
+    if left and not home:
+        raise IllegalTurnError(f"a canoe spends exactly its budget: {left} of {budget} point(s) unspent", "R-MOVE-3")
+    if home:
+        bank = table.banks[player]
+        for colour in gems:
+            bank = bank.plus(colour)
+            report.banked.append(colour)
+        table.banks[player] = bank
+        gems = []
+    else:
+        report.spent = budget - left
+    report.end = place
+    table.canoes[player][index] = (place, gems)
+    return report
+
+
+def play_turn(pos: Position, player: int, turn: Turn | str, card: Card | None = None) -> Position:
+    """The position after a turn given as a :class:`Turn` or as notation."""
+    if isinstance(turn, str):
+        turn = Turn.parse(turn)
+    return apply_turn(pos, player, turn, card).position

@@ -1,0 +1,156 @@
+"""Phase III: the river flows (R-FLOW). Canoes ride their discs; discs leaving the brinks go over the falls."""
+
+from __future__ import annotations
+
+from typing import Iterable, NamedTuple, Sequence
+
+from ..errors import IllegalTurnError, PhaseError
+from ..rules.atoms import FALLEN, Card, Colour, Phase
+from ..rules.position import Canoe, Player, Position
+from ..rules.ruleset import ForkPolicy, Ruleset
+
+#: One step's branch choices: (fork disc, branch label) for every fork the pushed disc passes.
+StepChoice = tuple[tuple[str, str], ...]
+
+
+def flow_value_of(cards: Iterable[Card], weather: int, rules: Ruleset) -> int:
+    """R-FLOW-1, R-FLOW-2: smallest paddle played (0 if only clouds) plus the weather, never below ``min_flow``."""
+    paddles = [int(c) for c in cards if c.is_paddle]
+    return max(rules.min_flow, (min(paddles) if paddles else 0) + weather)
+
+
+def flow_value(pos: Position) -> int:
+    """The flow of this round, once every player has revealed a card (R-FLOW-1)."""
+    cards = [p.card for p in pos.players]
+    if pos.phase is not Phase.TURNS or len(pos.acted) != len(pos.players) or any(c is None for c in cards):
+        raise PhaseError("the flow is known once every player has acted in phase II", "R-FLOW-1")
+    return flow_value_of([c for c in cards if c is not None], pos.weather, pos.ruleset)
+
+
+class FlowResult(NamedTuple):
+    """The result of the river flowing: the position, the canoes that fell, the path of every step."""
+
+    position: Position
+    fell: tuple[tuple[int, str, tuple[Colour, ...]], ...]  # (owner, disc it fell from, cargo returned)
+    paths: tuple[tuple[str, ...], ...]
+
+
+def _paths(pos: Position, steps: int, choices: Sequence[StepChoice] | None) -> tuple[list[tuple[str, ...]],
+                                                                                      tuple[tuple[str, str], ...]]:
+    """The discs each step pushes, and the fork markers afterwards (R-FLOW-3, R-FLOW-4)."""
+    board = pos.board
+    free = pos.ruleset.fork_policy is ForkPolicy.FREE
+    if steps < 0:
+        raise IllegalTurnError("the river never flows backwards", "R-FLOW-2")
+    if choices is not None and not free:
+        raise IllegalTurnError("the fork marker decides the branches (fork_policy: alternate)", "R-FLOW-4")
+    if free and choices is None and board.forks and steps:
+        raise IllegalTurnError("with fork_policy: free, say which branch each disc enters", "R-FLOW-4")
+    if choices is not None and len(choices) != steps:
+        raise IllegalTurnError(f"{steps} steps need {steps} branch choices, got {len(choices)}", "R-FLOW-4")
+    markers = dict(pos.forks)
+    paths = []
+    for k in range(steps):
+        chosen = dict(choices[k]) if choices is not None else markers
+        path = [board.top]
+        while board.down[path[-1]]:
+            disc = path[-1]
+            if disc in board.labels:
+                if chosen.get(disc) not in board.labels[disc]:
+                    raise IllegalTurnError(f"step {k + 1}: say which branch of fork {disc} the disc enters "
+                                           f"({', '.join(board.labels[disc])})", "R-FLOW-4")
+                path.append(board.branch[disc, chosen[disc]])
+                if not free:  # R-FLOW-4: after each disc enters a branch the marker switches
+                    markers[disc] = board.next_label(disc, markers[disc])
+            else:
+                path.append(board.down[disc][0])
+        paths.append(tuple(path))
+    return paths, tuple((f, markers[f]) for f in board.forks)
+
+
+def flow_detail(pos: Position, steps: int, choices: Sequence[StepChoice] | None = None) -> FlowResult:
+    """The river flows ``steps`` single steps (phase III alone), reporting the canoes that fell.
+
+    In each step a new disc enters at the top and every disc on the pushed path moves one place down
+    (R-FLOW-3); canoes ride their discs and the port never moves (R-FLOW-5). With ``fork_policy:
+    alternate`` each fork sends discs to its branches in turn (R-FLOW-4) and ``choices`` must be None; with
+    ``free`` ``choices`` gives each step's branches (see :func:`flow_outcomes` for all of them).
+    """
+    paths, markers = _paths(pos, steps, choices)
+    places = [[c.place for c in p.canoes] for p in pos.players]
+    cargo = [[c.gems for c in p.canoes] for p in pos.players]
+    caves = list(pos.caves)
+    fell: list[tuple[int, str, tuple[Colour, ...]]] = []
+    for path in paths:
+        below = {disc: path[i + 1] if i + 1 < len(path) else FALLEN for i, disc in enumerate(path)}
+        for owner, where in enumerate(places):
+            for k, place in enumerate(where):
+                nxt = below.get(place)
+                if nxt is None:
+                    continue
+                if nxt == FALLEN:  # R-FLOW-6: fallen; the cargo goes back to the cave of its own colour
+                    for gem in cargo[owner][k]:
+                        caves[gem - 1] = caves[gem - 1].plus(gem)
+                    fell.append((owner, place, cargo[owner][k]))
+                    cargo[owner][k] = ()
+                where[k] = nxt
+    players = tuple(Player(p.name, tuple(Canoe(at, gems) for at, gems in zip(places[i], cargo[i])), p.hand, p.bank,
+                           p.card) for i, p in enumerate(pos.players))
+    return FlowResult(pos.replace(players=players, caves=tuple(caves), forks=markers), tuple(fell), tuple(paths))
+
+
+def flow(pos: Position, steps: int, choices: Sequence[StepChoice] | None = None) -> Position:
+    """The position after the river flows ``steps`` single steps (see :func:`flow_detail`)."""
+    return flow_detail(pos, steps, choices).position
+
+
+def flow_outcomes(pos: Position, steps: int) -> list[tuple[tuple[StepChoice, ...], Position]]:
+    """Every distinct result of ``steps`` flow steps with the branch choices that give it.
+
+    One outcome under ``fork_policy: alternate``; under ``free`` one per distinct result of the branch
+    choices (the first choice sequence found, in branch order).
+    """
+    if pos.ruleset.fork_policy is not ForkPolicy.FREE or not pos.board.forks:
+        return [((), flow(pos, steps))]
+    per_step = [choice for choice, _ in pos.board.flow_paths()]
+    frontier: dict[Position, tuple[StepChoice, ...]] = {pos: ()}
+    for _ in range(steps):
+        nxt: dict[Position, tuple[StepChoice, ...]] = {}
+        for state, made in frontier.items():
+            for choice in per_step:
+                after = flow(state, 1, [choice])
+                if after not in nxt:
+                    nxt[after] = (*made, choice)
+        frontier = nxt
+    return [(made, state) for state, made in frontier.items()]
+
+
+def parse_choices(text: str, pos: Position, steps: int) -> list[StepChoice]:
+    """Branch choices written one per step, separated by commas (``L,R,L``); on boards with several forks a
+    step is written ``FORK=LABEL/FORK=LABEL``."""
+    board = pos.board
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if len(parts) != steps:
+        raise IllegalTurnError(f"{steps} flow step(s) need {steps} branch choice(s), got {len(parts)}", "R-FLOW-4")
+    out: list[StepChoice] = []
+    for part in parts:
+        if "=" in part:
+            pairs = tuple(tuple(x.split("=", 1)) for x in part.split("/"))
+            choice = tuple((f.strip(), lab.strip()) for f, lab in pairs)
+        elif len(board.forks) == 1:
+            choice = ((board.forks[0], part),)
+        else:
+            raise IllegalTurnError("with several forks write each step as FORK=LABEL/FORK=LABEL", "R-FLOW-4")
+        for fork, label in choice:
+            if fork not in board.labels or label not in board.labels[fork]:
+                raise IllegalTurnError(f"unknown branch {fork}={label}", "R-FLOW-4")
+        out.append(choice)
+    return out
+
+
+def choices_text(choices: Sequence[StepChoice], pos: Position) -> str:
+    """The inverse of :func:`parse_choices`."""
+    if len(pos.board.forks) == 1:
+        return ",".join(c[0][1] if c else "-" for c in choices)
+    return ",".join("/".join(f"{f}={lab}" for f, lab in c) or "-" for c in choices)
+

@@ -1,0 +1,117 @@
+"""Phase I: rescuing fallen canoes (R-RESCUE) and choosing cards (R-CARD), up to the start of phase II."""
+
+from __future__ import annotations
+
+from itertools import combinations_with_replacement
+from typing import Mapping
+
+from ..errors import IllegalTurnError, PhaseError
+from ..rules.atoms import FALLEN, PORT, Card, Colour, Phase
+from ..rules.position import Canoe, Player, Position
+from ..rules.ruleset import RescueWhenNone
+from .notation import Rescue
+
+
+def must_rescue(player: Player) -> bool:
+    """R-RESCUE-2: a player with no canoe in the port or on the river must bring one back."""
+    return not player.canoes_in_play
+
+
+def rescue_options(pos: Position, index: int) -> list[Rescue]:
+    """Every distinct rescue decision of a player at the start of phase I (R-RESCUE-1..3).
+
+    Each fallen canoe may be brought back for one banked gem of the player's choice. A player with no
+    canoe in play must bring one back: paying if they can, free otherwise (``rescue_when_none:
+    pay_or_free``), or always free (``free``); the other fallen canoe may then be bought back too.
+    """
+    player = pos.players[index]
+    fallen = sum(1 for c in player.canoes if c.fallen)
+    if fallen == 0:
+        return [Rescue()]
+    colours = list(player.bank.colours())
+
+    def paid(count: int, first: tuple[Colour | None, ...] = ()) -> list[Rescue]:
+        options = []
+        for combo in combinations_with_replacement(colours, count):
+            need = player.bank
+            ok = True
+            for colour in combo:
+                need = need.minus(colour)
+                ok = ok and need.get(colour) >= 0
+            if ok:
+                options.append(Rescue((*first, *combo)))
+        return options
+
+    if not must_rescue(player):
+        return [Rescue(), *paid(1)]
+    free_rescue = pos.ruleset.rescue_when_none is RescueWhenNone.FREE or player.bank.total == 0
+    if free_rescue:
+        # One canoe comes back for free; the second may still be bought back with a gem.
+        return [Rescue((None,)), *paid(1, (None,))]
+    return [*paid(1), *paid(2)]
+
+
+def apply_rescue(pos: Position, index: int, rescue: Rescue) -> Position:
+    """The position after a player's rescue decision; :class:`IllegalTurnError` if it is not allowed."""
+    if pos.phase is not Phase.CARDS:
+        raise PhaseError("rescues happen at the start of phase I, before any card is chosen", "R-RESCUE-1")
+    if rescue not in rescue_options(pos, index):
+        player = pos.players[index]
+        options = ", ".join(str(r) for r in rescue_options(pos, index))
+        fallen = sum(1 for c in player.canoes if c.fallen)
+        rule = "R-RESCUE-2" if must_rescue(player) else "R-RESCUE-1"
+        if rescue.payments and None in rescue.payments and not must_rescue(player):
+            reason = "a rescue is free only for a player with no canoe in play"
+        elif len(rescue.payments) > fallen:
+            reason = f"{player.name} has {fallen} fallen canoe(s)"
+        else:
+            reason = "not a possible decision"
+        raise IllegalTurnError(f"rescue {rescue} for {player.name}: {reason}; possible: {options}",
+                               "R-RESCUE-3" if None in rescue.payments else rule)
+    if not rescue.payments:
+        return pos
+    player = pos.players[index]
+    caves = list(pos.caves)
+    bank = player.bank
+    canoes = list(player.canoes)
+    for payment in rescue.payments:
+        if payment is not None:
+            bank = bank.minus(payment)
+            caves[payment - 1] = caves[payment - 1].plus(payment)  # the gem goes back to its own cave
+        canoes[canoes.index(Canoe(FALLEN))] = Canoe(PORT)  # back, empty, to the port
+    rescued = Player(player.name, tuple(canoes), player.hand, bank, player.card)
+    return pos.with_player(index, rescued).replace(caves=tuple(caves))
+
+
+def begin_turns(pos: Position, rescues: Mapping[int, Rescue] | None = None,
+                cards: Mapping[int, Card] | None = None) -> Position:
+    """Phase I: apply rescues in seat order from the lifebuoy holder, then record the chosen cards.
+
+    Players not in ``rescues`` make no rescue (which is refused when R-RESCUE-2 forces one with a choice
+    of gem; a forced free rescue is applied). Cards not given stay hidden (a free choice for solvers).
+    """
+    if pos.phase is not Phase.CARDS:
+        raise PhaseError("phase I happens at the start of a round")
+    rescues = dict(rescues or {})
+    cards = dict(cards or {})
+    for i in pos.turn_order():  # R-RESCUE-1: in seat order from the lifebuoy holder, openly
+        decision = rescues.get(i)
+        if decision is None:
+            options = rescue_options(pos, i)
+            if len(options) == 1:
+                decision = options[0]
+            elif must_rescue(pos.players[i]):
+                raise IllegalTurnError(f"{pos.players[i].name} has no canoe in play and must rescue one; "
+                                       f"choose among {', '.join(str(r) for r in options)}", "R-RESCUE-2")
+            else:
+                decision = Rescue()
+        pos = apply_rescue(pos, i, decision)
+    players = list(pos.players)
+    for i, card in cards.items():
+        player = players[i]
+        if player.card is not None and player.card != card:
+            raise IllegalTurnError(f"{player.name} already chose {player.card.label}", "R-CARD-1")
+        if card not in player.hand:
+            raise IllegalTurnError(f"{card.label} is not in {player.name}'s hand", "R-CARD-2")
+        players[i] = Player(player.name, player.canoes, player.hand, player.bank, card)
+    return pos.replace(players=tuple(players), phase=Phase.TURNS, acted=())

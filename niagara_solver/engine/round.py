@@ -1,0 +1,142 @@
+"""A whole round (R-ROUND-1): phase I rescues and cards, phase II turns, phase III flow, phase IV the
+lifebuoy (R-BUOY), then the end check (R-END)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from ..errors import DeadlockError, IllegalTurnError, PhaseError
+from ..rules.atoms import COLOURS, FULL_HAND, Card, Colour, Phase
+from ..rules.position import Player, Position
+from ..rules.ruleset import Tiebreak
+from .apply import apply_turn
+from .flow import FlowResult, StepChoice, flow_detail, flow_value
+from .notation import Rescue, Turn
+from .rescue import begin_turns
+from .turns import legal_turns
+
+#: R-END-1: seven gems, or one of each colour, or four of one colour.
+GOAL_TOTAL = 7
+GOAL_SAME = 4
+
+
+def goal_reached(player: Player) -> bool:
+    """R-END-1: the player's bank holds 7 gems, or one of each of the 5 colours, or 4 of one colour."""
+    bank = player.bank
+    return (bank.total >= GOAL_TOTAL or all(bank.get(c) >= 1 for c in COLOURS)
+            or any(bank.get(c) >= GOAL_SAME for c in COLOURS))
+
+
+def winners(pos: Position) -> tuple[int, ...]:
+    """The winners if the game ended now (R-END-2, R-END-3): among the players who reached the goal, the
+    highest bank value (``tiebreak: value``) or the most gems (``count``); a tie is a shared win."""
+    reached = [i for i, p in enumerate(pos.players) if goal_reached(p)]
+    if not reached:
+        return ()
+    if pos.ruleset.tiebreak is Tiebreak.COUNT:
+        score = {i: pos.players[i].bank.total for i in reached}
+    else:
+        score = {i: pos.players[i].bank.value for i in reached}
+    best = max(score.values())
+    return tuple(i for i in reached if score[i] == best)
+
+
+def is_finished(pos: Position) -> bool:
+    """True when the game is over: at the start of a round, some player has reached the goal (R-END-2).
+
+    Within a round the goal is not checked: a round is always played to its end (R-END-1).
+    """
+    return pos.phase is Phase.CARDS and bool(winners(pos))
+
+
+def end_round(pos: Position, choices: Sequence[StepChoice] | None = None) -> Position:
+    """Phases III and IV once every player has acted: the river flows (R-FLOW), the lifebuoy passes
+    (R-BUOY-1), played cards stay out and empty hands are refilled (R-CARD-2), the next round begins."""
+    return end_round_detail(pos, choices)[0]
+
+
+def end_round_detail(pos: Position, choices: Sequence[StepChoice] | None = None) -> tuple[Position, FlowResult]:
+    """:func:`end_round`, also returning what the flow did."""
+    steps = flow_value(pos)
+    result = flow_detail(pos, steps, choices)
+    pos = result.position
+    players = tuple(Player(p.name, p.canoes, p.hand or FULL_HAND, p.bank, None) for p in pos.players)
+    return (pos.replace(players=players, lifebuoy=(pos.lifebuoy + 1) % len(pos.players), round=pos.round + 1,
+                        phase=Phase.CARDS, acted=()), result)
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """One player's turn in a played round."""
+
+    player: int
+    card: Card
+    turn: Turn
+    after: Position
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """What happened in one round, phase by phase."""
+
+    start: Position
+    rescues: tuple[tuple[int, Rescue], ...]
+    turns_start: Position
+    turns: tuple[TurnRecord, ...]
+    flow: int
+    choices: tuple[StepChoice, ...] | None
+    before_flow: Position
+    fell: tuple[tuple[int, str, tuple[Colour, ...]], ...]
+    end: Position
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """The winners if the game ended with this round (R-END-2)."""
+        return winners(self.end)
+
+
+def play_round(pos: Position, cards: Mapping[int, Card], turns: Mapping[int, Turn | str],
+               rescues: Mapping[int, Rescue] | None = None,
+               choices: Sequence[StepChoice] | None = None) -> RoundRecord:
+    """Play one whole round from given rescues, cards and turns (a position at the start of a round, or in
+    phase II, which is then finished). Every turn is checked (:func:`apply_turn`); players act in order from
+    the lifebuoy holder (R-TURN-1)."""
+    start = pos
+    done: list[tuple[int, Rescue]] = []
+    if pos.phase is Phase.CARDS:
+        rescues = dict(rescues or {})
+        missing = [pos.players[i].name for i in range(len(pos.players))
+                   if i not in cards and pos.players[i].card is None]
+        if missing:
+            raise IllegalTurnError(f"every player chooses a card (R-CARD-1); missing: {', '.join(missing)}",
+                                   "R-CARD-1")
+        pos = begin_turns(pos, rescues, cards)
+        done = [(i, rescues.get(i, Rescue())) for i in start.turn_order()]
+    elif rescues:
+        raise PhaseError("rescues happen at the start of phase I", "R-RESCUE-1")
+    turns_start = pos
+    records = []
+    while (player := pos.next_to_act()) is not None:
+        if player not in turns:
+            raise IllegalTurnError(f"no turn given for {pos.players[player].name}", "R-TURN-1")
+        turn = turns[player]
+        parsed = Turn.parse(turn) if isinstance(turn, str) else turn
+        card = pos.players[player].card
+        if card is None:
+            card = cards.get(player)
+        if card is None:
+            raise IllegalTurnError(f"no card given for {pos.players[player].name}", "R-CARD-1")
+        pos = apply_turn(pos, player, parsed, card).position
+        records.append(TurnRecord(player, card, parsed, pos))
+    steps = flow_value(pos)
+    end, result = end_round_detail(pos, choices)
+    return RoundRecord(start, tuple(done), turns_start, tuple(records), steps,
+                       tuple(choices) if choices is not None else None, pos, result.fell, end)
+
+
+def require_turns(pos: Position, player: int, card: Card | None = None) -> None:
+    """Raise :class:`DeadlockError` when the player has no legal turn (R-PROP-10 fails on this board)."""
+    if not legal_turns(pos, player, card):
+        raise DeadlockError(f"{pos.players[player].name} has no legal turn with "
+                            f"{(card or pos.players[player].card or Card.CLOUD).label} (R-PROP-10)")

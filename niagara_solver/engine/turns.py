@@ -1,0 +1,362 @@
+"""Every distinct legal turn of a player with a card (phase II: R-TURN, R-MOVE, R-GEM, R-STEAL, R-WEATHER).
+
+The generator builds turns by construction, canoe by canoe, and never produces an illegal one:
+
+* which canoes act is fixed at the start of the turn (R-TURN-3) and they act in either order (R-TURN-4);
+* each canoe's action is gem actions where it stands, one movement in one direction, gem actions where
+  it stops, then optional steals (R-MOVE-1), spending exactly its budget (R-MOVE-3) unless it enters the
+  port (R-MOVE-5);
+* outcomes are deduplicated on the fly by their resulting position, so a turn list holds one turn per
+  distinct result (the first found, in a fixed order).
+
+The module :mod:`.apply` checks a given turn rule by rule; the two are independent readings of the rules
+and the tests hold them to the same answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterator, NamedTuple, TypeVar
+
+from ..errors import IllegalTurnError, PhaseError
+from ..rules.atoms import PORT, Card, Colour, Gems, Phase
+from ..rules.position import Canoe, Player, Position
+from ..rules.ruleset import PortDeparture
+from .notation import CanoeAction, CanoeRef, Load, Move, Steal, Step, Turn, Unload
+
+CanoeState = tuple[str, tuple[Colour, ...]]
+T = TypeVar("T")
+
+
+class Snapshot(NamedTuple):
+    """The parts of a position a paddle turn changes, as plain tuples (indices as in the position)."""
+
+    caves: tuple[Gems, ...]
+    canoes: tuple[tuple[CanoeState, ...], ...]
+    banks: tuple[Gems, ...]
+
+    @classmethod
+    def of(cls, pos: Position) -> "Snapshot":
+        return cls(pos.caves, tuple(tuple((c.place, c.gems) for c in p.canoes) for p in pos.players),
+                   tuple(p.bank for p in pos.players))
+
+    def key(self) -> tuple[object, ...]:
+        """Identifies the resulting position: a player's canoes are compared as a sorted collection."""
+        return (self.caves, tuple(tuple(sorted(cs)) for cs in self.canoes), self.banks)
+
+    def with_canoe(self, player: int, index: int, canoe: CanoeState) -> "Snapshot":
+        canoes = list(self.canoes)
+        mine = list(canoes[player])
+        mine[index] = canoe
+        canoes[player] = tuple(mine)
+        return self._replace(canoes=tuple(canoes))
+
+
+_Emit = Callable[[tuple[Step, ...], Snapshot], Iterator[tuple[CanoeAction, Snapshot]]]
+
+
+class _Run(NamedTuple):
+    """A sequence of gem actions at one cave and where it leaves the canoe."""
+
+    ops: tuple[Step, ...]
+    gems: tuple[Colour, ...]
+    cave: Gems
+    loaded: frozenset[Colour]
+    unloaded: frozenset[Colour]
+    cost: int
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """A legal turn and the position right after it (phase II, the player marked as having acted)."""
+
+    turn: Turn
+    position: Position
+
+    @property
+    def notation(self) -> str:
+        return str(self.turn)
+
+
+def _gem_runs(gems: tuple[Colour, ...], cave: Gems, loaded: frozenset[Colour], unloaded: frozenset[Colour],
+              budget: int, capacity: int) -> list[_Run]:
+    """Every distinct sequence of loads and unloads at one cave costing at most ``budget`` (R-GEM-1..4).
+
+    A canoe may unload any gem it carries unless it loaded that colour this turn, and load any colour in
+    the cave unless it unloaded that colour this turn (R-GEM-4), while it has room (R-GEM-2).
+    """
+    start = _Run((), gems, cave, loaded, unloaded, 0)
+    runs = [start]
+    seen = {(gems, cave, loaded, unloaded)}
+    frontier = [start]
+    while frontier and frontier[0].cost + 2 <= budget:
+        nxt: list[_Run] = []
+        for run in frontier:
+            candidates: list[_Run] = []
+            for colour in sorted(set(run.gems)):
+                if colour in run.loaded:
+                    continue  # R-GEM-4: not a colour loaded this turn
+                rest = list(run.gems)
+                rest.remove(colour)
+                candidates.append(_Run((*run.ops, Unload(colour)), tuple(rest), run.cave.plus(colour),
+                                       run.loaded, run.unloaded | {colour}, run.cost + 2))
+            if len(run.gems) < capacity:
+                for colour in run.cave.colours():
+                    if colour in run.unloaded:
+                        continue  # R-GEM-4: not a colour unloaded this turn
+                    candidates.append(_Run((*run.ops, Load(colour)), tuple(sorted((*run.gems, colour))),
+                                           run.cave.minus(colour), run.loaded | {colour}, run.unloaded,
+                                           run.cost + 2))
+            for cand in candidates:
+                state = (cand.gems, cand.cave, cand.loaded, cand.unloaded)
+                if state not in seen:
+                    seen.add(state)
+                    nxt.append(cand)
+        runs.extend(nxt)
+        frontier = nxt
+    return runs
+
+
+class _Generator:
+    """Generates the actions of one player's canoes with one paddle card."""
+
+    def __init__(self, pos: Position, player: int, budget: int) -> None:
+        self.pos = pos
+        self.board = pos.board
+        self.rules = pos.ruleset
+        self.player = player
+        self.budget = budget
+        self.names = [p.name for p in pos.players]
+
+    def _ref(self, snap: Snapshot, index: int) -> CanoeRef:
+        place, gems = snap.canoes[self.player][index]
+        for k, (other_place, other_gems) in enumerate(snap.canoes[self.player]):
+            if k != index and other_place == place and other_gems != gems:
+                return CanoeRef(place, gems)
+        return CanoeRef(place)
+
+    def canoe_options(self, snap: Snapshot, index: int, ref: CanoeRef) -> Iterator[tuple[CanoeAction, Snapshot]]:
+        """Every distinct action of the canoe ``index`` of the player (R-MOVE-1), with its result."""
+        board, rules, n = self.board, self.rules, self.budget
+        place, gems = snap.canoes[self.player][index]
+        seen: set[Snapshot] = set()
+
+        def emit(steps: tuple[Step, ...], result: Snapshot) -> Iterator[tuple[CanoeAction, Snapshot]]:
+            if result not in seen:
+                seen.add(result)
+                yield CanoeAction(ref, steps), result
+
+        here = board.cave.get(place) if place != PORT else None
+        if here is None:  # R-GEM-1: no gem actions in the port or beside no cave
+            pre = [_Run((), gems, Gems(), frozenset(), frozenset(), 0)]
+        else:
+            pre = _gem_runs(gems, snap.caves[here - 1], frozenset(), frozenset(), n, rules.capacity)
+        for run in pre:
+            caves = snap.caves
+            if here is not None and run.ops:
+                caves = _replace_at(caves, here - 1, run.cave)
+            rest = n - run.cost
+            if rest == 0:
+                # d = 0: the canoe spent its budget where it stands (R-MOVE-1), unless it must move.
+                if place != PORT and not rules.must_move:
+                    yield from emit(run.ops, snap._replace(caves=caves).with_canoe(self.player, index,
+                                                                                   (place, run.gems)))
+                continue
+            after = snap._replace(caves=caves)
+            if place != PORT:
+                yield from self._upstream(after, index, place, run, rest, emit)
+            yield from self._downstream(after, index, place, run, rest, emit)
+
+    def _arrive(self, snap: Snapshot, index: int, dest: str, run: _Run, rest: int,
+                prefix: tuple[Step, ...]) -> Iterator[tuple[tuple[Step, ...], Snapshot]]:
+        """Gem actions where the canoe stops, spending exactly the ``rest`` of its budget (R-MOVE-3)."""
+        if rest == 0:
+            yield prefix, snap.with_canoe(self.player, index, (dest, run.gems))
+            return
+        colour = self.board.cave[dest]
+        if colour is None or rest % 2:
+            return
+        for post in _gem_runs(run.gems, snap.caves[colour - 1], run.loaded, run.unloaded, rest, self.rules.capacity):
+            if post.cost == rest:
+                moved = snap._replace(caves=_replace_at(snap.caves, colour - 1, post.cave))
+                yield (*prefix, *post.ops), moved.with_canoe(self.player, index, (dest, post.gems))
+
+    def _upstream(self, snap: Snapshot, index: int, place: str, run: _Run, rest: int, emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
+        board, rules = self.board, self.rules
+        above = board.above(place)
+        for distance, dest in enumerate(above[:-1], start=1):
+            if distance > rest:
+                break
+            move = Move(dest, downstream=False)
+            for steps, result in self._arrive(snap, index, dest, run, rest - distance, (*run.ops, move)):
+                yield from emit(steps, result)
+                if distance == rest:
+                    yield from self._steals(result, index, dest, run, steps, emit)
+        # R-MOVE-5: the port may be entered with budget to spare; R-GEM-5: its cargo is banked for free.
+        if rest >= board.depth[place] and (rules.bank_after_load or not run.loaded):
+            banks = snap.banks
+            if run.gems:
+                bank = banks[self.player]
+                for colour in run.gems:
+                    bank = bank.plus(colour)
+                banks = _replace_at(banks, self.player, bank)
+            result = snap._replace(banks=banks).with_canoe(self.player, index, (PORT, ()))
+            yield from emit((*run.ops, Move(PORT, downstream=False)), result)
+
+    def _steals(self, snap: Snapshot, index: int, dest: str, run: _Run, steps: tuple[Step, ...], emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
+        """R-STEAL-1..5: an empty canoe that paddled up and stopped with its budget spent may steal."""
+        if run.gems or (run.unloaded and not self.rules.steal_after_unload):
+            return
+        victims = [(q, k, gems) for q, canoes in enumerate(snap.canoes) if q != self.player
+                   for k, (at, gems) in enumerate(canoes) if at == dest and gems]
+        if not victims:
+            return
+
+        def pick(start: int, chosen: tuple[tuple[int, int, Colour], ...],
+                 free: int) -> Iterator[tuple[tuple[int, int, Colour], ...]]:
+            if chosen:
+                yield chosen
+            if free == 0:
+                return
+            for v in range(start, len(victims)):  # R-STEAL-2: one gem from each chosen canoe
+                q, k, gems = victims[v]
+                for colour in sorted(set(gems)):
+                    yield from pick(v + 1, (*chosen, (q, k, colour)), free - 1)
+
+        for chosen in pick(0, (), self.rules.capacity):
+            result = snap
+            thief: list[Colour] = []
+            notes: list[Step] = []
+            for q, k, colour in chosen:
+                at, gems = result.canoes[q][k]
+                notes.append(Steal(self.names[q], colour, self._victim_ref(result, q, k, dest, colour)))
+                rest = list(gems)
+                rest.remove(colour)
+                result = result.with_canoe(q, k, (at, tuple(rest)))
+                thief.append(colour)
+            result = result.with_canoe(self.player, index, (dest, tuple(sorted(thief))))
+            yield from emit((*steps, *notes), result)
+
+    @staticmethod
+    def _victim_ref(snap: Snapshot, q: int, k: int, dest: str, colour: Colour) -> tuple[Colour, ...] | None:
+        gems = snap.canoes[q][k][1]
+        for j, (at, other) in enumerate(snap.canoes[q]):
+            if j != k and at == dest and colour in other and other != gems:
+                return gems
+        return None
+
+    def _downstream(self, snap: Snapshot, index: int, place: str, run: _Run, rest: int, emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
+        # R-MOVE-4: any branch below a fork, never across branches, never over the falls.
+        for distance in range(1, rest + 1):
+            dests = self.board.below(place, distance)
+            if not dests:
+                break
+            for dest in dests:
+                move = Move(dest, downstream=True)
+                for steps, result in self._arrive(snap, index, dest, run, rest - distance, (*run.ops, move)):
+                    yield from emit(steps, result)
+
+
+def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    out = list(items)
+    out[index] = value
+    return tuple(out)
+
+
+def acting_sets(player: Player, rules_port_departure: PortDeparture) -> list[tuple[int, ...]]:
+    """Which of the player's canoes act with a paddle card (R-TURN-3), as index tuples.
+
+    A canoe on the river always acts. With one canoe on the river and one in the port, the port canoe
+    may act or stay; with both in the port exactly one acts (``port_departure``: or at most one); a lone
+    port canoe may act or stay. Two canoes in the port are interchangeable, so only the first is offered.
+    """
+    river = tuple(i for i, c in enumerate(player.canoes) if c.on_river)
+    port = [i for i, c in enumerate(player.canoes) if c.in_port]
+    if len(port) == 2:
+        if rules_port_departure is PortDeparture.AT_MOST_ONE:
+            return [(), (port[0],)]
+        return [(port[0],)]
+    if len(port) == 1:
+        return [river, (*river, port[0])]
+    return [river]
+
+
+def check_turn_context(pos: Position, player: int, card: Card | None) -> Card:
+    """The card a player acts with, after checking it is their moment to act (R-ROUND-1, R-TURN-1, R-CARD)."""
+    if pos.phase is not Phase.TURNS:
+        raise PhaseError("turns are taken in phase II: this position is at the start of a round; resolve "
+                         "phase I (rescues and cards) first")
+    me = pos.players[player]
+    if player in pos.acted:
+        raise IllegalTurnError(f"{me.name} has already acted this round", "R-TURN-1")
+    if card is None:
+        card = me.card
+        if card is None:
+            raise IllegalTurnError(f"{me.name}'s card is not known: say which card is played", "R-CARD-1")
+    elif me.card is not None and me.card != card:
+        raise IllegalTurnError(f"{me.name} chose {me.card.label} this round, not {card.label}", "R-CARD-1")
+    if card not in me.hand:
+        raise IllegalTurnError(f"{card.label} is not in {me.name}'s hand ({', '.join(c.label for c in me.hand)})",
+                               "R-CARD-2")
+    return card
+
+
+def after_reveal(pos: Position, player: int, card: Card) -> Position:
+    """The position once ``player`` revealed ``card``: the card leaves the hand (R-CARD-2, R-TURN-1)."""
+    me = pos.players[player]
+    played = Player(me.name, me.canoes, tuple(c for c in me.hand if c != card), me.bank, card)
+    return pos.with_player(player, played).replace(acted=(*pos.acted, player))
+
+
+def _position_of(base: Position, snap: Snapshot) -> Position:
+    players = tuple(
+        Player(p.name, tuple(Canoe(place, gems) for place, gems in snap.canoes[i]), p.hand, snap.banks[i], p.card)
+        for i, p in enumerate(base.players))
+    return base.replace(players=players, caves=snap.caves)
+
+
+def legal_turns(pos: Position, player: int, card: Card | None = None) -> list[TurnOutcome]:
+    """Every distinct legal turn of ``player`` with ``card`` (default: the card they chose), in phase II.
+
+    One :class:`TurnOutcome` per distinct resulting position, sorted by notation.
+    """
+    card = check_turn_context(pos, player, card)
+    revealed = after_reveal(pos, player, card)
+    rules = pos.ruleset
+    if card is Card.CLOUD:
+        # R-TURN-2, R-WEATHER-1: the weather moves exactly one step and stays within its range.
+        return [TurnOutcome(Turn(weather=step), revealed.replace(weather=pos.weather + step))
+                for step in (1, -1) if rules.weather_min <= pos.weather + step <= rules.weather_max]
+    gen = _Generator(pos, player, int(card))
+    start = Snapshot.of(pos)
+    found: dict[tuple[object, ...], tuple[Turn, Snapshot]] = {}
+    canoes = pos.players[player].canoes
+    for acting in acting_sets(pos.players[player], rules.port_departure):
+        orders = [acting]
+        if len(acting) == 2 and canoes[acting[0]] != canoes[acting[1]]:
+            orders.append((acting[1], acting[0]))  # R-TURN-4: the player chooses the order
+        for order in orders:
+            refs = [gen._ref(start, i) for i in order]
+            for actions, result in _sequence(gen, start, order, refs):
+                key = result.key()
+                if key not in found:
+                    found[key] = (Turn(actions), result)
+    outcomes = [TurnOutcome(turn, _position_of(revealed, snap)) for turn, snap in found.values()]
+    outcomes.sort(key=lambda o: (len(o.turn.actions), str(o.turn)))
+    return outcomes
+
+
+def _sequence(gen: _Generator, snap: Snapshot, order: tuple[int, ...],
+              refs: list[CanoeRef]) -> Iterator[tuple[tuple[CanoeAction, ...], Snapshot]]:
+    """The canoes in ``order`` act one after the other, each finishing before the next (R-TURN-4)."""
+    if not order:
+        yield (), snap
+        return
+    for action, after in gen.canoe_options(snap, order[0], refs[0]):
+        for rest, final in _sequence(gen, after, order[1:], refs[1:]):
+            yield (action, *rest), final
+
+
+def count_turns(pos: Position, player: int, card: Card | None = None) -> int:
+    """The number of distinct legal turns (the size of :func:`legal_turns`)."""
+    return len(legal_turns(pos, player, card))

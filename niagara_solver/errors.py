@@ -1,0 +1,92 @@
+"""The errors niagara-solver raises, each naming what is wrong and the rule it breaks.
+
+Every error the user can cause is a :class:`NiagaraError`. The command line prints it on standard
+error as one line and exits with status 2; no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+
+class NiagaraError(Exception):
+    """Base class of every error caused by input (files, options, notation)."""
+
+    exit_status = 2
+
+
+class InputError(NiagaraError, ValueError):
+    """A position, ruleset or board document is malformed or breaks a rule.
+
+    ``path`` is the JSON path of the offending value (``players[1].canoes[0].gem``), ``rule`` the ID of
+    the rule it breaks (``R-GEM-5``), or ``FORMAT`` for a shape the position format does not allow.
+    """
+
+    def __init__(self, path: str, message: str, rule: str, source: str | None = None) -> None:
+        self.path = path
+        self.message = message
+        self.rule = rule
+        self.source = source
+        super().__init__(str(self))
+
+    def with_source(self, source: str) -> "InputError":
+        """The same error, prefixed with the file it came from."""
+        return type(self)(self.path, self.message, self.rule, source)
+
+    def __str__(self) -> str:
+        where = f"{self.source}: " if self.source else ""
+        path = f"{self.path}: " if self.path else ""
+        return f"{where}{path}{self.message} ({self.rule})"
+
+
+class BoardError(InputError):
+    """A board description is not a valid river (R-BOARD)."""
+
+
+class RulesetError(InputError):
+    """A ruleset names an unknown switch or gives a switch a value it cannot take."""
+
+
+class PositionError(InputError):
+    """A position document is malformed or describes an impossible game state."""
+
+
+class TurnError(NiagaraError, ValueError):
+    """Base class of errors about a turn written in the turn notation."""
+
+    def __init__(self, message: str, rule: str) -> None:
+        self.message = message
+        self.rule = rule
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.rule})"
+
+
+class InvalidTurnError(TurnError):
+    """The text is not a turn in the notation (docs/NOTATION.md)."""
+
+    def __init__(self, message: str, rule: str = "NOTATION") -> None:
+        super().__init__(message, rule)
+
+
+class IllegalTurnError(TurnError):
+    """The turn is well formed but the rules forbid it; ``rule`` names the rule that does."""
+
+
+class AmbiguousTurnError(TurnError):
+    """The turn names a canoe that could be either of the player's two canoes."""
+
+    def __init__(self, message: str, rule: str = "NOTATION") -> None:
+        super().__init__(message, rule)
+
+
+class PhaseError(NiagaraError, ValueError):
+    """An operation was asked of a position in the wrong phase of the round (R-ROUND-1)."""
+
+    def __init__(self, message: str, rule: str = "R-ROUND-1") -> None:
+        self.message = message
+        self.rule = rule
+        super().__init__(f"{message} ({rule})")
+
+
+class DeadlockError(NiagaraError):
+    """A player has a card but no legal turn with it (a board where R-PROP-10 fails)."""

@@ -1,0 +1,368 @@
+"""Reading and writing position files (docs/FORMAT.md): validation, defaults, canonical form.
+
+Every malformed or impossible position is refused with a :class:`PositionError` naming the JSON path
+and the rule (``players[1].canoes[0].gem: a canoe in the port carries no gem ... (R-GEM-5)``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..board.graph import Board
+from ..errors import InputError, PositionError
+from .atoms import COLOURS, FALLEN, FULL_HAND, PORT, Card, Colour, Gems, Phase
+from .invariants import canoe_problems, position_problems
+from .position import Canoe, Player, Position
+from .ruleset import Ruleset
+
+FORMAT_ID = "niagara-position/1"
+
+_FIELDS = ("format", "ruleset", "board", "round", "phase", "acted", "weather", "fork", "lifebuoy",
+           "players", "caves", "puzzle", "comment")
+_PLAYER_FIELDS = ("name", "canoes", "hand", "bank", "card")
+_CANOE_FIELDS = ("at", "gem", "gems")
+#: Characters a player name may not hold: the turn notation uses them (docs/NOTATION.md).
+_NAME_FORBIDDEN = set(" \t\n;:/[],=<>+")
+
+#: Fields of a position file that are not part of the game state but are kept with it.
+EXTRA_FIELDS = ("puzzle", "comment")
+
+
+def _fail(path: str, message: str, rule: str = "FORMAT") -> PositionError:
+    return PositionError(path, message, rule)
+
+
+def _integer(obj: Mapping[str, Any], key: str, default: int, rule: str) -> int:
+    value = obj.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail(key, f"expected an integer, got {value!r}", rule)
+    return value
+
+
+def _colour(value: object, path: str) -> Colour:
+    if not isinstance(value, str):
+        raise _fail(path, f"a colour is a name ({', '.join(c.label for c in COLOURS)}), got {value!r}", "R-COMP-3")
+    try:
+        return Colour.parse(value)
+    except ValueError:
+        raise _fail(path, f"unknown colour {value!r}; colours: {', '.join(c.label for c in COLOURS)}",
+                    "R-COMP-3") from None
+
+
+def _card(value: object, path: str) -> Card:
+    try:
+        return Card.parse(value)
+    except ValueError as err:
+        raise _fail(path, str(err), "R-COMP-2") from None
+
+
+def _gem_counts(value: object, path: str) -> Gems:
+    if not isinstance(value, dict):
+        raise _fail(path, "expected an object from colour to count", "FORMAT")
+    counts: dict[Colour, int] = {}
+    for key, number in value.items():
+        colour = _colour(key, f"{path}.{key}")
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise _fail(f"{path}.{key}", f"a count is a non-negative integer, got {number!r}", "R-COMP-3")
+        counts[colour] = number
+    return Gems.from_mapping(counts)
+
+
+def _canoe(value: object, path: str, board: Board, rules: Ruleset) -> Canoe:
+    if not isinstance(value, dict):
+        raise _fail(path, "a canoe is an object {\"at\": PLACE, \"gem\": COLOUR}", "FORMAT")
+    for key in value:
+        if key not in _CANOE_FIELDS:
+            raise _fail(f"{path}.{key}", f"unknown canoe field; expected {', '.join(_CANOE_FIELDS)}")
+    place = value.get("at")
+    if not isinstance(place, str):
+        raise _fail(f"{path}.at", "every canoe says where it is: \"port\", a disc or \"fallen\"")
+    if place not in board.depth and place != FALLEN:
+        raise _fail(f"{path}.at", f"unknown place {place!r}; discs: {', '.join(board.discs)}, or port, fallen",
+                    "R-BOARD-1")
+    if "gem" in value and "gems" in value:
+        raise _fail(path, "give either \"gem\" or \"gems\", not both")
+    gems: tuple[Colour, ...] = ()
+    if value.get("gem") is not None:
+        gems = (_colour(value["gem"], f"{path}.gem"),)
+    elif "gems" in value:
+        if not isinstance(value["gems"], list):
+            raise _fail(f"{path}.gems", "a list of colours")
+        gems = tuple(_colour(g, f"{path}.gems[{k}]") for k, g in enumerate(value["gems"]))
+    canoe = Canoe(place, gems)
+    problems = canoe_problems(canoe, rules, path)
+    if problems:
+        raise _fail(*problems[0])
+    return canoe
+
+
+def _player(value: object, path: str, board: Board, rules: Ruleset) -> Player:
+    if not isinstance(value, dict):
+        raise _fail(path, "a player is an object with name, canoes, hand, bank, card")
+    for key in value:
+        if key not in _PLAYER_FIELDS:
+            raise _fail(f"{path}.{key}", f"unknown player field; expected {', '.join(_PLAYER_FIELDS)}")
+    name = value.get("name")
+    if not isinstance(name, str) or not name:
+        raise _fail(f"{path}.name", "every player has a non-empty name", "R-COMP-1")
+    if _NAME_FORBIDDEN & set(name):
+        raise _fail(f"{path}.name", f"a name may not contain spaces or any of ;:/[],=<>+ (the turn notation "
+                                    f"uses them): {name!r}")
+    canoes = value.get("canoes")
+    if not isinstance(canoes, list) or len(canoes) != 2:
+        raise _fail(f"{path}.canoes", "each player owns exactly 2 canoes", "R-COMP-2")
+    parsed = tuple(_canoe(c, f"{path}.canoes[{k}]", board, rules) for k, c in enumerate(canoes))
+    hand: tuple[Card, ...] = FULL_HAND
+    if "hand" in value:
+        raw = value["hand"]
+        if not isinstance(raw, list):
+            raise _fail(f"{path}.hand", "a hand is a list of cards (1..6 and \"cloud\")", "R-COMP-2")
+        hand = tuple(_card(c, f"{path}.hand[{k}]") for k, c in enumerate(raw))
+        if len(set(hand)) != len(hand):
+            raise _fail(f"{path}.hand", "each card is in a hand at most once", "R-COMP-2")
+    bank = _gem_counts(value.get("bank", {}), f"{path}.bank")
+    card = _card(value["card"], f"{path}.card") if value.get("card") is not None else None
+    return Player(name=name, canoes=parsed, hand=hand, bank=bank, card=card)
+
+
+def _forks(value: object, board: Board) -> tuple[tuple[str, str], ...]:
+    if value is None:
+        return tuple((f, board.labels[f][0]) for f in board.forks)
+    if not board.forks:
+        raise _fail("fork", "this board has no fork", "R-FLOW-4")
+    markers: dict[str, str] = {}
+    if isinstance(value, str):
+        if len(board.forks) != 1:
+            raise _fail("fork", "this board has several forks: give an object from fork disc to branch",
+                        "R-FLOW-4")
+        markers[board.forks[0]] = value
+    elif isinstance(value, dict):
+        for fork, label in value.items():
+            if fork not in board.labels:
+                raise _fail(f"fork.{fork}", f"{fork!r} is not a fork; forks: {', '.join(board.forks)}", "R-FLOW-4")
+            if not isinstance(label, str):
+                raise _fail(f"fork.{fork}", "a fork marker is a branch label", "R-FLOW-4")
+            markers[fork] = label
+    else:
+        raise _fail("fork", "the fork marker is a branch label, or an object from fork disc to label", "R-FLOW-4")
+    out = []
+    for fork in board.forks:
+        label = markers.get(fork, board.labels[fork][0])
+        if label not in board.labels[fork]:
+            where = "fork" if isinstance(value, str) else f"fork.{fork}"
+            raise _fail(where, f"unknown branch {label!r}; fork {fork!r} has {', '.join(board.labels[fork])}",
+                        "R-FLOW-4")
+        out.append((fork, label))
+    return tuple(out)
+
+
+def position_from_json(obj: object) -> Position:
+    """Validate a position document (already parsed from JSON) and build the position."""
+    if not isinstance(obj, dict):
+        raise _fail("", "a position is a JSON object")
+    for key in obj:
+        if key not in _FIELDS:
+            raise _fail(key, f"unknown field; a position has {', '.join(_FIELDS)}")
+    if obj.get("format") != FORMAT_ID:
+        raise _fail("format", f"expected \"format\": \"{FORMAT_ID}\", got {obj.get('format')!r}")
+    rules = Ruleset.from_json(obj.get("ruleset", "standard"), "ruleset")
+    board = Board.from_json(obj.get("board", "standard"), "board")
+    round_no = _integer(obj, "round", 1, "R-ROUND-1")
+    if round_no < 1:
+        raise _fail("round", "rounds are numbered from 1", "R-ROUND-1")
+    phase_name = obj.get("phase", Phase.CARDS.value)
+    try:
+        phase = Phase(phase_name)
+    except ValueError:
+        raise _fail("phase", f"unknown phase {phase_name!r}; phases: cards (the start of a round), turns "
+                             "(phase II under way)", "R-ROUND-1") from None
+    weather = _integer(obj, "weather", 0, "R-COMP-4")
+    if not rules.weather_min <= weather <= rules.weather_max:
+        raise _fail("weather", f"the weather is -1 (sun), 0, 1 (rain) or 2 (storm), got {weather}", "R-COMP-4")
+    forks = _forks(obj.get("fork"), board)
+
+    raw_players = obj.get("players")
+    if not isinstance(raw_players, list):
+        raise _fail("players", "players is a list of 2 to 5 players in seat order", "R-COMP-1")
+    if not 2 <= len(raw_players) <= 5:
+        raise _fail("players", f"2 to 5 players play; found {len(raw_players)}", "R-COMP-1")
+    players = tuple(_player(p, f"players[{i}]", board, rules) for i, p in enumerate(raw_players))
+    names = [p.name for p in players]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise _fail(f"players[{i}].name", f"duplicate player name {name!r}", "R-COMP-1")
+
+    holder = obj.get("lifebuoy")
+    if holder not in names:
+        raise _fail("lifebuoy", f"the lifebuoy is held by a player ({', '.join(names)}), got {holder!r}",
+                    "R-COMP-5")
+    acted: tuple[int, ...] = ()
+    if "acted" in obj:
+        raw_acted = obj["acted"]
+        if not isinstance(raw_acted, list):
+            raise _fail("acted", "acted is a list of player names", "R-TURN-1")
+        if raw_acted and phase is not Phase.TURNS:
+            raise _fail("acted", "players act in phase II: give \"phase\": \"turns\"", "R-ROUND-1")
+        seen: list[int] = []
+        for k, name in enumerate(raw_acted):
+            if name not in names:
+                raise _fail(f"acted[{k}]", f"unknown player {name!r}", "R-TURN-1")
+            if names.index(name) in seen:
+                raise _fail(f"acted[{k}]", f"{name} acts once a round", "R-TURN-1")
+            seen.append(names.index(name))
+        acted = tuple(seen)
+
+    on_canoes = Gems.of(g for p in players for c in p.canoes for g in c.gems)
+    banked = Gems()
+    for p in players:
+        banked = banked.add(p.bank)
+    if "caves" in obj:
+        raw_caves = obj["caves"]
+        if not isinstance(raw_caves, dict):
+            raise _fail("caves", "caves is an object from cave (named by colour) to colour -> count", "R-BOARD-4")
+        caves = [Gems() for _ in COLOURS]
+        for key, content in raw_caves.items():
+            colour = _colour(key, f"caves.{key}")
+            caves[colour - 1] = _gem_counts(content, f"caves.{key}")
+        cave_tuple = tuple(caves)
+    else:
+        # FORMAT.md: every gem not on a canoe or in a bank lies in the cave of its own colour.
+        cave_tuple = tuple(Gems().plus(c, rules.gems_per_colour - on_canoes.get(c) - banked.get(c))
+                           for c in COLOURS)
+        for c in COLOURS:
+            if cave_tuple[c - 1].get(c) < 0:
+                raise _fail("players", f"{on_canoes.get(c) + banked.get(c)} {c.label} gems on canoes and in banks; "
+                                       f"there are only {rules.gems_per_colour}", "R-COMP-3")
+    pos = Position(players=players, caves=cave_tuple, lifebuoy=names.index(holder), weather=weather, forks=forks,
+                   round=round_no, phase=phase, acted=acted, board=board, ruleset=rules)
+    problems = position_problems(pos)
+    if problems:
+        raise _fail(*problems[0])
+    return pos
+
+
+def position_to_json(pos: Position) -> dict[str, Any]:
+    """The position in canonical form, every field explicit (docs/FORMAT.md)."""
+    names = [p.name for p in pos.players]
+    out: dict[str, Any] = {"format": FORMAT_ID, "ruleset": pos.ruleset.to_json(), "board": pos.board.to_json(),
+                           "round": pos.round, "phase": pos.phase.value}
+    if pos.phase is Phase.TURNS:
+        out["acted"] = [names[i] for i in pos.acted]
+    out["weather"] = pos.weather
+    if len(pos.forks) == 1:
+        out["fork"] = pos.forks[0][1]
+    elif pos.forks:
+        out["fork"] = dict(pos.forks)
+    out["lifebuoy"] = names[pos.lifebuoy]
+    players = []
+    for p in pos.players:
+        entry: dict[str, Any] = {"name": p.name, "canoes": [_canoe_json(c) for c in p.canoes],
+                                 "hand": [c.to_json() for c in p.hand], "bank": p.bank.to_json()}
+        if p.card is not None:
+            entry["card"] = p.card.to_json()
+        players.append(entry)
+    out["players"] = players
+    out["caves"] = {c.label: pos.cave(c).to_json() for c in COLOURS}
+    return out
+
+
+def _canoe_json(canoe: Canoe) -> dict[str, Any]:
+    entry: dict[str, Any] = {"at": canoe.place}
+    if len(canoe.gems) == 1:
+        entry["gem"] = canoe.gems[0].label
+    elif canoe.gems:
+        entry["gems"] = [g.label for g in canoe.gems]
+    return entry
+
+
+def dumps(obj: Any, width: int = 100, indent: int = 0) -> str:
+    """JSON text, one value per line unless it fits on the line (stable, diff-friendly)."""
+    flat = json.dumps(obj, ensure_ascii=False)
+    if len(flat) + indent <= width or not isinstance(obj, (dict, list)) or not obj:
+        return flat
+    pad = " " * (indent + 2)
+    if isinstance(obj, dict):
+        items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {dumps(v, width, indent + 2).lstrip()}"
+                 for k, v in obj.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + dumps(v, width, indent + 2).lstrip() for v in obj]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+
+
+def dumps_position(pos: Position, extras: Mapping[str, Any] | None = None) -> str:
+    """The canonical text of a position file (with ``puzzle``/``comment`` kept if given)."""
+    doc = position_to_json(pos)
+    for key in EXTRA_FIELDS:
+        if extras and key in extras:
+            doc[key] = extras[key]
+    return dumps(doc) + "\n"
+
+
+def parse_json_text(text: str, source: str | None = None) -> Any:
+    """Parse JSON, turning a syntax error into an :class:`InputError` that says where."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(f"line {err.lineno} column {err.colno}", f"invalid JSON: {err.msg}", "FORMAT",
+                         source) from None
+
+
+def read_json_file(path: str | Path) -> Any:
+    """Read a JSON file, with a clear error for a missing file or bad JSON."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise InputError("", f"cannot read the file: {err.strerror}", "FORMAT", str(path)) from None
+    except UnicodeDecodeError:
+        raise InputError("", "the file is not UTF-8 text", "FORMAT", str(path)) from None
+    return parse_json_text(text, str(path))
+
+
+def load_document(path: str | Path) -> tuple[Position, dict[str, Any]]:
+    """Read a position file: the position and its extra fields (``puzzle``, ``comment``)."""
+    obj = read_json_file(path)
+    try:
+        pos = position_from_json(obj)
+    except InputError as err:
+        raise err.with_source(str(path)) from None
+    extras = {k: obj[k] for k in EXTRA_FIELDS if k in obj}
+    return pos, extras
+
+
+def load_position(path: str | Path) -> Position:
+    """Read and validate a position file."""
+    return load_document(path)[0]
+
+
+def loads_position(text: str) -> Position:
+    """Parse and validate a position given as JSON text."""
+    return position_from_json(parse_json_text(text))
+
+
+def load_ruleset(spec: str) -> Ruleset:
+    """A ruleset from a preset name or a ruleset JSON file (the same object as in a position)."""
+    if spec.endswith(".json") or "/" in spec:
+        obj = read_json_file(spec)
+        try:
+            return Ruleset.from_json(obj, "")
+        except InputError as err:
+            raise err.with_source(spec) from None
+    return Ruleset.from_json(spec, "--ruleset")
+
+
+def load_board(spec: str) -> Board:
+    """A board from a preset name or a board JSON file."""
+    if spec.endswith(".json") or "/" in spec:
+        obj = read_json_file(spec)
+        try:
+            return Board.from_json(obj, "")
+        except InputError as err:
+            raise err.with_source(spec) from None
+    return Board.from_json(spec, "--board")
+
+
+__all__ = ["FORMAT_ID", "position_from_json", "position_to_json", "dumps", "dumps_position", "load_position",
+           "load_document", "loads_position", "load_ruleset", "load_board", "parse_json_text", "read_json_file",
+           "PORT"]

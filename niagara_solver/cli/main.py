@@ -16,7 +16,7 @@ from tabulate import tabulate
 from ..engine.apply import CanoeReport, apply_turn
 from ..engine.flow import choices_text, flow_detail, flow_outcomes, parse_choices
 from ..engine.notation import Rescue, Steal, Turn
-from ..engine.playout import random_playout
+from ..engine.playout import POLICIES, random_playout
 from ..engine.rescue import begin_turns, must_rescue, rescue_options
 from ..engine.round import RoundRecord, is_finished, play_round, winners
 from ..engine.turns import legal_turns
@@ -214,12 +214,14 @@ def _record_json(record: RoundRecord) -> dict[str, Any]:
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same game).")
 @click.option("--rounds", type=click.IntRange(min=1), default=100, show_default=True,
               help="Stop after this many rounds if the game has not ended.")
+@click.option("--policy", type=click.Choice(sorted(POLICIES)), default="greedy", show_default=True,
+              help="greedy: usually the turn that banks, steals or loads most; uniform: any legal choice alike.")
 @click.option("--json", "as_json", is_flag=True, help="Every round and the final position as JSON.")
-def play(position: str, seed: int, rounds: int, as_json: bool) -> int:
+def play(position: str, seed: int, rounds: int, policy: str, as_json: bool) -> int:
     """A seeded random playout, round by round, until the game ends or --rounds rounds were played."""
     pos = load_position(position)
     records = []
-    for record in random_playout(pos, seed, rounds):
+    for record in random_playout(pos, seed, rounds, policy):
         records.append(record)
         if not as_json:
             click.echo(render.round_text(record))
@@ -227,7 +229,7 @@ def play(position: str, seed: int, rounds: int, as_json: bool) -> int:
     names = [p.name for p in final.players]
     won = [names[i] for i in winners(final)] if is_finished(final) else []
     if as_json:
-        _emit_json({"seed": seed, "rounds": [_record_json(r) for r in records], "finished": bool(won),
+        _emit_json({"seed": seed, "policy": policy, "rounds": [_record_json(r) for r in records], "finished": bool(won),
                     "winners": won, "position": position_to_json(final)})
         return 0
     if won:

@@ -141,8 +141,9 @@ def round_text(record: RoundRecord) -> str:
     before = record.before_flow
     paddles = [p.card for p in before.players if p.card is not None and p.card.is_paddle]
     smallest = min(int(c) for c in paddles) if paddles else 0
-    flow_line = f"  III flow {record.flow} (smallest paddle {smallest} {before.weather:+d} weather"
-    flow_line += f", at least {before.ruleset.min_flow})" if before.ruleset.min_flow else ")"
+    flow_line = f"  III flow {record.flow} = smallest paddle {smallest} + weather {before.weather:+d}"
+    if before.ruleset.min_flow or smallest + before.weather < 0:
+        flow_line += f", at least {before.ruleset.min_flow} (R-FLOW-2)"
     if record.choices is not None:
         flow_line += f" branches {choices_text(record.choices, before)}"
     if record.fell:

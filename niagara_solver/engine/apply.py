@@ -8,6 +8,7 @@ naming the rule a step breaks. Tests hold the two to the same sets of outcomes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from ..errors import AmbiguousTurnError, IllegalTurnError
 from ..rules.atoms import FALLEN, PORT, Card, Colour
@@ -52,10 +53,13 @@ class _Table:
         return base.replace(players=players, caves=tuple(self.caves))
 
 
-def resolve_canoe(player: Player, ref: CanoeRef) -> int:
-    """The index of the canoe ``ref`` names among the player's canoes (at the start of the turn)."""
+def resolve_canoe(player: Player, ref: CanoeRef, used: Sequence[int] = ()) -> int:
+    """The index of the canoe ``ref`` names among the player's canoes (at the start of the turn), other than
+    the ``used`` ones (two identical canoes are named alike)."""
     matches = [i for i, c in enumerate(player.canoes)
                if c.place == ref.place and (ref.gems is None or tuple(sorted(ref.gems)) == c.gems)]
+    if len(matches) == 2 and player.canoes[0] == player.canoes[1]:
+        matches = [i for i in matches if i not in used] or matches
     if not matches:
         cargo = f" carrying {','.join(g.label for g in ref.gems) or 'nothing'}" if ref.gems is not None else ""
         where = "in the port" if ref.place == PORT else f"on {ref.place}"
@@ -106,7 +110,9 @@ def apply_turn(pos: Position, player: int, turn: Turn, card: Card | None = None)
         return TurnResult(revealed.replace(weather=weather), ())
     if turn.weather:
         raise IllegalTurnError("only the cloud card moves the weather", "R-TURN-2")
-    acting = [resolve_canoe(me, action.canoe) for action in turn.actions]
+    acting: list[int] = []
+    for action in turn.actions:
+        acting.append(resolve_canoe(me, action.canoe, acting))
     if len(set(acting)) != len(acting):
         raise IllegalTurnError("each canoe acts once, finishing before the next starts", "R-TURN-4")
     check_acting(me, acting, rules.port_departure)
@@ -246,7 +252,7 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
             cargos = {tuple(sorted(table.canoes[victim][k][1])) for k in candidates}
             if len(cargos) > 1:
                 raise AmbiguousTurnError(f"two canoes of {step.victim} on {place} carry a {step.colour.label}: "
-                                         f"name one by its cargo, e.g. x{step.victim}[ruby,amber]/ruby")
+                                         f"name one by its cargo, e.g. x{step.victim}[amber,ruby]/ruby")
             k = candidates[0]
             table.canoes[victim][k][1].remove(step.colour)
             gems.append(step.colour)

@@ -1,7 +1,14 @@
-"""Seeded random playouts of whole games: every choice uniform among the distinct legal ones.
+"""Seeded random playouts of whole games.
 
-Rescues are drawn among :func:`rescue_options`, unknown cards among the hand, turns among the distinct
-outcomes of :func:`legal_turns`, and, with ``fork_policy: free``, branches among the distinct flows.
+Two policies choose among the distinct legal options (:func:`rescue_options`, the hand, the outcomes of
+:func:`legal_turns`, and with ``fork_policy: free`` the distinct flows):
+
+* ``uniform``: every option equally likely. Uniform play almost never banks a gem, so its games do not
+  end (measured: no 2..5-player game over in 3000 rounds); it is the policy for invariant testing.
+* ``greedy`` (the default for ``play``): a random player with simple tastes; it usually (80%) takes the
+  turn that banks, steals or loads the most and keeps its canoes off the brinks, and otherwise picks
+  uniformly. Its games end, typically within a few dozen rounds.
+
 The same seed gives the same game on every machine (``random.Random`` with Python 3.11).
 """
 
@@ -18,17 +25,67 @@ from .flow import StepChoice, flow_outcomes, flow_value
 from .notation import Rescue
 from .rescue import begin_turns, rescue_options
 from .round import RoundRecord, TurnRecord, end_round_detail, is_finished
-from .turns import legal_turns
+from .turns import TurnOutcome, legal_turns
 
 
-def random_round(pos: Position, rng: random.Random) -> RoundRecord:
+class Uniform:
+    """Every distinct legal option is equally likely."""
+
+    name = "uniform"
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def rescue(self, pos: Position, player: int, options: list[Rescue]) -> Rescue:
+        return self.rng.choice(options)
+
+    def turn(self, pos: Position, player: int, outcomes: list[TurnOutcome]) -> TurnOutcome:
+        return self.rng.choice(outcomes)
+
+
+class Greedy(Uniform):
+    """Usually the turn that banks, steals or loads most while keeping canoes off the brinks."""
+
+    name = "greedy"
+    #: How often the best-scoring turn is taken rather than a uniformly random one.
+    focus = 0.8
+
+    def rescue(self, pos: Position, player: int, options: list[Rescue]) -> Rescue:
+        # Buy a canoe back only when forced to, or with gems to spare.
+        cheap = [o for o in options if not o.payments or None in o.payments]
+        if cheap and pos.players[player].bank.total < 4:
+            return self.rng.choice(cheap)
+        return self.rng.choice(options)
+
+    def _score(self, pos: Position, player: int, outcome: TurnOutcome) -> int:
+        before, after = pos.players[player], outcome.position.players[player]
+        brinks = {d for d in pos.board.discs if pos.board.depth[d] >= pos.board.max_depth - 1}
+        carried = sum(len(c.gems) for c in after.canoes) - sum(len(c.gems) for c in before.canoes)
+        risky = sum(1 for c in after.canoes if c.place in brinks)
+        loaded_up = sum(pos.board.max_depth - pos.board.depth[c.place] for c in after.canoes
+                        if c.gems and c.on_river)
+        return 20 * (after.bank.total - before.bank.total) + 5 * carried - 3 * risky + loaded_up
+
+    def turn(self, pos: Position, player: int, outcomes: list[TurnOutcome]) -> TurnOutcome:
+        if self.rng.random() >= self.focus:
+            return self.rng.choice(outcomes)
+        scores = [self._score(pos, player, o) for o in outcomes]
+        best = max(scores)
+        return self.rng.choice([o for o, s in zip(outcomes, scores) if s == best])
+
+
+POLICIES: dict[str, type[Uniform]] = {"greedy": Greedy, "uniform": Uniform}
+
+
+def random_round(pos: Position, rng: random.Random, policy: Uniform | None = None) -> RoundRecord:
     """Play one round (from its start, or from phase II under way) with random choices."""
+    policy = policy or Uniform(rng)
     start = pos
     rescues: list[tuple[int, Rescue]] = []
     if pos.phase is Phase.CARDS:
         decided: dict[int, Rescue] = {}
         for i in pos.turn_order():
-            decided[i] = rng.choice(rescue_options(pos, i))
+            decided[i] = policy.rescue(pos, i, rescue_options(pos, i))
             rescues.append((i, decided[i]))
         cards = {i: p.card if p.card is not None else rng.choice(p.hand) for i, p in enumerate(pos.players)}
         pos = begin_turns(pos, decided, cards)
@@ -44,7 +101,7 @@ def random_round(pos: Position, rng: random.Random) -> RoundRecord:
         if not outcomes:
             raise DeadlockError(f"{pos.players[player].name} has no legal turn with "
                                 f"{pos.players[player].card} (R-PROP-10)")
-        chosen = rng.choice(outcomes)
+        chosen = policy.turn(pos, player, outcomes)
         card = pos.players[player].card
         assert card is not None
         pos = chosen.position
@@ -57,12 +114,14 @@ def random_round(pos: Position, rng: random.Random) -> RoundRecord:
     return RoundRecord(start, tuple(rescues), turns_start, tuple(records), steps, choices, pos, result.fell, end)
 
 
-def random_playout(pos: Position, seed: int, rounds: int | None = None) -> Iterator[RoundRecord]:
+def random_playout(pos: Position, seed: int, rounds: int | None = None,
+                   policy: str = "uniform") -> Iterator[RoundRecord]:
     """Random rounds from ``pos`` until the game ends (R-END-2) or ``rounds`` rounds were played."""
     rng = random.Random(seed)
+    chooser = POLICIES[policy](rng)
     played = 0
     while not is_finished(pos) and (rounds is None or played < rounds):
-        record = random_round(pos, rng)
+        record = random_round(pos, rng, chooser)
         yield record
         pos = record.end
         played += 1

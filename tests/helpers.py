@@ -1,0 +1,75 @@
+"""Builders for readable test positions and outcome sets.
+
+``P("red", "port", "4:ruby")`` is a player with a canoe in the port and one on disc 4 carrying a ruby.
+``position(P(...), P(...), weather=1)`` builds a phase-II position (validated by the real loader) with
+every gem not on a canoe or in a bank in its own cave.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from niagara_solver.engine.apply import apply_turn
+from niagara_solver.engine.notation import Turn
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.rules.atoms import Card
+from niagara_solver.rules.format import FORMAT_ID, position_from_json
+from niagara_solver.rules.position import Position
+
+
+def P(name: str, *canoes: str, **fields: Any) -> dict[str, Any]:
+    """A player document; each canoe is ``PLACE`` or ``PLACE:colour`` (or ``PLACE:colour,colour``)."""
+    parsed = []
+    for spec in canoes:
+        place, _, cargo = spec.partition(":")
+        entry: dict[str, Any] = {"at": place}
+        if cargo:
+            gems = cargo.split(",")
+            if len(gems) == 1:
+                entry["gem"] = gems[0]
+            else:
+                entry["gems"] = gems
+        parsed.append(entry)
+    return {"name": name, "canoes": parsed, **fields}
+
+
+def doc(*players: dict[str, Any], phase: str = "turns", **fields: Any) -> dict[str, Any]:
+    """A position document (lifebuoy to the first player unless given)."""
+    out: dict[str, Any] = {"format": FORMAT_ID, "phase": phase, "lifebuoy": players[0]["name"],
+                           "players": list(players)}
+    out.update(fields)
+    return out
+
+
+def position(*players: dict[str, Any], phase: str = "turns", **fields: Any) -> Position:
+    """A validated position; phase II by default so turns can be taken."""
+    return position_from_json(doc(*players, phase=phase, **fields))
+
+
+def card(value: int | str) -> Card:
+    return Card.parse(value)
+
+
+def outcomes(pos: Position, name: str, value: int | str) -> set[Position]:
+    """The set of positions the generator says ``name`` can reach with that card."""
+    return {o.position for o in legal_turns(pos, pos.index(name), card(value))}
+
+
+def notations(pos: Position, name: str, value: int | str) -> list[str]:
+    return [str(o.turn) for o in legal_turns(pos, pos.index(name), card(value))]
+
+
+def expected(pos: Position, name: str, value: int | str, turns: Iterable[str]) -> set[Position]:
+    """The positions the listed turns lead to, each checked rule by rule by the interpreter."""
+    return {apply_turn(pos, pos.index(name), Turn.parse(t), card(value)).position for t in turns}
+
+
+def assert_turns(pos: Position, name: str, value: int | str, turns: list[str]) -> None:
+    """The generator's outcomes are exactly those of ``turns`` (and there are that many distinct ones)."""
+    want = expected(pos, name, value, turns)
+    assert len(want) == len(turns), "two listed turns lead to the same position"
+    got = outcomes(pos, name, value)
+    missing = [t for t in turns if expected(pos, name, value, [t]).isdisjoint(got)]
+    extra = [n for n in notations(pos, name, value) if expected(pos, name, value, [n]).isdisjoint(want)]
+    assert not missing and not extra, f"missing {missing}, unexpected {extra}"
+    assert got == want

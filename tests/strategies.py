@@ -1,0 +1,87 @@
+"""Hypothesis strategies for valid positions (any board, ruleset, 2 to 5 players, either phase)."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from niagara_solver.board import Board, standard_board
+from niagara_solver.rules.atoms import COLOURS, FALLEN, FULL_HAND, PORT, Colour, Gems, Phase
+from niagara_solver.rules.position import Canoe, Player, Position
+from niagara_solver.rules.ruleset import SWITCHES, Ruleset
+
+#: A longer main bed and two forks (one on the main bed, one on a branch), caves in new places.
+LONG_BOARD = Board.from_json({
+    "name": "long-two-forks",
+    "river": {"1": "2", "2": "3", "3": "4", "4": "5", "5": "6", "6": {"L": "7L", "R": "7R"},
+              "7L": "8L", "8L": "falls", "7R": {"A": "8RA", "B": "8RB"}, "8RA": "falls", "8RB": "falls"},
+    "caves": {"amethyst": ["2"], "diamond": ["4"], "amber": ["5", "6"], "sapphire": ["7L", "7R"],
+              "ruby": ["8L", "8RA", "8RB"]},
+})
+
+SWITCH_VALUES = {
+    "steal_after_unload": [True, False], "rescue_when_none": ["pay_or_free", "free"],
+    "port_departure": ["exactly_one", "at_most_one"], "bank_after_load": [True, False],
+    "must_move": [False, True], "min_flow": [0, 1], "fork_policy": ["alternate", "free"],
+    "tiebreak": ["value", "count"], "gems_per_colour": [8, 3, 1], "capacity": [1, 2],
+}
+assert set(SWITCH_VALUES) == set(SWITCHES)
+
+
+@st.composite
+def rulesets(draw: st.DrawFn) -> Ruleset:
+    """Any combination of switches (the default more often)."""
+    spec = {name: draw(st.sampled_from(values)) for name, values in SWITCH_VALUES.items()}
+    return Ruleset.from_json(spec)
+
+
+@st.composite
+def positions(draw: st.DrawFn, boards: st.SearchStrategy[Board] | None = None,
+              rules: st.SearchStrategy[Ruleset] | None = None, min_players: int = 2, max_players: int = 5,
+              phase: Phase | None = Phase.TURNS) -> Position:
+    """A valid position; phase II (nobody has acted) by default so that any player may take a turn."""
+    board = draw(boards if boards is not None else st.sampled_from([standard_board(), LONG_BOARD]))
+    ruleset = draw(rules if rules is not None else rulesets())
+    phase = phase if phase is not None else draw(st.sampled_from(list(Phase)))
+    n = draw(st.integers(min_players, max_players))
+    left = [ruleset.gems_per_colour] * 5
+
+    def take(colour: Colour) -> bool:
+        if left[colour - 1] > 0:
+            left[colour - 1] -= 1
+            return True
+        return False
+
+    colours = st.sampled_from(COLOURS)
+    places = st.sampled_from([PORT, PORT, FALLEN, *board.discs, *board.discs])
+    players = []
+    for i in range(n):
+        canoes = []
+        for _ in range(2):
+            place = draw(places)
+            gems: list[Colour] = []
+            if place not in (PORT, FALLEN):
+                for _ in range(draw(st.integers(0, ruleset.capacity))):
+                    colour = draw(colours)
+                    if take(colour):
+                        gems.append(colour)
+            canoes.append(Canoe(place, tuple(gems)))
+        if phase is Phase.TURNS and not any(c.in_play for c in canoes):
+            canoes[0] = Canoe(PORT)
+        bank = [0] * 5
+        for _ in range(draw(st.integers(0, 4))):
+            colour = draw(colours)
+            if take(colour):
+                bank[colour - 1] += 1
+        hand = tuple(draw(st.sets(st.sampled_from(FULL_HAND), min_size=1)))
+        players.append(Player(f"p{i}", tuple(canoes), hand, Gems(bank), None))
+    caves = [[0] * 5 for _ in COLOURS]
+    for colour in COLOURS:
+        for _ in range(left[colour - 1]):
+            # Most gems lie in their own cave; some were unloaded elsewhere (R-GEM-3).
+            cave = colour if draw(st.integers(0, 5)) else draw(colours)
+            caves[cave - 1][colour - 1] += 1
+    weather = draw(st.integers(ruleset.weather_min, ruleset.weather_max))
+    forks = tuple((f, draw(st.sampled_from(board.labels[f]))) for f in board.forks)
+    return Position(players=tuple(players), caves=tuple(Gems(c) for c in caves), lifebuoy=draw(st.integers(0, n - 1)),
+                    weather=weather, forks=forks, round=draw(st.integers(1, 30)), phase=phase, board=board,
+                    ruleset=ruleset)

@@ -1,0 +1,144 @@
+"""The command line: every command through ``main(argv)``, checking outputs and exit codes."""
+
+import json
+import os
+
+import pytest
+
+from helpers import P, doc
+from niagara_solver.cli.main import main
+from niagara_solver.engine.notation import Turn
+from niagara_solver.rules.format import loads_position, position_from_json
+
+ROOT = os.path.join(os.path.dirname(__file__), "..")
+ERRATUM = os.path.join(ROOT, "puzzles", "erratum-two-canoes.json")
+START = os.path.join(ROOT, "puzzles", "start-4p.json")
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_turns_json_lists_every_turn_with_the_position_after_it(capsys):
+    status, out, err = run(capsys, "turns", ERRATUM, "--player", "red", "--json")
+    assert status == 0 and err == ""
+    items = json.loads(out)
+    assert len(items) == 37
+    assert {"turn", "position", "canoes"} <= set(items[0])
+    for item in items:
+        Turn.parse(item["turn"])
+        after = position_from_json(item["position"])
+        assert after.acted == (0,) and after.players[0].card is not None
+    home = [i for i in items if i["turn"] == "4: <port"][0]
+    assert home["canoes"] == [{"start": "4", "end": "port", "spent": 4, "loaded": [], "unloaded": [], "banked": ["ruby"],
+                               "stolen": []}]
+    assert home["position"]["players"][0]["bank"] == {"ruby": 1}
+
+
+def test_turns_table_and_notes(capsys):
+    status, out, _ = run(capsys, "turns", ERRATUM, "--player", "blue", "--card", "3")
+    assert status == 0
+    assert "red acts before blue this round (R-TURN-1)" in out
+    assert "blue with 3: 15 distinct legal turn(s)" in out
+    assert "2: <port" in out
+
+
+def test_turns_with_a_card_that_is_not_in_hand(capsys):
+    status, out, err = run(capsys, "turns", ERRATUM, "--player", "blue", "--card", "2")
+    assert status == 2 and out == ""
+    assert "2 is not in blue's hand" in err and err.rstrip().endswith("(R-CARD-2)")
+
+
+def test_unknown_player_and_bad_card_options(capsys):
+    assert run(capsys, "turns", ERRATUM, "--player", "green", "--card", "1")[0] == 2
+    status, _, err = run(capsys, "turns", ERRATUM, "--player", "red", "--card", "9")
+    assert status == 2 and "(R-COMP-2)" in err
+
+
+def test_turns_needs_the_forced_rescue(tmp_path, capsys):
+    file = tmp_path / "p.json"
+    file.write_text(json.dumps(doc(P("a", "fallen", "fallen", bank={"ruby": 1, "amber": 1}), P("b", "port", "port"),
+                                   phase="cards")))
+    status, _, err = run(capsys, "turns", str(file), "--player", "b", "--card", "1")
+    assert status == 2 and "must rescue" in err and "(R-RESCUE-2)" in err
+    status, out, _ = run(capsys, "turns", str(file), "--player", "a", "--card", "1", "--rescue", "a=ruby")
+    assert status == 0 and "note: phase I: rescues a ruby" in out and "port: >1" in out
+
+
+def test_flow_json_is_the_position_after_the_flow(capsys):
+    status, out, _ = run(capsys, "flow", ERRATUM, "--steps", "3", "--json")
+    assert status == 0
+    after = loads_position(out)
+    blue = after.players[1]
+    assert [c.place for c in blue.canoes] == ["5", "7L"]  # 2 -> 5; the fork sends R, L, R: 6L moves once
+    assert after.forks == (("5", "L"),)
+
+
+def test_flow_free_lists_every_outcome(tmp_path, capsys):
+    file = tmp_path / "p.json"
+    file.write_text(json.dumps(doc(P("a", "5", "port"), P("b", "port", "port"), ruleset={"fork_policy": "free"})))
+    status, out, _ = run(capsys, "flow", str(file), "--steps", "2", "--json")
+    assert status == 0
+    assert sorted(i["branches"] for i in json.loads(out)) == ["L,L", "L,R", "R,L", "R,R"]
+    status, out, _ = run(capsys, "flow", str(file), "--steps", "2", "--branches", "R,R", "--json")
+    assert loads_position(out).players[0].canoes[1].place == "7R"
+
+
+def test_play_is_reproducible_and_json_reloads(capsys):
+    first = run(capsys, "play", START, "--seed", "3", "--rounds", "5", "--json")
+    second = run(capsys, "play", START, "--seed", "3", "--rounds", "5", "--json")
+    assert first == second and first[0] == 0
+    data = json.loads(first[1])
+    assert data["seed"] == 3 and len(data["rounds"]) == 5
+    for r in data["rounds"]:
+        position_from_json(r["position"])
+        assert len(r["turns"]) == 4
+    other = run(capsys, "play", START, "--seed", "4", "--rounds", "5", "--json")
+    assert other[1] != first[1]
+
+
+def test_round_replays_given_cards_and_turns(capsys):
+    status, out, _ = run(capsys, "round", ERRATUM, "--card", "blue=3", "--turn", "red=4: <port; port: >5",
+                         "--turn", "blue=2: <port; 6L: <3", "--json")
+    assert status == 0
+    data = json.loads(out)
+    assert data["flow"] == 3 and [t["player"] for t in data["turns"]] == ["red", "blue"]
+    end = position_from_json(data["position"])
+    assert end.players[0].bank.total == 1 and end.players[1].bank.total == 2 and end.round == 5
+
+
+def test_round_refuses_an_illegal_turn(capsys):
+    status, out, err = run(capsys, "round", ERRATUM, "--card", "blue=3", "--turn", "red=4: <port; port: >6L",
+                           "--turn", "blue=2: <port; 6L: <3")
+    assert status == 2 and out == "" and "(R-MOVE-3)" in err
+
+
+def test_default_command_is_analyze(capsys):
+    assert run(capsys, ERRATUM) == run(capsys, "analyze", ERRATUM)
+    status, out, _ = run(capsys, "analyze", ERRATUM, "--json")
+    data = json.loads(out)
+    assert status == 0 and data["finished"] is False
+    assert {"player": "red", "card": "5", "turns": 37, "steals": 0, "bankings": 3} in data["turns"]
+
+
+def test_finished_game_is_reported(tmp_path, capsys):
+    file = tmp_path / "p.json"
+    file.write_text(json.dumps(doc(P("a", "port", "port", bank={"ruby": 4}), P("b", "port", "port"), phase="cards")))
+    status, out, _ = run(capsys, str(file))
+    assert status == 0 and "The game is over: a wins (R-END-2, R-END-3)." in out
+    data = json.loads(run(capsys, str(file), "--json")[1])
+    assert data["finished"] is True and data["winners"] == ["a"]
+
+
+def test_usage_errors_exit_2(capsys):
+    assert run(capsys, "turns", ERRATUM)[0] == 2  # --player is required
+    assert run(capsys, "frobnicate", "--x")[0] == 2
+    assert run(capsys, "--help")[0] == 0
+
+
+@pytest.mark.parametrize("name", sorted(os.listdir(os.path.join(ROOT, "puzzles"))))
+def test_every_bundled_position_is_valid_and_shows(capsys, name):
+    status, out, err = run(capsys, "show", os.path.join(ROOT, "puzzles", name))
+    assert status == 0 and err == "" and "port" in out

@@ -1,0 +1,81 @@
+"""The turn and rescue notation: round trips, evaluable reprs, and clear errors."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from helpers import P, position
+from niagara_solver.engine.apply import apply_turn
+from niagara_solver.engine.notation import CanoeAction, CanoeRef, Load, Move, Rescue, Steal, Turn, Unload
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.errors import AmbiguousTurnError, IllegalTurnError, InvalidTurnError
+from niagara_solver.rules.atoms import Card, Colour
+from strategies import positions
+
+EXAMPLES = ["port: >3 +amethyst", "4: -ruby +diamond <3", "3: <1 xblue/ruby", "4: <port; port: >5", "cloud up",
+            "cloud down", "stay", "4[ruby]: <port; 4[empty]: >6L", "5: <3 xb/ruby xc[diamond,amber]/amber"]
+
+
+@pytest.mark.parametrize("text", EXAMPLES)
+def test_notation_round_trips(text):
+    turn = Turn.parse(text)
+    assert str(turn) == text
+    assert Turn.parse(str(turn)) == turn
+    assert eval(repr(turn)) == turn  # noqa: S307 - an evaluable repr, like python-chess
+
+
+def test_notation_structure():
+    turn = Turn.parse("4: -ruby +diamond <3; port: >5")
+    assert turn.actions == (
+        CanoeAction(CanoeRef("4"), (Unload(Colour.RUBY), Load(Colour.DIAMOND), Move("3", False))),
+        CanoeAction(CanoeRef("port"), (Move("5", True),)))
+    assert Turn.parse("3: <1 xblue/ruby").actions[0].steps[-1] == Steal("blue", Colour.RUBY)
+    assert Turn.parse("  Cloud   UP ") == Turn(weather=1)
+    assert Turn.parse("4: -Ruby <PORT") == Turn.parse("4: -ruby <port")
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("", "empty turn"),
+    ("4 <3", "colon"),
+    ("4: <3 +emerald", "unknown colour"),
+    ("4: up3", "unknown step"),
+    ("4: <", "needs a destination"),
+    ("4: <3 xblue", "xPLAYER/colour"),
+])
+def test_invalid_notation_says_what_is_wrong(text, fragment):
+    with pytest.raises(InvalidTurnError) as err:
+        Turn.parse(text)
+    assert fragment in str(err.value)
+
+
+def test_ambiguous_canoe_must_be_named_by_its_cargo():
+    pos = position(P("a", "4:ruby", "4"), P("b", "port", "port"))
+    with pytest.raises(AmbiguousTurnError):
+        apply_turn(pos, 0, Turn.parse("4: <port; 4: >6L"), Card.FOUR)
+    named = apply_turn(pos, 0, Turn.parse("4[ruby]: <port; 4[empty]: >6L +sapphire"), Card.FOUR).position
+    assert named.players[0].bank.get(Colour.RUBY) == 1
+    assert all("[" in str(o.turn) for o in legal_turns(pos, 0, Card.FOUR))
+
+
+def test_unknown_canoe_is_illegal():
+    pos = position(P("a", "4", "port"), P("b", "port", "port"))
+    with pytest.raises(IllegalTurnError) as err:
+        apply_turn(pos, 0, Turn.parse("3: <port"), Card.FOUR)
+    assert err.value.rule == "R-TURN-3" and "no canoe on 3" in str(err.value)
+
+
+@pytest.mark.parametrize("text, payments", [("none", ()), ("ruby", (Colour.RUBY,)), ("free", (None,)),
+                                            ("free,ruby", (None, Colour.RUBY)),
+                                            ("amber,ruby", (Colour.AMBER, Colour.RUBY))])
+def test_rescue_notation(text, payments):
+    rescue = Rescue.parse(text)
+    assert rescue.payments == payments and str(rescue) == text and eval(repr(rescue)) == rescue  # noqa: S307
+    assert Rescue.parse("ruby,amber") == Rescue.parse("amber,ruby")
+
+
+@given(positions(max_players=3), st.data())
+def test_generated_notation_parses_back_to_the_same_turn(pos, data):
+    player = data.draw(st.integers(0, len(pos.players) - 1))
+    card = data.draw(st.sampled_from(pos.players[player].hand))
+    for outcome in legal_turns(pos, player, card):
+        assert Turn.parse(str(outcome.turn)) == outcome.turn

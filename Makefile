@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/niagara-solve puzzles/erratum-two-canoes.json
+	$(BIN)/niagara-solve puzzles/steal-on-the-way-home.json
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

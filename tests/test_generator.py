@@ -48,7 +48,7 @@ def test_generator_matches_interpreter_and_brute_force_on_chosen_positions():
     assert counts[0] == 37
 
 
-@settings(max_examples=80)
+@settings(max_examples=40)
 @given(positions(max_players=3), st.data())
 def test_generator_matches_brute_force_on_random_positions(pos, data):
     player = data.draw(st.integers(0, len(pos.players) - 1))

@@ -15,6 +15,7 @@ and the tests hold them to the same answers.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Iterator, NamedTuple, TypeVar
 
@@ -308,11 +309,13 @@ def after_reveal(pos: Position, player: int, card: Card) -> Position:
     return pos.with_player(player, played).replace(acted=(*pos.acted, player))
 
 
-def _position_of(base: Position, snap: Snapshot) -> Position:
+def _position_of(base: Position, start: Snapshot, snap: Snapshot) -> Position:
+    """The position ``base`` with the changes of ``snap`` (players untouched by the turn are kept as they are)."""
     players = tuple(
+        p if snap.canoes[i] == start.canoes[i] and snap.banks[i] == start.banks[i] else
         Player(p.name, tuple(Canoe(place, gems) for place, gems in snap.canoes[i]), p.hand, snap.banks[i], p.card)
         for i, p in enumerate(base.players))
-    return base.replace(players=players, caves=snap.caves)
+    return dataclasses.replace(base, players=players, caves=snap.caves)
 
 
 def legal_turns(pos: Position, player: int, card: Card | None = None) -> list[TurnOutcome]:
@@ -341,7 +344,7 @@ def legal_turns(pos: Position, player: int, card: Card | None = None) -> list[Tu
                 key = result.key()
                 if key not in found:
                     found[key] = (Turn(actions), result)
-    outcomes = [TurnOutcome(turn, _position_of(revealed, snap)) for turn, snap in found.values()]
+    outcomes = [TurnOutcome(turn, _position_of(revealed, start, snap)) for turn, snap in found.values()]
     outcomes.sort(key=lambda o: (len(o.turn.actions), str(o.turn)))
     return outcomes
 

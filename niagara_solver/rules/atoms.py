@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum, IntEnum
+from functools import lru_cache
 from typing import Iterable, Iterator, Mapping
 
 #: The landing above the river (R-BOARD-2): canoes start here and gems brought here are banked.
@@ -116,6 +117,7 @@ class Phase(Enum):
 _NATURAL = re.compile(r"(\d+)")
 
 
+@lru_cache(maxsize=4096)
 def place_key(place: str) -> tuple[int, tuple[tuple[int, int | str], ...]]:
     """A board-independent sort key for places: the port, then discs in natural order, then fallen."""
     if place == PORT:

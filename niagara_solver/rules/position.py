@@ -69,12 +69,15 @@ class Player:
     card: Card | None = None
 
     def __post_init__(self) -> None:
-        canoes = tuple(sorted(self.canoes, key=Canoe.sort_key))
-        if canoes != self.canoes:
-            object.__setattr__(self, "canoes", canoes)
-        hand = tuple(sorted(self.hand, key=hand_order))
-        if hand != self.hand:
-            object.__setattr__(self, "hand", hand)
+        canoes = self.canoes
+        if len(canoes) == 2:  # the usual case, kept cheap: the engine builds many players
+            if canoes[1].sort_key() < canoes[0].sort_key():
+                object.__setattr__(self, "canoes", (canoes[1], canoes[0]))
+        else:
+            object.__setattr__(self, "canoes", tuple(sorted(canoes, key=Canoe.sort_key)))
+        hand = self.hand
+        if any(hand_order(a) >= hand_order(b) for a, b in zip(hand, hand[1:])):
+            object.__setattr__(self, "hand", tuple(sorted(hand, key=hand_order)))
 
     @property
     def canoes_in_play(self) -> tuple[Canoe, ...]:

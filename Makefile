@@ -1,6 +1,6 @@
 # niagara-solver: two commands do everything on a fresh machine with Python 3.11.
 #   make run    set up .venv if missing, then analyse a bundled puzzle
-#   make test   set up .venv if missing, then run the whole test suite and the type check
+#   make test   set up .venv if missing, then run the whole test suite, the type check and the linter
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -20,6 +20,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 	$(BIN)/python -m mypy niagara_solver
+	$(BIN)/ruff check niagara_solver tests benchmarks
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy niagara_solver

@@ -32,8 +32,8 @@ def test_turns_json_lists_every_turn_with_the_position_after_it(capsys):
         after = position_from_json(item["position"])
         assert after.acted == (0,) and after.players[0].card is not None
     home = [i for i in items if i["turn"] == "4: <port"][0]
-    assert home["canoes"] == [{"start": "4", "end": "port", "spent": 4, "loaded": [], "unloaded": [], "banked": ["ruby"],
-                               "stolen": []}]
+    assert home["canoes"] == [{"start": "4", "end": "port", "spent": 4, "loaded": [], "unloaded": [],
+                               "banked": ["ruby"], "stolen": []}]
     assert home["position"]["players"][0]["bank"] == {"ruby": 1}
 
 

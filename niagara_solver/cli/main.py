@@ -6,7 +6,6 @@ Standard output carries only the answer, so ``--json`` output can be piped.
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, Sequence
 
@@ -22,7 +21,7 @@ from ..engine.round import RoundRecord, is_finished, play_round, winners
 from ..engine.turns import legal_turns
 from ..errors import InputError, NiagaraError
 from ..rules.atoms import Card, Phase
-from ..rules.format import load_document, load_position, position_to_json
+from ..rules.format import dumps, load_document, load_position, position_to_json
 from ..rules.position import Position
 from . import render
 
@@ -37,7 +36,7 @@ class _Group(click.Group):
 
 
 def _emit_json(obj: Any) -> None:
-    click.echo(json.dumps(obj, indent=2, ensure_ascii=False))
+    click.echo(dumps(obj))
 
 
 def _player_index(pos: Position, name: str) -> int:

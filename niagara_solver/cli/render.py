@@ -9,7 +9,7 @@ from tabulate import tabulate
 from ..engine.apply import CanoeReport
 from ..engine.flow import choices_text
 from ..engine.round import RoundRecord, goal_reached, winners
-from ..rules.atoms import COLOURS, PORT, Phase
+from ..rules.atoms import PORT, Phase
 from ..rules.position import Position
 
 WEATHER_NAMES = {-1: "sun", 0: "calm", 1: "rain", 2: "storm"}
@@ -79,8 +79,8 @@ def header(pos: Position) -> str:
     """Round, phase, ruleset, board, weather, lifebuoy, fork markers."""
     names = [p.name for p in pos.players]
     phase = ("phase I (cards and rescues to come)" if pos.phase is Phase.CARDS
-             else "phase II (" + (f"acted: {', '.join(names[i] for i in pos.acted)}" if pos.acted else "nobody has acted")
-             + ")")
+             else "phase II (" + (f"acted: {', '.join(names[i] for i in pos.acted)}" if pos.acted
+                                  else "nobody has acted") + ")")
     forks = ", ".join(f"{f} -> {lab}" for f, lab in pos.forks) or "none"
     board = pos.board.name or "inline"
     lines = [f"Round {pos.round} · {phase}",
@@ -157,7 +157,3 @@ def round_text(record: RoundRecord) -> str:
     if won:
         lines.append("  game over: " + ", ".join(names[i] for i in won) + (" win" if len(won) > 1 else " wins"))
     return "\n".join(lines)
-
-
-def colours_header() -> list[str]:
-    return [c.label for c in COLOURS]

@@ -45,7 +45,7 @@ class _Table:
     def __init__(self, pos: Position) -> None:
         self.caves = list(pos.caves)
         self.canoes = [[(c.place, list(c.gems)) for c in p.canoes] for p in pos.players]
-        self.banks = list(pos.bank for pos in pos.players)
+        self.banks = [player.bank for player in pos.players]
 
     def position(self, base: Position) -> Position:
         players = tuple(Player(p.name, tuple(Canoe(place, tuple(sorted(gems))) for place, gems in self.canoes[i]),

@@ -90,7 +90,6 @@ def random_round(pos: Position, rng: random.Random, policy: Uniform | None = Non
         cards = {i: p.card if p.card is not None else rng.choice(p.hand) for i, p in enumerate(pos.players)}
         pos = begin_turns(pos, decided, cards)
     else:
-        cards = {}
         for i, p in enumerate(pos.players):
             if p.card is None:
                 pos = pos.with_player(i, type(p)(p.name, p.canoes, p.hand, p.bank, rng.choice(p.hand)))

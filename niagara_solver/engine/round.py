@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from ..errors import DeadlockError, IllegalTurnError, PhaseError
+from ..errors import IllegalTurnError, PhaseError
 from ..rules.atoms import COLOURS, FULL_HAND, Card, Colour, Phase
 from ..rules.position import Player, Position
 from ..rules.ruleset import Tiebreak
@@ -14,7 +14,6 @@ from .apply import apply_turn
 from .flow import FlowResult, StepChoice, flow_detail, flow_value
 from .notation import Rescue, Turn
 from .rescue import begin_turns
-from .turns import legal_turns
 
 #: R-END-1: seven gems, or one of each colour, or four of one colour.
 GOAL_TOTAL = 7
@@ -133,10 +132,3 @@ def play_round(pos: Position, cards: Mapping[int, Card], turns: Mapping[int, Tur
     end, result = end_round_detail(pos, choices)
     return RoundRecord(start, tuple(done), turns_start, tuple(records), steps,
                        tuple(choices) if choices is not None else None, pos, result.fell, end)
-
-
-def require_turns(pos: Position, player: int, card: Card | None = None) -> None:
-    """Raise :class:`DeadlockError` when the player has no legal turn (R-PROP-10 fails on this board)."""
-    if not legal_turns(pos, player, card):
-        raise DeadlockError(f"{pos.players[player].name} has no legal turn with "
-                            f"{(card or pos.players[player].card or Card.CLOUD).label} (R-PROP-10)")

@@ -182,7 +182,8 @@ class _Generator:
                 moved = snap._replace(caves=_replace_at(snap.caves, colour - 1, post.cave))
                 yield (*prefix, *post.ops), moved.with_canoe(self.player, index, (dest, post.gems))
 
-    def _upstream(self, snap: Snapshot, index: int, place: str, run: _Run, rest: int, emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
+    def _upstream(self, snap: Snapshot, index: int, place: str, run: _Run, rest: int,
+                  emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
         board, rules = self.board, self.rules
         above = board.above(place)
         for distance, dest in enumerate(above[:-1], start=1):
@@ -204,7 +205,8 @@ class _Generator:
             result = snap._replace(banks=banks).with_canoe(self.player, index, (PORT, ()))
             yield from emit((*run.ops, Move(PORT, downstream=False)), result)
 
-    def _steals(self, snap: Snapshot, index: int, dest: str, run: _Run, steps: tuple[Step, ...], emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
+    def _steals(self, snap: Snapshot, index: int, dest: str, run: _Run, steps: tuple[Step, ...],
+                emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
         """R-STEAL-1..5: an empty canoe that paddled up and stopped with its budget spent may steal."""
         if run.gems or (run.unloaded and not self.rules.steal_after_unload):
             return
@@ -246,7 +248,8 @@ class _Generator:
                 return gems
         return None
 
-    def _downstream(self, snap: Snapshot, index: int, place: str, run: _Run, rest: int, emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
+    def _downstream(self, snap: Snapshot, index: int, place: str, run: _Run, rest: int,
+                    emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
         # R-MOVE-4: any branch below a fork, never across branches, never over the falls.
         for distance in range(1, rest + 1):
             dests = self.board.below(place, distance)

@@ -142,3 +142,18 @@ def test_usage_errors_exit_2(capsys):
 def test_every_bundled_position_is_valid_and_shows(capsys, name):
     status, out, err = run(capsys, "show", os.path.join(ROOT, "puzzles", name))
     assert status == 0 and err == "" and "port" in out
+
+
+def test_ruleset_option_replays_a_position_under_another_ruleset(tmp_path, capsys):
+    # Under bga-2013-05-09 a canoe that unloaded cannot steal (R-STEAL-5): red's unload-then-steal turns vanish.
+    file = tmp_path / "p.json"
+    file.write_text(json.dumps(doc(P("a", "4:ruby", "fallen"), P("b", "2:amber", "port"))))
+    standard = json.loads(run(capsys, "turns", str(file), "--player", "a", "--card", "4", "--json")[1])
+    older = json.loads(run(capsys, "turns", str(file), "--player", "a", "--card", "4", "--json",
+                           "--ruleset", "bga-2013-05-09")[1])
+    assert {t["turn"] for t in standard} - {t["turn"] for t in older} == {"4: -ruby <2 xb/amber"}
+    assert older[0]["position"]["ruleset"] == "bga-2013-05-09"
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps({"capacity": 3}))
+    status, out, err = run(capsys, "show", str(file), "--ruleset", str(rules))
+    assert status == 2 and err.strip().endswith("rules.json: capacity: expected an integer 1..2, got 3 (R-GEM-2)")

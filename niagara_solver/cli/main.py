@@ -7,7 +7,7 @@ Standard output carries only the answer, so ``--json`` output can be piped.
 from __future__ import annotations
 
 import sys
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import click
 from tabulate import tabulate
@@ -21,7 +21,7 @@ from ..engine.round import RoundRecord, is_finished, play_round, winners
 from ..engine.turns import legal_turns
 from ..errors import InputError, NiagaraError
 from ..rules.atoms import Card, Phase
-from ..rules.format import dumps, load_document, load_position, position_to_json
+from ..rules.format import dumps, load_document, load_ruleset, position_to_json
 from ..rules.position import Position
 from . import render
 
@@ -33,6 +33,15 @@ class _Group(click.Group):
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             args = ["analyze", *args]
         return super().parse_args(ctx, args)
+
+
+def _ruleset_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--ruleset", "ruleset_spec", metavar="PRESET|FILE.json",
+                        help="Play the position under this ruleset instead of its own.")(command)
+
+
+def _load(position: str, ruleset_spec: str | None) -> tuple[Position, dict[str, Any]]:
+    return load_document(position, load_ruleset(ruleset_spec) if ruleset_spec else None)
 
 
 def _emit_json(obj: Any) -> None:
@@ -113,23 +122,25 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
-def show(position: str) -> int:
+@_ruleset_option
+def show(position: str, ruleset_spec: str | None) -> int:
     """Show a position: the river from port to falls, caves, canoes, markers, hands and banks."""
-    click.echo(render.show(load_position(position)))
+    click.echo(render.show(_load(position, ruleset_spec)[0]))
     return 0
 
 
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
+@_ruleset_option
 @click.option("--player", "player_name", required=True, help="The player whose turns to list.")
 @click.option("--card", "card_text", help="The card played: 1..6 or cloud (default: the player's chosen card).")
 @click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE",
               help="Phase I decision for a start-of-round position: none, free, or the colours paid.")
 @click.option("--json", "as_json", is_flag=True, help="A JSON array of {turn, position, canoes}.")
-def turns(position: str, player_name: str, card_text: str | None, rescue_texts: tuple[str, ...],
+def turns(position: str, ruleset_spec: str | None, player_name: str, card_text: str | None, rescue_texts: tuple[str, ...],
           as_json: bool) -> int:
     """Every distinct legal turn of a player with a card, and where it leads."""
-    pos = load_position(position)
+    pos = _load(position, ruleset_spec)[0]
     player = _player_index(pos, player_name)
     card = _card(card_text) if card_text is not None else None
     notes: list[str] = []
@@ -165,12 +176,13 @@ def turns(position: str, player_name: str, card_text: str | None, rescue_texts: 
 
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
+@_ruleset_option
 @click.option("--steps", type=click.IntRange(min=0), required=True, help="How many single steps the river flows.")
 @click.option("--branches", help="With fork_policy free: each step's branch, e.g. L,R,L (default: every outcome).")
 @click.option("--json", "as_json", is_flag=True, help="The resulting position (an array of outcomes under free).")
-def flow(position: str, steps: int, branches: str | None, as_json: bool) -> int:
+def flow(position: str, ruleset_spec: str | None, steps: int, branches: str | None, as_json: bool) -> int:
     """Let the river flow K single steps (phase III alone, R-FLOW)."""
-    pos = load_position(position)
+    pos = _load(position, ruleset_spec)[0]
     choices = parse_choices(branches, pos, steps) if branches is not None else None
     if choices is None and pos.ruleset.fork_policy.value == "free" and pos.board.forks and steps:
         outcomes = flow_outcomes(pos, steps)
@@ -210,15 +222,16 @@ def _record_json(record: RoundRecord) -> dict[str, Any]:
 
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
+@_ruleset_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same game).")
 @click.option("--rounds", type=click.IntRange(min=1), default=100, show_default=True,
               help="Stop after this many rounds if the game has not ended.")
 @click.option("--policy", type=click.Choice(sorted(POLICIES)), default="greedy", show_default=True,
               help="greedy: usually the turn that banks, steals or loads most; uniform: any legal choice alike.")
 @click.option("--json", "as_json", is_flag=True, help="Every round and the final position as JSON.")
-def play(position: str, seed: int, rounds: int, policy: str, as_json: bool) -> int:
+def play(position: str, ruleset_spec: str | None, seed: int, rounds: int, policy: str, as_json: bool) -> int:
     """A seeded random playout, round by round, until the game ends or --rounds rounds were played."""
-    pos = load_position(position)
+    pos = _load(position, ruleset_spec)[0]
     records = []
     for record in random_playout(pos, seed, rounds, policy):
         records.append(record)
@@ -241,15 +254,16 @@ def play(position: str, seed: int, rounds: int, policy: str, as_json: bool) -> i
 
 @cli.command(name="round")
 @click.argument("position", type=click.Path(dir_okay=False))
+@_ruleset_option
 @click.option("--card", "card_texts", multiple=True, metavar="NAME=CARD", help="Each player's card.")
 @click.option("--turn", "turn_texts", multiple=True, metavar="NAME=TURN", help="Each player's turn, in notation.")
 @click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE", help="Phase I rescue decisions.")
 @click.option("--branches", help="With fork_policy free: each flow step's branch, e.g. L,R.")
 @click.option("--json", "as_json", is_flag=True, help="The round and the position after it, as JSON.")
-def round_(position: str, card_texts: tuple[str, ...], turn_texts: tuple[str, ...], rescue_texts: tuple[str, ...],
+def round_(position: str, ruleset_spec: str | None, card_texts: tuple[str, ...], turn_texts: tuple[str, ...], rescue_texts: tuple[str, ...],
            branches: str | None, as_json: bool) -> int:
     """Play one whole round from given cards and turns, checking every rule (replays traces)."""
-    pos = load_position(position)
+    pos = _load(position, ruleset_spec)[0]
     cards = {i: _card(text, "--card") for i, text in _pairs(pos, card_texts, "--card").items()}
     turn_map = {i: Turn.parse(text) for i, text in _pairs(pos, turn_texts, "--turn").items()}
     rescues = _rescues(pos, rescue_texts)
@@ -286,11 +300,12 @@ def _has_steal(turn: Turn) -> bool:
 
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
+@_ruleset_option
 @click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE", help="Phase I rescue decisions.")
 @click.option("--json", "as_json", is_flag=True, help="The analysis as JSON.")
-def analyze(position: str, rescue_texts: tuple[str, ...], as_json: bool) -> int:
+def analyze(position: str, ruleset_spec: str | None, rescue_texts: tuple[str, ...], as_json: bool) -> int:
     """Analyse a position: the picture, then per player and card the legal turns, steals and bankings."""
-    pos, extras = load_document(position)
+    pos, extras = _load(position, ruleset_spec)
     finished = is_finished(pos)
     notes: list[str] = []
     rows: list[list[Any]] = []

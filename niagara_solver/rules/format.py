@@ -320,9 +320,14 @@ def read_json_file(path: str | Path) -> Any:
     return parse_json_text(text, str(path))
 
 
-def load_document(path: str | Path) -> tuple[Position, dict[str, Any]]:
-    """Read a position file: the position and its extra fields (``puzzle``, ``comment``)."""
+def load_document(path: str | Path, ruleset: Ruleset | None = None) -> tuple[Position, dict[str, Any]]:
+    """Read a position file: the position and its extra fields (``puzzle``, ``comment``).
+
+    ``ruleset``, if given, replaces the file's ruleset (a designer's what-if); the position is validated under it.
+    """
     obj = read_json_file(path)
+    if ruleset is not None and isinstance(obj, dict):
+        obj = {**obj, "ruleset": ruleset.to_json()}
     try:
         pos = position_from_json(obj)
     except InputError as err:
@@ -331,9 +336,9 @@ def load_document(path: str | Path) -> tuple[Position, dict[str, Any]]:
     return pos, extras
 
 
-def load_position(path: str | Path) -> Position:
-    """Read and validate a position file."""
-    return load_document(path)[0]
+def load_position(path: str | Path, ruleset: Ruleset | None = None) -> Position:
+    """Read and validate a position file (under ``ruleset`` instead of its own, if given)."""
+    return load_document(path, ruleset)[0]
 
 
 def loads_position(text: str) -> Position:

@@ -101,21 +101,25 @@ class Ruleset:
                                "FORMAT")
         base_name = obj.get("base", "standard")
         if not isinstance(base_name, str) or base_name not in PRESETS:
-            raise RulesetError(f"{path}.base", f"unknown ruleset preset {base_name!r}; presets: "
+            raise RulesetError(_join(path, "base"), f"unknown ruleset preset {base_name!r}; presets: "
                                                f"{', '.join(PRESETS)}", "SWITCHES")
         changes: dict[str, Any] = {}
         for key, value in obj.items():
             if key == "base":
                 continue
             if key not in SWITCHES:
-                raise RulesetError(f"{path}.{key}", f"unknown switch {key!r}; switches: {', '.join(SWITCHES)}",
+                raise RulesetError(_join(path, key), f"unknown switch {key!r}; switches: {', '.join(SWITCHES)}",
                                    "SWITCHES")
             parse, rules = SWITCHES[key]
             try:
                 changes[key] = parse(value)
             except ValueError as err:
-                raise RulesetError(f"{path}.{key}", str(err), rules) from None
+                raise RulesetError(_join(path, key), str(err), rules) from None
         return dataclasses.replace(PRESETS[base_name], **changes)
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
 
 
 def _json_value(value: Any) -> Any:

@@ -43,6 +43,12 @@ def test_defaults_fill_what_is_left_out():
     assert pos.cave(Colour.AMETHYST) == Gems.of([Colour.AMETHYST] * 8)
 
 
+def test_integer_disc_ids_are_read_as_discs():
+    document = copy.deepcopy(FORMAT_EXAMPLE)
+    document["players"][0]["canoes"][1]["at"] = 4
+    assert position_from_json(document) == position_from_json(FORMAT_EXAMPLE)
+
+
 def test_canonical_form_ignores_canoe_and_key_order():
     a = copy.deepcopy(FORMAT_EXAMPLE)
     b = copy.deepcopy(FORMAT_EXAMPLE)

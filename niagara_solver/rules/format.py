@@ -77,6 +77,8 @@ def _canoe(value: object, path: str, board: Board, rules: Ruleset) -> Canoe:
         if key not in _CANOE_FIELDS:
             raise _fail(f"{path}.{key}", f"unknown canoe field; expected {', '.join(_CANOE_FIELDS)}")
     place = value.get("at")
+    if isinstance(place, int) and not isinstance(place, bool):
+        place = str(place)  # "at": 4 is read as disc "4"
     if not isinstance(place, str):
         raise _fail(f"{path}.at", "every canoe says where it is: \"port\", a disc or \"fallen\"")
     if place not in board.depth and place != FALLEN:

@@ -137,8 +137,8 @@ def show(position: str, ruleset_spec: str | None) -> int:
 @click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE",
               help="Phase I decision for a start-of-round position: none, free, or the colours paid.")
 @click.option("--json", "as_json", is_flag=True, help="A JSON array of {turn, position, canoes}.")
-def turns(position: str, ruleset_spec: str | None, player_name: str, card_text: str | None, rescue_texts: tuple[str, ...],
-          as_json: bool) -> int:
+def turns(position: str, ruleset_spec: str | None, player_name: str, card_text: str | None,
+          rescue_texts: tuple[str, ...], as_json: bool) -> int:
     """Every distinct legal turn of a player with a card, and where it leads."""
     pos = _load(position, ruleset_spec)[0]
     player = _player_index(pos, player_name)
@@ -260,8 +260,8 @@ def play(position: str, ruleset_spec: str | None, seed: int, rounds: int, policy
 @click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE", help="Phase I rescue decisions.")
 @click.option("--branches", help="With fork_policy free: each flow step's branch, e.g. L,R.")
 @click.option("--json", "as_json", is_flag=True, help="The round and the position after it, as JSON.")
-def round_(position: str, ruleset_spec: str | None, card_texts: tuple[str, ...], turn_texts: tuple[str, ...], rescue_texts: tuple[str, ...],
-           branches: str | None, as_json: bool) -> int:
+def round_(position: str, ruleset_spec: str | None, card_texts: tuple[str, ...], turn_texts: tuple[str, ...],
+           rescue_texts: tuple[str, ...], branches: str | None, as_json: bool) -> int:
     """Play one whole round from given cards and turns, checking every rule (replays traces)."""
     pos = _load(position, ruleset_spec)[0]
     cards = {i: _card(text, "--card") for i, text in _pairs(pos, card_texts, "--card").items()}

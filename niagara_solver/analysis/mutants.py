@@ -1,0 +1,141 @@
+"""``niagara-solve mutants``: deliberate errors in single rules, each of which the catalogue must catch.
+
+A mutant replaces one named rule group of the encoding (:mod:`..encoding.core`), through the same mechanism
+the encoding uses for every rule; nothing else changes. The property catalogue is then checked against the
+mutated relations: a mutant is *killed* when some property is refuted. A surviving mutant is a gap in the
+catalogue (R-PROP-13..16 were added to close such gaps, docs/PROPERTIES.md).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from ..board.graph import Board
+from ..encoding.core import Encoding, Mutant
+from ..encoding.state import NCOL, Constraint, Expr
+from ..encoding.solver import Verdict
+from ..rules.ruleset import PortDeparture, Ruleset
+from .properties import CATALOGUE
+from .prove import PropertyResult, Prover
+
+
+def _marker_stuck(enc: Encoding, marker: Expr, labels: int) -> Expr:
+    return marker
+
+
+def _no_clamp(enc: Encoding, total: Expr) -> Expr:
+    return total
+
+
+def _steal_any_direction(enc: Encoding, move: Expr) -> Expr:
+    return move != 0
+
+
+def _free_loading(enc: Encoding, ops: list[Any], distance: Expr) -> Expr:
+    return distance + 2 * z3.Sum([op.unloads(c) for op in ops for c in range(NCOL)])
+
+
+def _gem_vanishes(enc: Encoding, cave: list[list[Expr]], cargo: list[Expr]) -> list[list[Expr]]:
+    return [list(row) for row in cave]
+
+
+def _two_steps(enc: Encoding, weather: Expr, step: Expr) -> Expr:
+    return weather + 2 * step
+
+
+def _port_unlimited(enc: Encoding, active: Expr, spent: Expr, budget_points: Expr, home: Expr, start: Expr,
+                    pre_spent: Expr) -> list[Constraint]:
+    t = enc.tables
+    return [("R-MOVE-3", z3.Implies(z3.And(active, z3.Not(home), start != t.PORT), spent == budget_points)),
+            ("R-MOVE-5", z3.Implies(z3.And(active, home), pre_spent + t.depth_of(start) <= budget_points))]
+
+
+def _swap_allowed(enc: Encoding, ops: list[Any]) -> list[Constraint]:
+    return []
+
+
+def _cross_branches(enc: Encoding, start: Expr, dest: Expr, move: Expr) -> list[Constraint]:
+    t = enc.tables
+    return [("R-MOVE-4", z3.Implies(move == 1, z3.And(t.is_disc(dest), t.depth_of(dest) > t.depth_of(start)))),
+            ("R-MOVE-4", z3.Implies(move == -1, z3.And(t.is_disc(start), t.depth_of(dest) < t.depth_of(start),
+                                                       dest >= 0, dest <= t.D))),
+            ("R-MOVE-4", z3.Implies(move == 0, dest == start))]
+
+
+def _unbounded_weather(enc: Encoding, weather: Expr) -> list[Constraint]:
+    return []
+
+
+def _free_rescue(enc: Encoding, bank: list[Expr], cave: list[list[Expr]], rescued: Expr,
+                 colour: Expr) -> tuple[list[Expr], list[list[Expr]]]:
+    return list(bank), [list(row) for row in cave]
+
+
+def _two_gems(enc: Encoding, cargo: list[Expr]) -> list[Constraint]:
+    return [("R-GEM-2", z3.Sum(cargo) <= enc.rules.capacity + 1)]
+
+
+def _river_canoe_may_stay(enc: Encoding, place: list[Expr], acts: list[Expr], paddle: Expr) -> list[Constraint]:
+    t = enc.tables
+    out: list[Constraint] = [("R-TURN-3", z3.Implies(place[k] == t.FALLEN, z3.Not(acts[k]))) for k in range(2)]
+    both_port = z3.And(place[0] == t.PORT, place[1] == t.PORT)
+    count = z3.If(acts[0], 1, 0) + z3.If(acts[1], 1, 0)
+    if enc.rules.port_departure is PortDeparture.EXACTLY_ONE:
+        out.append(("R-TURN-3", z3.Implies(z3.And(paddle, both_port), count == 1)))
+    return out
+
+
+#: The mutants: a name, the rule group replaced, the replacement, what it gets wrong.
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("fork-marker-stuck", "R-FLOW-4", _marker_stuck, "the fork marker never switches"),
+    Mutant("negative-flow", "R-FLOW-2", _no_clamp, "a negative flow sum moves the river backwards"),
+    Mutant("steal-after-downstream", "R-STEAL-3", _steal_any_direction, "a canoe steals after moving downstream"),
+    Mutant("free-loading", "R-MOVE-2", _free_loading, "loading a gem costs nothing"),
+    Mutant("fallen-gem-vanishes", "R-FLOW-6", _gem_vanishes, "a fallen canoe's gem vanishes"),
+    Mutant("cloud-two-steps", "R-WEATHER-1:step", _two_steps, "the cloud moves the weather two steps"),
+    Mutant("port-canoe-unlimited", "R-MOVE-3", _port_unlimited, "a canoe leaving the port has an unlimited budget"),
+    Mutant("same-colour-swap", "R-GEM-4", _swap_allowed, "a canoe may unload and load the same colour"),
+    Mutant("cross-branches", "R-MOVE-4", _cross_branches, "a canoe may cross from one branch to the other"),
+    Mutant("weather-unbounded", "R-WEATHER-1:bounds", _unbounded_weather, "the weather may leave [-1, 2]"),
+    Mutant("free-rescue", "R-RESCUE-1:payment", _free_rescue, "a rescue costs nothing"),
+    Mutant("two-gems", "R-GEM-2", _two_gems, "a canoe carries one gem more than its capacity"),
+    Mutant("river-canoe-stays", "R-TURN-3", _river_canoe_may_stay, "a canoe on the river may stay idle"),
+)
+
+BY_NAME = {m.name: m for m in MUTANTS}
+
+
+@dataclass
+class MutantResult:
+    """Which properties refute a mutant, with their counterexamples."""
+
+    mutant: Mutant
+    killed: bool
+    by: list[str]
+    results: list[PropertyResult]
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mutant": self.mutant.name, "rule": self.mutant.key, "description": self.mutant.description,
+                "killed": self.killed, "by": self.by, "seconds": round(self.seconds, 3),
+                "counterexamples": [r.to_json() for r in self.results if r.verdict is Verdict.REFUTED]}
+
+
+def check_mutants(board: Board, rules: Ruleset, players: int = 2, names: list[str] | None = None,
+                  timeout: float | None = None) -> list[MutantResult]:
+    """Run the catalogue against each mutant."""
+    out = []
+    for mutant in MUTANTS:
+        if names and mutant.name not in names:
+            continue
+        start = time.perf_counter()
+        prover = Prover(board, rules, players, mutant, timeout)
+        results = [prover.check(p) for p in CATALOGUE]
+        refuted = [r for r in results if r.verdict is Verdict.REFUTED]
+        out.append(MutantResult(mutant, bool(refuted), [r.id for r in refuted], results,
+                                time.perf_counter() - start))
+    return out

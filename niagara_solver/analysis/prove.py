@@ -1,0 +1,388 @@
+"""``niagara-solve prove``: check the property catalogue for all valid positions, with counterexamples.
+
+For each phase (I rescues, II one player's turn, III the flow) the relation is built once and asserted in
+one solver with the well-formedness of the position before it; each property is then checked under
+push/pop as "is there a position and choices breaking it?": unsat is PROVED, sat is REFUTED (the model is
+decoded into a position file and the choices into a trace the engine replays), anything else UNKNOWN.
+
+Symmetry: the player taking the turn is player 0 and holds the lifebuoy; every seat is the same up to
+renaming, so this covers every player of every position.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import z3
+
+from ..board.graph import Board
+from ..engine.apply import apply_turn
+from ..engine.flow import flow_detail
+from ..engine.rescue import apply_rescue
+from ..errors import NiagaraError
+from ..encoding.core import Encoding, Mutant
+from ..encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
+from ..encoding.solver import Verdict, make_solver, verdict
+from ..encoding.state import NAMES, NCOL, SymPosition, card_in_hand, decode, value, well_formed
+from ..encoding.trace import decode_branches, decode_rescues, decode_turn
+from ..encoding.turn import TurnChoice, Transition, encode_turn
+from ..rules.atoms import Phase
+from ..rules.invariants import position_problems
+from ..rules.position import Player, Position
+from ..rules.ruleset import ForkPolicy, Ruleset
+from .properties import BY_ID, CATALOGUE, FLOW, RESCUE, TURN, Context, Property
+
+
+@dataclass
+class Counterexample:
+    """A position file and the choices of the phase that break a property, as the engine sees them."""
+
+    phase: str
+    position: Position
+    after: Position
+    choices: str
+    trace: list[str]
+    replay: str
+
+
+@dataclass
+class PropertyResult:
+    """The verdict on one property."""
+
+    id: str
+    title: str
+    verdict: Verdict
+    seconds: float
+    method: str
+    rules: tuple[str, ...]
+    phases: tuple[str, ...]
+    counterexample: Counterexample | None = None
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        from ..rules.format import position_to_json
+        out: dict[str, Any] = {"id": self.id, "title": self.title, "verdict": self.verdict.value,
+                               "seconds": round(self.seconds, 3), "method": self.method,
+                               "depends_on": list(self.rules), "phases": list(self.phases)}
+        if self.note:
+            out["note"] = self.note
+        if self.counterexample is not None:
+            ce = self.counterexample
+            out["counterexample"] = position_to_json(ce.position)
+            out["after"] = position_to_json(ce.after)
+            out["choices"] = ce.choices
+            out["trace"] = ce.trace
+            out["replay"] = ce.replay
+        return out
+
+
+@dataclass
+class _Phase:
+    name: str
+    pre: SymPosition
+    choice: Any
+    transition: Transition
+    solver: z3.Solver
+    context: Context
+    base: Position
+
+
+class Prover:
+    """The relations of one (board, ruleset, players, mutant), built once, checked property by property."""
+
+    def __init__(self, board: Board, rules: Ruleset, players: int, mutant: Mutant | None = None,
+                 timeout: float | None = None) -> None:
+        if not 2 <= players <= 5:
+            raise ValueError("2 to 5 players")
+        self.enc = Encoding(board, rules, players, mutant)
+        self.rules = rules
+        self.board = board
+        self.players = players
+        self.timeout = timeout
+        self._phases: dict[str, _Phase] = {}
+        self.build_seconds = 0.0
+
+    def phase(self, name: str) -> _Phase:
+        if name not in self._phases:
+            start = time.perf_counter()
+            self._phases[name] = self._build(name)
+            self.build_seconds += time.perf_counter() - start
+        return self._phases[name]
+
+    def _build(self, name: str) -> _Phase:
+        enc, n = self.enc, self.players
+        pre = SymPosition.fresh(f"{name}.pre", n, enc.tables)
+        names = list(NAMES[:n])
+        base = Position.initial(names, self.board, self.rules)
+        choice: Any
+        if name == TURN:
+            choice = TurnChoice.fresh("turn", self.rules.capacity, n)
+            transition = encode_turn(enc, pre, choice, 0)
+            wf = well_formed(pre, enc.tables, self.rules, Phase.TURNS)
+            base = base.replace(phase=Phase.TURNS)
+        elif name == FLOW:
+            choice = FlowChoice.fresh("flow", enc) if self.rules.fork_policy is ForkPolicy.FREE else None
+            transition = encode_flow(enc, pre, choice)
+            wf = well_formed(pre, enc.tables, self.rules, Phase.TURNS, all_acted=True)
+            base = base.replace(phase=Phase.TURNS, acted=tuple(range(n)))
+        else:
+            choice = RescueChoice.fresh("rescue", n)
+            transition = encode_rescue(enc, pre, choice)
+            wf = well_formed(pre, enc.tables, self.rules, Phase.CARDS)
+        solver = make_solver(self.timeout)
+        for _, c in wf:
+            solver.add(c)
+        for _, c in transition.constraints:
+            solver.add(c)
+        return _Phase(name, pre, choice, transition, solver, Context(enc, name, pre, transition, choice), base)
+
+    # -- checking ---------------------------------------------------------------------------------------
+
+    def check(self, prop: Property, minimize: bool = True) -> PropertyResult:
+        """The verdict on one property (every phase it speaks of)."""
+        start = time.perf_counter()
+        if prop.id == "R-PROP-10":
+            result = self._no_deadlock(prop)
+            result.seconds = time.perf_counter() - start
+            return result
+        outcome = Verdict.PROVED
+        counterexample = None
+        for phase_name, statement in prop.obligations:
+            ph = self.phase(phase_name)
+            stated = statement(ph.context)
+            for part in (stated if isinstance(stated, list) else [stated]):
+                ph.solver.push()
+                ph.solver.add(z3.Not(part))
+                answer = verdict(ph.solver.check())
+                if answer is Verdict.REFUTED:
+                    model = self._smallest(ph, ph.solver.model()) if minimize else ph.solver.model()
+                    counterexample = self._counterexample(ph, model, prop)
+                    ph.solver.pop()
+                    outcome = Verdict.REFUTED
+                    break
+                ph.solver.pop()
+                if answer is Verdict.UNKNOWN:
+                    outcome = Verdict.UNKNOWN
+            if outcome is Verdict.REFUTED:
+                break
+        return PropertyResult(prop.id, prop.title, outcome, time.perf_counter() - start, prop.method, prop.rules,
+                              tuple(p for p, _ in prop.obligations), counterexample)
+
+    def _smallest(self, ph: _Phase, model: z3.ModelRef, rounds: int = 4) -> z3.ModelRef:
+        """Shrink a counterexample: few gems away from their own caves, the other players in the port."""
+        pre = ph.pre
+        size = (z3.Sum([g for row in pre.cargo for canoe in row for g in canoe])
+                + z3.Sum([g for row in pre.bank for g in row])
+                + z3.Sum([pre.cave[cc][c] for cc in range(NCOL) for c in range(NCOL) if cc != c])
+                + z3.Sum([z3.If(pre.place[p][k] != ph.context.t.PORT, 1, 0)
+                          for p in range(1, pre.players) for k in range(2)]))
+        best = model
+        for _ in range(rounds):
+            bound = value(best, size)
+            if bound == 0:
+                break
+            ph.solver.push()
+            ph.solver.set("timeout", 2000)
+            ph.solver.add(size <= bound // 2 if bound > 3 else size < bound)
+            answer = ph.solver.check()
+            if answer == z3.sat:
+                best = ph.solver.model()
+            ph.solver.pop()
+            if answer != z3.sat:
+                ph.solver.push()
+                ph.solver.add(size < bound)
+                again = ph.solver.check()
+                if again == z3.sat:
+                    best = ph.solver.model()
+                ph.solver.pop()
+                if again != z3.sat:
+                    break
+        if self.timeout is not None:
+            ph.solver.set("timeout", max(1, int(self.timeout * 1000)))
+        else:
+            ph.solver.set("timeout", 4294967295)
+        return best
+
+    def _counterexample(self, ph: _Phase, model: z3.ModelRef, prop: Property) -> Counterexample:
+        t = self.enc.tables
+        pre = decode(model, ph.pre, t, self.rules, ph.base)
+        post = decode(model, ph.transition.post, t, self.rules, ph.base)
+        if ph.name == TURN:
+            card, turn = decode_turn(model, ph.choice, t, ph.pre)
+            hidden = tuple(p if i == 0 else Player(p.name, p.canoes, p.hand, p.bank, None)
+                           for i, p in enumerate(pre.players))
+            pre = pre.replace(players=hidden)
+            pre = pre.with_player(0, Player(pre.players[0].name, pre.players[0].canoes, pre.players[0].hand,
+                                            pre.players[0].bank, card))
+            post = post.replace(acted=(0,))
+            choices = f"{NAMES[0]} plays {card.label}: {turn}"
+            replay = _replay(lambda: apply_turn(pre, 0, turn, card).position, post)
+        elif ph.name == FLOW:
+            k = value(model, ph.transition.extra["k"])
+            branches = None
+            if isinstance(ph.choice, FlowChoice):
+                branches = decode_branches(model, ph.choice, t, max(0, k))
+            choices = f"the river flows {k} step(s)" + (
+                " taking " + ",".join("/".join(f"{f}={lab}" for f, lab in step) for step in branches)
+                if branches else "")
+            replay = _replay(lambda: flow_detail(pre, k, branches).position if k >= 0 else pre, post)
+        else:
+            rescues = decode_rescues(model, ph.choice)
+            pre = pre.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pre.players))
+            post = post.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in post.players))
+            choices = "; ".join(f"{NAMES[p]} rescues {r}" for p, r in rescues.items() if r.payments) or "no rescue"
+
+            def replay_rescues() -> Position:
+                state = pre
+                for p, r in rescues.items():
+                    state = apply_rescue(state, p, r)
+                return state
+            replay = _replay(replay_rescues, post)
+        problems = position_problems(pre)
+        trace = [f"phase: {ph.name}", f"choices: {choices}", *_diff(pre, post),
+                 f"breaks {prop.id} ({prop.title}); rules involved: {', '.join(prop.rules)}"]
+        if self.enc.mutant is not None:
+            trace.append(f"mutated rule: {self.enc.mutant.key} ({self.enc.mutant.description})")
+        if problems:
+            trace.append("warning: the decoded position is not valid: " + "; ".join(p.message for p in problems))
+        return Counterexample(ph.name, pre, post, choices, trace, replay)
+
+    # -- R-PROP-10 ----------------------------------------------------------------------------------------
+
+    def _no_deadlock(self, prop: Property) -> PropertyResult:
+        """For all positions and cards in hand a turn exists: a witness turn is verified against every rule.
+
+        If the witness fails somewhere, that position is checked for any legal turn at all: none refutes the
+        property; some means the witness was incomplete, and the answer is UNKNOWN.
+        """
+        enc, t = self.enc, self.enc.tables
+        n = self.players
+        pre = SymPosition.fresh("nd.pre", n, t)
+        choice = TurnChoice.fresh("nd", self.rules.capacity, n)
+        transition = encode_turn(enc, pre, choice, 0)
+        solver = make_solver(self.timeout)
+        for _, c in well_formed(pre, t, self.rules, Phase.TURNS):
+            solver.add(c)
+        card = choice.card
+        solver.add(card_in_hand(pre, 0, card))
+        solver.add(*_witness(enc, pre, choice))
+        solver.add(z3.Not(z3.And([c for _, c in transition.constraints])))
+        answer = verdict(solver.check())
+        if answer is not Verdict.REFUTED:
+            return PropertyResult(prop.id, prop.title, answer, 0.0, prop.method, prop.rules, (TURN,),
+                                  note="" if answer is Verdict.PROVED else "the witness check timed out")
+        # The witness fails at this position and card: does any turn exist there?
+        model = solver.model()
+        fixed = [v == model.eval(v, model_completion=True) for v in _variables(pre)] + [
+            card == model.eval(card, model_completion=True)]
+        other = TurnChoice.fresh("nd2", self.rules.capacity, n)
+        again = encode_turn(enc, pre, other, 0)
+        exists = make_solver(self.timeout)
+        exists.add(*fixed)
+        exists.add(other.card == card)
+        for _, c in again.constraints:
+            exists.add(c)
+        found = verdict(exists.check())
+        base = Position.initial(list(NAMES[:n]), self.board, self.rules).replace(phase=Phase.TURNS)
+        position = decode(model, pre, t, self.rules, base)
+        if found is Verdict.PROVED:  # unsat: no legal turn at all
+            ce = Counterexample(TURN, position, position, f"{NAMES[0]} holds card {value(model, card)}",
+                                [f"{NAMES[0]} has no legal turn with card {value(model, card)}",
+                                 f"breaks R-PROP-10; rules involved: {', '.join(prop.rules)}"],
+                                "the engine lists no turn here either" if _engine_has_no_turn(position, model, card)
+                                else "the engine lists turns here: the encoding disagrees")
+            return PropertyResult(prop.id, prop.title, Verdict.REFUTED, 0.0, prop.method, prop.rules, (TURN,), ce)
+        return PropertyResult(prop.id, prop.title, Verdict.UNKNOWN, 0.0, prop.method, prop.rules, (TURN,),
+                              note="the witness turn is not legal everywhere and a turn exists where it fails")
+
+
+def _variables(pos: SymPosition) -> list[Any]:
+    out = [x for row in pos.place for x in row] + [g for row in pos.cargo for k in row for g in k]
+    out += [g for row in pos.cave for g in row] + [g for row in pos.bank for g in row] + [pos.weather]
+    out += list(pos.marker.values()) + [h for row in pos.hand for h in row] + list(pos.card)
+    return out
+
+
+def _engine_has_no_turn(position: Position, model: z3.ModelRef, card: Any) -> bool:
+    from ..engine.turns import legal_turns
+    from ..rules.atoms import Card
+    try:
+        return not legal_turns(position, 0, Card(value(model, card)))
+    except NiagaraError:
+        return False
+
+
+def _witness(enc: Encoding, pre: SymPosition, choice: TurnChoice) -> list[Any]:
+    """A turn for every position and card: the cloud moves the weather toward the middle; with a paddle,
+    every river canoe paddles straight upstream (home if the budget reaches), and of two port canoes one paddles
+    straight down (``exactly_one``) or none acts (``at_most_one``); a port canoe beside a river canoe stays."""
+    from ..rules.ruleset import PortDeparture
+    t, rules = enc.tables, enc.rules
+    n = choice.card
+    paddle = n != 0
+    places = pre.place[0]
+    both_port = z3.And(places[0] == t.PORT, places[1] == t.PORT)
+    port_moves = both_port if rules.port_departure is PortDeparture.EXACTLY_ONE else z3.BoolVal(False)
+    out = [choice.step == z3.If(paddle, 0, z3.If(pre.weather < rules.weather_max, 1, -1))]
+    for s in choice.slots:
+        x = places[s.who]
+        river = t.is_disc(x)
+        leaves = port_moves if s.who == 0 else z3.BoolVal(False)
+        out += [s.on == z3.And(paddle, z3.Or(river, leaves)),
+                s.move == z3.If(s.on, z3.If(river, -1, 1), 0),
+                s.dest == z3.If(river, t.up_by(x, n), z3.If(s.on, t.disc_at_depth(n), x))]
+        out += [cell == 0 for op in (*s.pre, *s.post) for cell in op.cells()]
+        out += [cell == 0 for j in range(len(s.steals)) for cell in s.steal_cells(j)]
+    return out
+
+
+def _replay(run: Any, expected: Position) -> str:
+    try:
+        got = run()
+    except NiagaraError as err:
+        return f"the engine refuses these choices: {err}"
+    if _same(got, expected):
+        return "the engine replays it to the same position"
+    return "the engine replays it to a different position"
+
+
+def _same(a: Position, b: Position) -> bool:
+    return (a.caves == b.caves and a.weather == b.weather and a.forks == b.forks
+            and all(x.canoes == y.canoes and x.bank == y.bank for x, y in zip(a.players, b.players)))
+
+
+def _diff(pre: Position, post: Position) -> list[str]:
+    """Only what changed, in the game's words."""
+    lines = []
+    for a, b in zip(pre.players, post.players):
+        if a.canoes != b.canoes:
+            lines.append(f"{a.name}'s canoes: {'; '.join(c.describe() for c in a.canoes)} -> "
+                         f"{'; '.join(c.describe() for c in b.canoes)}")
+        if a.bank != b.bank:
+            lines.append(f"{a.name}'s bank: {a.bank.describe()} -> {b.bank.describe()}")
+    for c, (x, y) in enumerate(zip(pre.caves, post.caves)):
+        if x != y:
+            lines.append(f"{_colour(c)} cave: {x.describe()} -> {y.describe()}")
+    if pre.weather != post.weather:
+        lines.append(f"weather: {pre.weather:+d} -> {post.weather:+d}")
+    if pre.forks != post.forks:
+        lines.append(f"fork marker: {dict(pre.forks)} -> {dict(post.forks)}")
+    return lines
+
+
+def _colour(c: int) -> str:
+    from ..rules.atoms import COLOURS
+    return COLOURS[c].label
+
+
+def prove(board: Board, rules: Ruleset, players: int, ids: Iterable[str] | None = None,
+          timeout: float | None = None, mutant: Mutant | None = None, minimize: bool = True) -> list[PropertyResult]:
+    """Check the catalogue (or the properties ``ids``) for ``players`` players."""
+    chosen = [BY_ID[i] for i in ids] if ids else list(CATALOGUE)
+    prover = Prover(board, rules, players, mutant, timeout)
+    return [prover.check(p, minimize) for p in chosen]
+
+
+__all__ = ["prove", "Prover", "PropertyResult", "Counterexample", "CATALOGUE", "RESCUE", "field"]

@@ -1,0 +1,286 @@
+"""The encoding's context and its named rule groups.
+
+Every rule of RULES.md that the encoding uses is a small function registered under its rule ID in
+:data:`GROUPS`. Transitions call rules only through :meth:`Encoding.rule`, so a mutant (a deliberate error
+in one rule, :mod:`..analysis.mutants`) replaces exactly one entry and nothing else; and every constraint a
+transition asserts carries the ID of the rule it comes from, so an unsat core names rules.
+
+Group keys are rule IDs, optionally with a part name after a colon (``R-WEATHER-1:step``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import z3
+
+from ..board.graph import Board
+from ..rules.ruleset import PortDeparture, RescueWhenNone, Ruleset
+from .state import NCOL, Constraint, Expr
+from .tables import BoardTables
+
+Group = Callable[..., Any]
+GROUPS: dict[str, Group] = {}
+
+
+def group(key: str) -> Callable[[Group], Group]:
+    """Register the default implementation of a rule group."""
+    def register(fn: Group) -> Group:
+        GROUPS[key] = fn
+        return fn
+    return register
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A deliberate error in one rule group, for the mutation check."""
+
+    name: str
+    key: str
+    replacement: Group
+    description: str
+
+
+class Encoding:
+    """Board tables, ruleset and player count, with the rule groups in force (mutated or not)."""
+
+    def __init__(self, board: Board, rules: Ruleset, players: int, mutant: Mutant | None = None) -> None:
+        self.board = board
+        self.tables = BoardTables(board)
+        self.rules = rules
+        self.players = players
+        self.mutant = mutant
+        self._groups = dict(GROUPS)
+        if mutant is not None:
+            if mutant.key not in self._groups:
+                raise KeyError(mutant.key)
+            self._groups[mutant.key] = mutant.replacement
+
+    def rule(self, key: str) -> Group:
+        """The implementation of a rule group (the mutant's, if it replaces this one)."""
+        return self._groups[key]
+
+    @staticmethod
+    def rule_id(key: str) -> str:
+        return key.split(":", 1)[0]
+
+
+# -- phase II: which canoes act, and in which order ----------------------------------------------------
+
+@group("R-TURN-3")
+def acting(enc: Encoding, place: list[Expr], acts: list[Expr], paddle: Expr) -> list[Constraint]:
+    """A canoe on the river always acts; fallen canoes never; of two port canoes exactly (at most) one acts."""
+    t = enc.tables
+    out: list[Constraint] = []
+    for k in range(2):
+        out.append(("R-TURN-3", z3.Implies(z3.And(paddle, t.is_disc(place[k])), acts[k])))
+        out.append(("R-TURN-3", z3.Implies(place[k] == t.FALLEN, z3.Not(acts[k]))))
+    both_port = z3.And(place[0] == t.PORT, place[1] == t.PORT)
+    count = z3.If(acts[0], 1, 0) + z3.If(acts[1], 1, 0)
+    if enc.rules.port_departure is PortDeparture.EXACTLY_ONE:
+        out.append(("R-TURN-3", z3.Implies(z3.And(paddle, both_port), count == 1)))
+    else:
+        out.append(("R-TURN-3", z3.Implies(both_port, count <= 1)))
+    return out
+
+
+@group("R-TURN-2")
+def cloud(enc: Encoding, is_cloud: Expr, on: list[Expr], step: Expr) -> list[Constraint]:
+    """With the cloud no canoe acts; the weather moves one step up or down."""
+    return [("R-TURN-2", z3.Implies(is_cloud, z3.And(z3.Not(on[0]), z3.Not(on[1])))),
+            ("R-TURN-2", z3.Implies(is_cloud, z3.Or(step == 1, step == -1))),
+            ("R-TURN-2", z3.Implies(z3.Not(is_cloud), step == 0))]
+
+
+@group("R-WEATHER-1:step")
+def weather_step(enc: Encoding, weather: Expr, step: Expr) -> Expr:
+    """The weather after a cloud card: one step."""
+    return weather + step
+
+
+@group("R-WEATHER-1:bounds")
+def weather_bounds(enc: Encoding, weather: Expr) -> list[Constraint]:
+    """The weather never leaves [-1, 2]: at 2 the cloud must bring it down, at -1 up."""
+    return [("R-WEATHER-1", z3.And(weather >= enc.rules.weather_min, weather <= enc.rules.weather_max))]
+
+
+# -- phase II: one canoe's action ----------------------------------------------------------------------
+
+@group("R-MOVE-1")
+def structure(enc: Encoding, active: Expr, pre: list[Expr], post: list[Expr], move: Expr, start: Expr,
+              home: Expr) -> list[Constraint]:
+    """Gem actions, one movement in one direction, gem actions; a port canoe that acts leaves the port;
+    with ``must_move`` every acting canoe moves."""
+    out: list[Constraint] = []
+    for ops in (pre, post):
+        for a, b in zip(ops, ops[1:]):
+            out.append(("R-MOVE-1", z3.Implies(a == 0, b == 0)))
+        out += [("R-MOVE-1", z3.Implies(z3.Not(active), kind == 0)) for kind in ops]
+    out.append(("R-MOVE-1", z3.Or(move == -1, move == 0, move == 1)))
+    out.append(("R-MOVE-1", z3.Implies(z3.Not(active), move == 0)))
+    out.append(("R-MOVE-1", z3.Implies(z3.And(active, start == enc.tables.PORT), move != 0)))
+    if enc.rules.must_move:
+        out.append(("R-MOVE-1", z3.Implies(active, move != 0)))
+    return out
+
+
+@group("R-MOVE-6")
+def port_downstream(enc: Encoding, start: Expr, move: Expr) -> list[Constraint]:
+    """A canoe in the port can only move downstream."""
+    return [("R-MOVE-6", z3.Implies(start == enc.tables.PORT, move != -1))]
+
+
+@group("R-MOVE-4")
+def movement(enc: Encoding, start: Expr, dest: Expr, move: Expr) -> list[Constraint]:
+    """Downstream: to a disc below (any branch at a fork, never over the falls); upstream: to a place on the
+    way home; never across branches; no movement: stay."""
+    t = enc.tables
+    return [("R-MOVE-4", z3.Implies(move == 1, z3.And(t.is_disc(dest), t.upstream_of(start, dest)))),
+            ("R-MOVE-4", z3.Implies(move == -1, z3.And(t.is_disc(start), t.upstream_of(dest, start)))),
+            ("R-MOVE-4", z3.Implies(move == 0, dest == start))]
+
+
+@group("R-MOVE-2")
+def cost(enc: Encoding, ops: list[Any], distance: Expr) -> Expr:
+    """Points spent: 1 a disc, 2 a load or an unload."""
+    return distance + 2 * z3.Sum([x for op in ops for x in op.cells()])
+
+
+@group("R-MOVE-3")
+def budget(enc: Encoding, active: Expr, spent: Expr, budget_points: Expr, home: Expr, start: Expr,
+           pre_spent: Expr) -> list[Constraint]:
+    """Exactly the budget; a canoe entering the port needs the distance and loses the rest (R-MOVE-5)."""
+    t = enc.tables
+    return [("R-MOVE-3", z3.Implies(z3.And(active, z3.Not(home)), spent == budget_points)),
+            ("R-MOVE-5", z3.Implies(z3.And(active, home), pre_spent + t.depth_of(start) <= budget_points))]
+
+
+@group("R-GEM-1")
+def gem_action(enc: Encoding, op: Any, place: Expr, cave: list[list[Expr]], cargo: list[Expr]) -> list[Constraint]:
+    """Load a colour present in the cave beside; unload a gem carried, into the cave beside; only on a disc
+    beside a cave (so never in the port, nor on a disc without a cave)."""
+    t = enc.tables
+    here = t.cave_of(place)
+    out: list[Constraint] = []
+    for cc in range(NCOL):
+        beside = z3.And(t.is_disc(place), here == cc + 1)
+        for c in range(NCOL):
+            out.append(("R-GEM-1", z3.Implies(op.load[cc][c] == 1, z3.And(beside, cave[cc][c] >= 1))))
+            out.append(("R-GEM-1", z3.Implies(op.unload[cc][c] == 1, z3.And(beside, cargo[c] >= 1))))
+    return out
+
+
+@group("R-GEM-2")
+def capacity(enc: Encoding, cargo: list[Expr]) -> list[Constraint]:
+    """A canoe carries at most ``capacity`` gems."""
+    return [("R-GEM-2", z3.Sum(cargo) <= enc.rules.capacity)]
+
+
+@group("R-GEM-4")
+def no_swap(enc: Encoding, ops: list[Any]) -> list[Constraint]:
+    """A canoe may not both load and unload gems of one colour in one turn."""
+    return [("R-GEM-4", z3.Or(z3.Sum([op.loads(c) for op in ops]) == 0, z3.Sum([op.unloads(c) for op in ops]) == 0))
+            for c in range(NCOL)]
+
+
+@group("R-GEM-5")
+def bank_after_load(enc: Encoding, home: Expr, loaded: Expr) -> list[Constraint]:
+    """With ``bank_after_load: false`` a canoe that loaded this turn may not enter the port."""
+    if enc.rules.bank_after_load:
+        return []
+    return [("R-GEM-5", z3.Implies(home, z3.Not(loaded)))]
+
+
+@group("R-STEAL-3")
+def steal_direction(enc: Encoding, move: Expr) -> Expr:
+    """Only after moving upstream."""
+    return move == -1
+
+
+@group("R-STEAL-1")
+def steal(enc: Encoding, taking: Expr, move_ok: Expr, home: Expr, dest: Expr, empty_moving: Expr,
+          post_ops: Expr, spent_exactly: Expr, victim_here: Expr, victim_is_other: Expr,
+          has_gem: Expr) -> list[Constraint]:
+    """A canoe that moved upstream, empty, and stopped on a disc with its budget spent by the movement may take
+    a gem from another player's canoe there."""
+    t = enc.tables
+    return [("R-STEAL-3", z3.Implies(taking, move_ok)),
+            ("R-STEAL-1", z3.Implies(taking, z3.And(z3.Not(home), t.is_disc(dest), empty_moving,
+                                                    z3.Not(post_ops), spent_exactly))),
+            ("R-STEAL-1", z3.Implies(taking, z3.And(victim_is_other, victim_here, has_gem)))]
+
+
+@group("R-STEAL-5")
+def steal_after_unload(enc: Encoding, taking: Expr, unloaded: Expr) -> list[Constraint]:
+    """With ``steal_after_unload: false`` a canoe that unloaded this turn cannot steal."""
+    if enc.rules.steal_after_unload:
+        return []
+    return [("R-STEAL-5", z3.Implies(taking, z3.Not(unloaded)))]
+
+
+# -- phase III -----------------------------------------------------------------------------------------
+
+@group("R-FLOW-1")
+def flow_sum(enc: Encoding, cards: list[Expr], weather: Expr) -> Expr:
+    """Smallest paddle played (0 if only clouds) plus the weather."""
+    smallest: Expr = z3.IntVal(7)
+    for card in cards:
+        smallest = z3.If(z3.And(card != 0, card < smallest), card, smallest)
+    return z3.If(smallest == 7, 0, smallest) + weather
+
+
+@group("R-FLOW-2")
+def flow_clamp(enc: Encoding, total: Expr) -> Expr:
+    """No reverse flow (at least ``min_flow``)."""
+    return z3.If(total < enc.rules.min_flow, enc.rules.min_flow, total)
+
+
+@group("R-FLOW-4")
+def next_marker(enc: Encoding, marker: Expr, labels: int) -> Expr:
+    """After a disc enters a branch the marker points to the next branch."""
+    return z3.If(marker + 1 >= labels, 0, marker + 1)
+
+
+@group("R-FLOW-6")
+def fall(enc: Encoding, cave: list[list[Expr]], cargo: list[Expr]) -> list[list[Expr]]:
+    """The cargo of a canoe that went over the falls goes back to the cave of each gem's own colour."""
+    out = [list(row) for row in cave]
+    for c in range(NCOL):
+        out[c][c] = out[c][c] + cargo[c]
+    return out
+
+
+# -- phase I -------------------------------------------------------------------------------------------
+
+@group("R-RESCUE-1:payment")
+def pay(enc: Encoding, bank: list[Expr], cave: list[list[Expr]], rescued: Expr,
+        colour: Expr) -> tuple[list[Expr], list[list[Expr]]]:
+    """A paid gem leaves the bank for the cave of its own colour (``colour`` 1..5, 0: free)."""
+    new_bank = [bank[c] - z3.If(z3.And(rescued, colour == c + 1), 1, 0) for c in range(NCOL)]
+    new_cave = [list(row) for row in cave]
+    for c in range(NCOL):
+        new_cave[c][c] = new_cave[c][c] + z3.If(z3.And(rescued, colour == c + 1), 1, 0)
+    return new_bank, new_cave
+
+
+@group("R-RESCUE-2")
+def rescue_rules(enc: Encoding, place: list[Expr], rescued: list[Expr], colour: list[Expr],
+                 bank: list[Expr]) -> list[Constraint]:
+    """Who may or must bring canoes back, and when it is free (R-RESCUE-1..3)."""
+    t = enc.tables
+    none_in_play = z3.And(place[0] == t.FALLEN, place[1] == t.FALLEN)
+    empty_bank = z3.Sum(bank) == 0
+    free_allowed = none_in_play if enc.rules.rescue_when_none is RescueWhenNone.FREE else \
+        z3.And(none_in_play, empty_bank)
+    out: list[Constraint] = []
+    for k in range(2):
+        out.append(("R-RESCUE-1", z3.Implies(rescued[k], place[k] == t.FALLEN)))
+        out.append(("R-RESCUE-1", z3.And(colour[k] >= 0, colour[k] <= NCOL)))
+        out.append(("R-RESCUE-1", z3.Implies(z3.Not(rescued[k]), colour[k] == 0)))
+        out.append(("R-RESCUE-3" if enc.rules.rescue_when_none is RescueWhenNone.FREE else "R-RESCUE-2",
+                    z3.Implies(z3.And(rescued[k], colour[k] == 0), free_allowed)))
+    # At most one canoe comes back for free; with a gem to pay, the first rescue is paid (R-RESCUE-2).
+    out.append(("R-RESCUE-2", z3.Not(z3.And(rescued[0], rescued[1], colour[0] == 0, colour[1] == 0))))
+    out.append(("R-RESCUE-2", z3.Implies(none_in_play, z3.Or(rescued[0], rescued[1]))))
+    return out

@@ -1,0 +1,133 @@
+"""Phases I and III as transition relations: rescues (R-RESCUE) and the river flowing (R-FLOW)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from ..rules.ruleset import ForkPolicy
+from .core import Encoding
+from .state import NCOL, Constraint, Expr, SymPosition
+from .tables import BoardTables
+from .turn import Transition
+
+#: The most steps a river can flow: the largest paddle plus the stormiest weather.
+MAX_STEPS = 6 + 2
+
+
+@dataclass
+class FlowChoice:
+    """With ``fork_policy: free``, the branch each step's disc takes at each fork (label index)."""
+
+    branches: list[dict[int, Expr]]
+
+    @classmethod
+    def fresh(cls, tag: str, enc: Encoding) -> "FlowChoice":
+        return cls([{f: z3.Int(f"{tag}.step{i}.fork{f}") for f in enc.tables.forks} for i in range(MAX_STEPS)])
+
+    def variables(self) -> list[Expr]:
+        return [v for step in self.branches for v in step.values()]
+
+
+def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = None) -> Transition:
+    """Phase III from ``pre`` (every player's card known): the river moves ``k`` single steps (R-FLOW-1..6).
+
+    Each step pushes the discs on one path from the top to a brink, chosen by the fork markers; canoes on
+    those discs move one place down, those on the last disc go over the falls. Unrolled to the largest
+    possible flow; a negative ``k`` (which R-FLOW-2 forbids) would move canoes upstream.
+    """
+    t = enc.tables
+    out: list[Constraint] = []
+    total = enc.rule("R-FLOW-1")(enc, pre.card, pre.weather)
+    k = enc.rule("R-FLOW-2")(enc, total)
+    free = enc.rules.fork_policy is ForkPolicy.FREE
+    if free and choice is None:
+        choice = FlowChoice.fresh("flow", enc)
+    state = pre.copy()
+    for i in range(MAX_STEPS):
+        active = k > i
+        if free:
+            assert choice is not None
+            routing = choice.branches[i]
+            out += [("R-FLOW-4", z3.And(b >= 0, b < len(t.labels[f]))) for f, b in routing.items()]
+        else:
+            routing = state.marker
+        on_path = {x: z3.And([routing[f] == j for f, j in t.route[x]]) for x in t.disc_ids}
+        new = state.copy()
+        for p in range(state.players):
+            for v in range(2):
+                x = state.place[p][v]
+                moved: Expr = x
+                for d in t.disc_ids:
+                    here = z3.And(active, x == d, on_path[d])
+                    if d in t.branch:
+                        nxt: Expr = z3.IntVal(t.branch[d][-1])
+                        for j, child in reversed(list(enumerate(t.branch[d][:-1]))):
+                            nxt = z3.If(routing[d] == j, child, nxt)
+                    elif t.next[d] is not None:
+                        nxt = z3.IntVal(t.next[d])
+                    else:
+                        nxt = z3.IntVal(t.FALLEN)  # the disc leaving a brink goes over the falls
+                    moved = z3.If(here, nxt, moved)
+                # A negative flow (forbidden by R-FLOW-2) would push canoes back up, one disc a step.
+                back = z3.And(k < -i, t.is_disc(x))
+                moved = z3.If(back, _parent(t, x), moved)
+                new.place[p][v] = moved
+        if not free:
+            for f in t.forks:
+                new.marker[f] = z3.If(z3.And(active, on_path[f]),
+                                      enc.rule("R-FLOW-4")(enc, state.marker[f], len(t.labels[f])), state.marker[f])
+        state = new
+    # R-FLOW-6: canoes that went over the falls are fallen; their cargo goes back to the caves.
+    for p in range(state.players):
+        for v in range(2):
+            fell = z3.And(pre.place[p][v] != t.FALLEN, state.place[p][v] == t.FALLEN)
+            # The cargo moves off the canoe as a transfer, so conservation is plain arithmetic.
+            moved = [z3.If(fell, g, 0) for g in pre.cargo[p][v]]
+            state.cave = enc.rule("R-FLOW-6")(enc, state.cave, moved)
+            state.cargo[p][v] = [g - m for g, m in zip(pre.cargo[p][v], moved)]
+    return Transition(out, state, extra={"k": k, "sum": total})
+
+
+def _parent(t: BoardTables, x: Expr) -> Expr:
+    out: Expr = x
+    for d in t.disc_ids:
+        out = z3.If(x == d, t.above[d][0], out)
+    return out
+
+
+@dataclass
+class RescueChoice:
+    """Each player's rescue decision per canoe: bring it back, and the colour paid (1..5; 0: free)."""
+
+    rescued: list[list[Expr]]
+    colour: list[list[Expr]]
+
+    @classmethod
+    def fresh(cls, tag: str, players: int) -> "RescueChoice":
+        return cls([[z3.Bool(f"{tag}.{p}.{k}.rescued") for k in range(2)] for p in range(players)],
+                   [[z3.Int(f"{tag}.{p}.{k}.colour") for k in range(2)] for p in range(players)])
+
+    def variables(self) -> list[Expr]:
+        return [v for rows in (self.rescued, self.colour) for row in rows for v in row]
+
+
+def encode_rescue(enc: Encoding, pre: SymPosition, choice: RescueChoice) -> Transition:
+    """Phase I rescues (R-RESCUE-1..3): each player independently, in seat order from the lifebuoy."""
+    t = enc.tables
+    out: list[Constraint] = []
+    state = pre.copy()
+    for p in range(pre.players):
+        out += enc.rule("R-RESCUE-2")(enc, pre.place[p], choice.rescued[p], choice.colour[p], pre.bank[p])
+        bank, cave = list(state.bank[p]), state.cave
+        for k in range(2):
+            rescued, colour = choice.rescued[p][k], choice.colour[p][k]
+            # R-RESCUE-1: the gem paid must be in the bank (after the player's other payment).
+            out.append(("R-RESCUE-1", z3.Implies(z3.And(rescued, colour >= 1),
+                                                 z3.Or([z3.And(colour == c + 1, bank[c] >= 1) for c in range(NCOL)]))))
+            bank, cave = enc.rule("R-RESCUE-1:payment")(enc, bank, cave, rescued, colour)
+            state.place[p][k] = z3.If(rescued, t.PORT, state.place[p][k])
+        state.bank[p] = bank
+        state.cave = cave
+    return Transition(out, state)

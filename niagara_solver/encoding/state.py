@@ -1,0 +1,190 @@
+"""Symbolic positions: z3 terms for every canoe's place and cargo, the caves, banks, weather, fork
+markers, hands and chosen cards; the well-formedness predicate (what FORMAT.md accepts); and the
+translation of a model back to a :class:`Position` file.
+
+Colours are 0..4 here (a colour's value minus one); cards are 0 (the cloud) and 1..6.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import z3
+
+from ..rules.atoms import COLOURS, Card, Gems, Phase
+from ..rules.position import Canoe, Player, Position
+from ..rules.ruleset import Ruleset
+from .tables import BoardTables
+
+Expr = Any  # a z3 term (ArithRef or BoolRef); z3's Python types are too loose for more precision
+NCOL = 5
+CARDS = range(7)
+#: Names given to the players of a decoded position.
+NAMES = ("red", "blue", "green", "yellow", "black")
+
+Constraint = tuple[str, Expr]  # (rule ID, z3 Bool)
+
+
+@dataclass
+class SymPosition:
+    """A position as z3 terms. Fresh variables for a free position; expressions for one computed from it."""
+
+    place: list[list[Expr]]
+    cargo: list[list[list[Expr]]]
+    cave: list[list[Expr]]
+    bank: list[list[Expr]]
+    weather: Expr
+    marker: dict[int, Expr]
+    hand: list[list[Expr]]
+    card: list[Expr]
+    extra: dict[str, Expr] = field(default_factory=dict)
+
+    @classmethod
+    def fresh(cls, tag: str, players: int, tables: "BoardTables | _Markers") -> "SymPosition":
+        integer, boolean = z3.Int, z3.Bool
+        return cls(
+            place=[[integer(f"{tag}.place.{p}.{k}") for k in range(2)] for p in range(players)],
+            cargo=[[[integer(f"{tag}.cargo.{p}.{k}.{c}") for c in range(NCOL)] for k in range(2)]
+                   for p in range(players)],
+            cave=[[integer(f"{tag}.cave.{cc}.{c}") for c in range(NCOL)] for cc in range(NCOL)],
+            bank=[[integer(f"{tag}.bank.{p}.{c}") for c in range(NCOL)] for p in range(players)],
+            weather=integer(f"{tag}.weather"),
+            marker={f: integer(f"{tag}.marker.{f}") for f in tables.forks},
+            hand=[[boolean(f"{tag}.hand.{p}.{c}") for c in CARDS] for p in range(players)],
+            card=[integer(f"{tag}.card.{p}") for p in range(players)],
+        )
+
+    @property
+    def players(self) -> int:
+        return len(self.place)
+
+    def copy(self) -> "SymPosition":
+        """A shallow copy whose lists may be changed without touching this one."""
+        return replace(self, place=[list(r) for r in self.place],
+                       cargo=[[list(c) for c in r] for r in self.cargo], cave=[list(r) for r in self.cave],
+                       bank=[list(r) for r in self.bank], marker=dict(self.marker),
+                       hand=[list(r) for r in self.hand], card=list(self.card), extra=dict(self.extra))
+
+    def materialize(self, tag: str) -> tuple["SymPosition", list["Constraint"]]:
+        """Fresh variables equal to this position's terms (definitions tagged ``DEF``).
+
+        Naming intermediate states keeps terms small: a later step reads variables instead of the nested
+        terms of every earlier step (measured in docs/PROVER.md).
+        """
+        fresh = SymPosition.fresh(tag, self.players, _Markers(self.marker))
+        defs: list[Constraint] = []
+        for a, b in zip(_flat(fresh), _flat(self)):
+            defs.append(("DEF", a == b))
+        return fresh, defs
+
+    def load(self, p: int, k: int) -> Expr:
+        """How many gems canoe ``k`` of player ``p`` carries."""
+        return z3.Sum(self.cargo[p][k])
+
+    def total(self, c: int) -> Expr:
+        """Gems of colour ``c`` in caves, on canoes and in banks (R-PROP-3)."""
+        return z3.Sum([self.cave[cc][c] for cc in range(NCOL)]
+                      + [self.cargo[p][k][c] for p in range(self.players) for k in range(2)]
+                      + [self.bank[p][c] for p in range(self.players)])
+
+
+class _Markers:
+    """Stands in for the tables when only the fork list is needed."""
+
+    def __init__(self, marker: dict[int, Expr]) -> None:
+        self.forks = list(marker)
+
+
+def _flat(pos: SymPosition) -> list[Expr]:
+    return ([x for row in pos.place for x in row] + [g for row in pos.cargo for k in row for g in k]
+            + [g for row in pos.cave for g in row] + [g for row in pos.bank for g in row] + [pos.weather]
+            + list(pos.marker.values()) + [h for row in pos.hand for h in row] + list(pos.card))
+
+
+def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Phase,
+                all_acted: bool = False) -> list[Constraint]:
+    """What FORMAT.md accepts, as rule-tagged constraints (docs/PROVER.md, "Well-formed positions").
+
+    ``all_acted``: phase II is over (the position the flow starts from): every card is revealed and has left
+    the hand, and hands may be empty.
+    """
+    out: list[Constraint] = []
+    t = tables
+    for p in range(pos.players):
+        for k in range(2):
+            x = pos.place[p][k]
+            out.append(("R-BOARD-1", z3.And(x >= 0, x <= t.FALLEN)))
+            out.append(("R-GEM-2", pos.load(p, k) <= rules.capacity))
+            out += [("R-COMP-3", g >= 0) for g in pos.cargo[p][k]]
+            out.append(("R-GEM-5", z3.Implies(x == t.PORT, pos.load(p, k) == 0)))
+            out.append(("R-FLOW-6", z3.Implies(x == t.FALLEN, pos.load(p, k) == 0)))
+        out += [("R-COMP-3", g >= 0) for g in pos.bank[p]]
+        out.append(("R-COMP-2", z3.And(pos.card[p] >= 0, pos.card[p] <= 6)))
+        if all_acted:
+            out.append(("R-CARD-2", z3.Not(card_in_hand(pos, p, pos.card[p]))))
+        else:
+            out.append(("R-CARD-2", z3.Or(pos.hand[p])))
+        if phase is Phase.TURNS:
+            out.append(("R-RESCUE-2", z3.Or([pos.place[p][k] != t.FALLEN for k in range(2)])))
+    for cc in range(NCOL):
+        out += [("R-COMP-3", g >= 0) for g in pos.cave[cc]]
+    for c in range(NCOL):
+        out.append(("R-COMP-3", pos.total(c) == rules.gems_per_colour))
+    out.append(("R-COMP-4", z3.And(pos.weather >= rules.weather_min, pos.weather <= rules.weather_max)))
+    for f, m in pos.marker.items():
+        out.append(("R-FLOW-4", z3.And(m >= 0, m < len(t.labels[f]))))
+    return out
+
+
+def card_in_hand(pos: SymPosition, p: int, card: Expr) -> Expr:
+    """R-CARD-2: the card is one of the player's hand."""
+    return z3.Or([z3.And(card == c, pos.hand[p][c]) for c in CARDS])
+
+
+def fix(pos: SymPosition, concrete: Position, tables: BoardTables) -> list[Expr]:
+    """Constraints making ``pos`` equal to a concrete position (players' canoes in canonical order)."""
+    out = []
+    for p, player in enumerate(concrete.players):
+        for k, canoe in enumerate(player.canoes):
+            out.append(pos.place[p][k] == tables.index[canoe.place])
+            g = Gems.of(canoe.gems)
+            out += [pos.cargo[p][k][c] == g[c] for c in range(NCOL)]
+        out += [pos.bank[p][c] == player.bank[c] for c in range(NCOL)]
+        out += [pos.hand[p][c] == (Card(c) in player.hand) for c in CARDS]
+        if player.card is not None:
+            out.append(pos.card[p] == int(player.card))
+    for cc in range(NCOL):
+        out += [pos.cave[cc][c] == concrete.caves[cc][c] for c in range(NCOL)]
+    out.append(pos.weather == concrete.weather)
+    for fork, label in concrete.forks:
+        f = tables.index[fork]
+        out.append(pos.marker[f] == tables.labels[f].index(label))
+    return out
+
+
+def value(model: z3.ModelRef, term: Expr) -> int:
+    got = model.eval(term, model_completion=True)
+    return got.as_long() if z3.is_int_value(got) else int(z3.is_true(got))
+
+
+def decode(model: z3.ModelRef, pos: SymPosition, tables: BoardTables, rules: Ruleset, base: Position) -> Position:
+    """The concrete position a model gives ``pos`` (board, ruleset, round, phase and lifebuoy from ``base``)."""
+    players = []
+    for p in range(pos.players):
+        canoes = []
+        for k in range(2):
+            place = tables.name.get(value(model, pos.place[p][k]), "port")
+            cargo: list[Any] = []
+            for c in range(NCOL):
+                cargo += [COLOURS[c]] * max(0, value(model, pos.cargo[p][k][c]))
+            canoes.append(Canoe(place, tuple(cargo)))
+        hand = tuple(Card(c) for c in CARDS if value(model, pos.hand[p][c]))
+        bank = Gems(max(0, value(model, pos.bank[p][c])) for c in range(NCOL))
+        card_value = value(model, pos.card[p])
+        card = Card(card_value) if 0 <= card_value <= 6 else None
+        players.append(Player(NAMES[p], tuple(canoes), hand, bank, card))
+    caves = tuple(Gems(max(0, value(model, pos.cave[cc][c])) for c in range(NCOL)) for cc in range(NCOL))
+    forks = tuple((tables.name[f], tables.labels[f][value(model, m) % len(tables.labels[f])])
+                  for f, m in pos.marker.items())
+    return base.replace(players=tuple(players), caves=caves, weather=value(model, pos.weather), forks=forks)

@@ -1,0 +1,88 @@
+"""From a model back to the game's words: a turn in the notation, rescue decisions, flow branch choices."""
+
+from __future__ import annotations
+
+import z3
+
+from ..engine.notation import CanoeAction, CanoeRef, Load, Move, Rescue, Steal, Step, Turn, Unload
+from ..rules.atoms import COLOURS, Card, Colour
+from .flow import FlowChoice, RescueChoice
+from .state import NAMES, SymPosition, value
+from .tables import BoardTables
+from .turn import GemOp, TurnChoice
+
+# The notation module is the shared vocabulary of the project (like the rule IDs); decoding a model into it
+# lets the engine replay a counterexample. Nothing here decides what is legal.
+
+
+def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre: SymPosition,
+                player: int = 0) -> tuple[Card, Turn]:
+    """The card and the turn a model chose (canoes named by their place, and cargo when needed)."""
+    card = Card(value(model, choice.card))
+    if card is Card.CLOUD:
+        return card, Turn(weather=value(model, choice.step))
+
+    def canoe(p: int, k: int) -> tuple[str, tuple[Colour, ...]]:
+        cargo: list[Colour] = []
+        for c in range(len(COLOURS)):
+            cargo += [COLOURS[c]] * value(model, pre.cargo[p][k][c])
+        return tables.name.get(value(model, pre.place[p][k]), "port"), tuple(cargo)
+
+    actions = []
+    for slot in choice.slots:
+        if not value(model, slot.on):
+            continue
+        place, gems = canoe(player, slot.who)
+        other_place, other_gems = canoe(player, 1 - slot.who)
+        ref = CanoeRef(place, gems if other_place == place and other_gems != gems else None)
+        steps: list[Step] = _ops(model, slot.pre)
+        move = value(model, slot.move)
+        if move:
+            steps.append(Move(tables.name[value(model, slot.dest)], move == 1))
+        steps += _ops(model, slot.post)
+        for j in range(len(slot.steals)):
+            for q, canoes in enumerate(slot.steals[j]):
+                for v, cells in enumerate(canoes):
+                    for c, cell in enumerate(cells):
+                        if value(model, cell):
+                            at, cargo = canoe(q, v)
+                            twin_at, twin = canoe(q, 1 - v)
+                            named = cargo if twin_at == at and COLOURS[c] in twin and twin != cargo else None
+                            steps.append(Steal(NAMES[q], COLOURS[c], named))
+        actions.append(CanoeAction(ref, tuple(steps)))
+    return card, Turn(tuple(actions))
+
+
+def _ops(model: z3.ModelRef, ops: list[GemOp]) -> list[Step]:
+    out: list[Step] = []
+    for op in ops:
+        for cc in range(len(COLOURS)):
+            for c in range(len(COLOURS)):
+                if value(model, op.load[cc][c]):
+                    out.append(Load(COLOURS[c]))
+                if value(model, op.unload[cc][c]):
+                    out.append(Unload(COLOURS[c]))
+    return out
+
+
+def decode_rescues(model: z3.ModelRef, choice: RescueChoice) -> dict[int, Rescue]:
+    """Each player's rescue decision."""
+    out = {}
+    for p, (rescued, colours) in enumerate(zip(choice.rescued, choice.colour)):
+        payments = []
+        for r, c in zip(rescued, colours):
+            if value(model, r):
+                paid = value(model, c)
+                payments.append(COLOURS[paid - 1] if paid else None)
+        out[p] = Rescue(tuple(payments))
+    return out
+
+
+def decode_branches(model: z3.ModelRef, choice: FlowChoice, tables: BoardTables,
+                    steps: int) -> list[tuple[tuple[str, str], ...]]:
+    """The branch every flow step's disc took at each fork (``fork_policy: free``)."""
+    out = []
+    for i in range(steps):
+        out.append(tuple((tables.name[f], tables.labels[f][value(model, b) % len(tables.labels[f])])
+                         for f, b in choice.branches[i].items()))
+    return out

@@ -1,0 +1,293 @@
+"""Phase II as a transition relation: one player's turn with a card, over symbolic choices.
+
+The choices (:class:`TurnChoice`) are the card; the weather step for a cloud; and for each of the player's
+two canoes, whether it acts, its gem actions where it stands (up to three), its movement (direction and
+destination), its gem actions where it stops, and its steals. The relation is the conjunction of the rule
+groups of :mod:`.core`, each constraint tagged with its rule ID; the position after the turn is computed as
+terms of the position before and the choices.
+
+Gem actions and steals are 0/1 transfer matrices (a load moves one gem of colour c from cave cc to the
+canoe: ``load[cc][c] = 1``), so every gem movement is a linear transfer and conservation is arithmetic the
+solver sees at once (docs/PROVER.md, "What made it fast").
+
+Symmetry: a position's two canoes are interchangeable, so the canoe acting first is canoe 0: slot 0 acts on
+canoe 0, slot 1 on canoe 1. Turns where the second canoe of a concrete position acts first are found by
+swapping its canoes (:func:`canoe_orders`).
+
+This is the encoding's own reading of RULES.md: it shares nothing with :mod:`niagara_solver.engine` but the
+board graph and the rule IDs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import z3
+
+from .core import Encoding
+from .state import NCOL, Constraint, Expr, SymPosition, card_in_hand
+
+OPS = 3  # gem actions at one stop: at most three (six points)
+
+
+def _bit(name: str) -> Expr:
+    return z3.Int(name)
+
+
+@dataclass
+class GemOp:
+    """One gem action as transfer matrices: ``load[cc][c]`` / ``unload[cc][c]`` are 1 when a gem of colour
+    ``c`` goes from / to the cave of colour ``cc``; all zero: no action."""
+
+    load: list[list[Expr]]
+    unload: list[list[Expr]]
+
+    @classmethod
+    def fresh(cls, tag: str) -> "GemOp":
+        return cls([[_bit(f"{tag}.L.{cc}.{c}") for c in range(NCOL)] for cc in range(NCOL)],
+                   [[_bit(f"{tag}.U.{cc}.{c}") for c in range(NCOL)] for cc in range(NCOL)])
+
+    def cells(self) -> list[Expr]:
+        return [x for m in (self.load, self.unload) for row in m for x in row]
+
+    def domain(self) -> list[Expr]:
+        return [*(z3.And(x >= 0, x <= 1) for x in self.cells()), z3.Sum(self.cells()) <= 1]
+
+    def loads(self, c: int) -> Expr:
+        return z3.Sum([self.load[cc][c] for cc in range(NCOL)])
+
+    def unloads(self, c: int) -> Expr:
+        return z3.Sum([self.unload[cc][c] for cc in range(NCOL)])
+
+    @property
+    def is_load(self) -> Expr:
+        return z3.Sum([x for row in self.load for x in row]) == 1
+
+    @property
+    def is_unload(self) -> Expr:
+        return z3.Sum([x for row in self.unload for x in row]) == 1
+
+    @property
+    def kind(self) -> Expr:
+        """0 none, 1 load, 2 unload."""
+        return z3.If(self.is_load, 1, z3.If(self.is_unload, 2, 0))
+
+    @property
+    def colour(self) -> Expr:
+        """The colour moved (meaningful when there is an action)."""
+        return z3.Sum([c * (self.loads(c) + self.unloads(c)) for c in range(NCOL)])
+
+    def at_cave(self, cc: int) -> Expr:
+        return z3.Sum([self.load[cc][c] + self.unload[cc][c] for c in range(NCOL)])
+
+
+@dataclass
+class SlotChoice:
+    """The choices of one canoe's action (slot ``s`` acts on canoe ``s``)."""
+
+    on: Expr
+    who: int
+    pre: list[GemOp]
+    move: Expr
+    dest: Expr
+    post: list[GemOp]
+    steals: list[list[list[list[Expr]]]]  # [j][player][canoe][colour] 0/1
+
+    @classmethod
+    def fresh(cls, tag: str, capacity: int, who: int, players: int) -> "SlotChoice":
+        return cls(on=z3.Bool(f"{tag}.on"), who=who,
+                   pre=[GemOp.fresh(f"{tag}.pre{i}") for i in range(OPS)],
+                   move=z3.Int(f"{tag}.move"), dest=z3.Int(f"{tag}.dest"),
+                   post=[GemOp.fresh(f"{tag}.post{i}") for i in range(OPS)],
+                   steals=[[[[_bit(f"{tag}.steal{j}.{q}.{v}.{c}") for c in range(NCOL)] for v in range(2)]
+                            for q in range(players)] for j in range(capacity)])
+
+    def steal_cells(self, j: int) -> list[Expr]:
+        return [x for q in self.steals[j] for v in q for x in v]
+
+    def taking(self, j: int) -> Expr:
+        return z3.Sum(self.steal_cells(j)) == 1
+
+    def variables(self) -> list[Expr]:
+        return [self.on, *(x for op in (*self.pre, *self.post) for x in op.cells()), self.move, self.dest,
+                *(x for j in range(len(self.steals)) for x in self.steal_cells(j))]
+
+
+@dataclass
+class TurnChoice:
+    """Everything a player decides in a turn."""
+
+    card: Expr
+    step: Expr
+    slots: list[SlotChoice]
+
+    @classmethod
+    def fresh(cls, tag: str, capacity: int, players: int) -> "TurnChoice":
+        return cls(card=z3.Int(f"{tag}.card"), step=z3.Int(f"{tag}.weather_step"),
+                   slots=[SlotChoice.fresh(f"{tag}.slot{s}", capacity, s, players) for s in range(2)])
+
+    def variables(self) -> list[Expr]:
+        return [self.card, self.step, *(v for s in self.slots for v in s.variables())]
+
+
+@dataclass
+class SlotObservation:
+    """What one canoe action did, as terms: where it started and ended, its gem actions, its steals."""
+
+    on: Expr
+    who: int
+    start: Expr
+    end: Expr
+    home: Expr
+    ops: list[GemOp]
+    pre_ops: list[GemOp]
+    post_ops: list[GemOp]
+    move: Expr
+
+    @property
+    def kinds(self) -> list[Expr]:
+        return [op.kind for op in self.ops]
+
+    @property
+    def colours(self) -> list[Expr]:
+        return [op.colour for op in self.ops]
+
+    @property
+    def pre_kinds(self) -> list[Expr]:
+        return [op.kind for op in self.pre_ops]
+
+    @property
+    def post_kinds(self) -> list[Expr]:
+        return [op.kind for op in self.post_ops]
+
+
+@dataclass
+class Transition:
+    """A phase's relation: its rule-tagged constraints and the position after it."""
+
+    constraints: list[Constraint]
+    post: SymPosition
+    observations: list[SlotObservation] = field(default_factory=list)
+    extra: dict[str, Expr] = field(default_factory=dict)
+
+
+def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int = 0) -> Transition:
+    """The turn of ``player`` (by symmetry, player 0 stands for any) from ``pre`` with ``choice``."""
+    out: list[Constraint] = []
+    P = player
+    card = choice.card
+    is_cloud = card == 0
+    paddle = z3.Not(is_cloud)
+    out.append(("R-CARD-2", card_in_hand(pre, P, card)))
+    slots = choice.slots
+    on = [s.on for s in slots]
+    out += enc.rule("R-TURN-2")(enc, is_cloud, on, choice.step)
+    out += enc.rule("R-TURN-3")(enc, pre.place[P], on, paddle)
+
+    state = pre.copy()
+    state.weather = enc.rule("R-WEATHER-1:step")(enc, pre.weather, choice.step)
+    out += [(r, z3.Implies(is_cloud, c)) for r, c in enc.rule("R-WEATHER-1:bounds")(enc, state.weather)]
+    observations = []
+    for s in slots:
+        active = z3.And(s.on, paddle)
+        obs, state, cons = _slot(enc, state, P, s, active, card)
+        out += cons
+        observations.append(obs)
+    # The card leaves the hand and is on the table (R-CARD-2).
+    state.hand[P] = [z3.And(h, card != c) for c, h in enumerate(pre.hand[P])]
+    state.card[P] = card
+    return Transition(out, state, observations)
+
+
+def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr,
+          budget_points: Expr) -> tuple[SlotObservation, SymPosition, list[Constraint]]:
+    """One canoe's action (R-MOVE-1): gem actions, a movement, gem actions, steals."""
+    t = enc.tables
+    out: list[Constraint] = []
+    k = s.who
+    start = state.place[P][k]
+    cargo = list(state.cargo[P][k])
+    cave = [list(row) for row in state.cave]
+    ops = [*s.pre, *s.post]
+    for op in ops:
+        out += [("DOMAIN", d) for d in op.domain()]
+
+    def stop(gem_ops: list[GemOp], at: Expr, cargo: list[Expr],
+             cave: list[list[Expr]]) -> tuple[list[Expr], list[list[Expr]]]:
+        for op in gem_ops:
+            out.extend(enc.rule("R-GEM-1")(enc, op, at, cave, cargo))
+            cargo = [cargo[c] + op.loads(c) - op.unloads(c) for c in range(NCOL)]
+            # R-GEM-3: an unloaded gem stays in the cave beside the disc; a loaded one leaves it.
+            cave = [[cave[cc][c] - op.load[cc][c] + op.unload[cc][c] for c in range(NCOL)] for cc in range(NCOL)]
+            out.extend((r, z3.Implies(op.is_load, e)) for r, e in enc.rule("R-GEM-2")(enc, cargo))
+        return cargo, cave
+
+    cargo, cave = stop(s.pre, start, cargo, cave)
+    moving = list(cargo)
+    dest = s.dest
+    home = z3.And(active, s.move == -1, dest == t.PORT)
+    out += enc.rule("R-MOVE-1")(enc, active, [op.kind for op in s.pre], [op.kind for op in s.post], s.move,
+                                start, home)
+    out += [(r, z3.Implies(active, e)) for r, e in enc.rule("R-MOVE-6")(enc, start, s.move)]
+    out += [(r, z3.Implies(active, e)) for r, e in enc.rule("R-MOVE-4")(enc, start, dest, s.move)]
+    distance = z3.If(s.move == 1, t.depth_of(dest) - t.depth_of(start),
+                     z3.If(s.move == -1, t.depth_of(start) - t.depth_of(dest), 0))
+    out.append(("R-MOVE-5", z3.Implies(home, z3.And([op.kind == 0 for op in s.post]))))
+    cargo, cave = stop(s.post, dest, cargo, cave)
+    out += [(r, z3.Implies(active, e)) for r, e in enc.rule("R-GEM-4")(enc, ops)]
+    spent = enc.rule("R-MOVE-2")(enc, ops, distance)
+    pre_spent = enc.rule("R-MOVE-2")(enc, s.pre, z3.IntVal(0))
+    out += enc.rule("R-MOVE-3")(enc, active, spent, budget_points, home, start, pre_spent)
+    loaded = z3.Or([op.is_load for op in ops])
+    unloaded = z3.Or([op.is_unload for op in ops])
+    out += enc.rule("R-GEM-5")(enc, home, loaded)
+
+    # R-GEM-5: a canoe entering the port banks its cargo at no cost (a transfer from canoe to bank).
+    banked = [z3.If(home, cargo[c], 0) for c in range(NCOL)]
+    bank = [state.bank[P][c] + banked[c] for c in range(NCOL)]
+    cargo = [cargo[c] - banked[c] for c in range(NCOL)]
+
+    # Steals (R-STEAL-1..5): one gem from each chosen canoe of another player on the disc.
+    others = [[list(state.cargo[q][v]) for v in range(2)] for q in range(state.players)]
+    post_ops = z3.Or([op.kind != 0 for op in s.post])
+    empty_moving = z3.Sum(moving) == 0
+    move_ok = enc.rule("R-STEAL-3")(enc, s.move)
+    for j in range(len(s.steals)):
+        cells = s.steals[j]
+        out += [("DOMAIN", z3.And(x >= 0, x <= 1)) for x in s.steal_cells(j)]
+        out.append(("DOMAIN", z3.Sum(s.steal_cells(j)) <= 1))
+        taking = s.taking(j)
+        victim_here = z3.And([z3.Implies(z3.Sum(cells[q][v]) == 1, state.place[q][v] == dest)
+                              for q in range(state.players) for v in range(2)])
+        has_gem = z3.And([z3.Implies(cells[q][v][c] == 1, others[q][v][c] >= 1)
+                          for q in range(state.players) for v in range(2) for c in range(NCOL)])
+        is_other = z3.Sum([x for v in cells[P] for x in v]) == 0
+        out.append(("R-STEAL-2", z3.Implies(taking, active)))
+        if j > 0:
+            out.append(("R-STEAL-2", z3.Implies(taking, s.taking(j - 1))))
+            out += [("R-STEAL-2", z3.Sum(cells[q][v]) + z3.Sum(s.steals[j - 1][q][v]) <= 1)
+                    for q in range(state.players) for v in range(2)]
+        out += enc.rule("R-STEAL-1")(enc, taking, move_ok, home, dest, empty_moving, post_ops,
+                                     spent == budget_points, victim_here, is_other, has_gem)
+        out += enc.rule("R-STEAL-5")(enc, taking, unloaded)
+        for q in range(state.players):
+            for v in range(2):
+                others[q][v] = [others[q][v][c] - cells[q][v][c] for c in range(NCOL)]
+        cargo = [cargo[c] + z3.Sum([cells[q][v][c] for q in range(state.players) for v in range(2)])
+                 for c in range(NCOL)]
+        # R-STEAL-2: a canoe steals at most as many gems as it has room for (R-GEM-2).
+        out += [("R-STEAL-2", z3.Implies(taking, e)) for _, e in enc.rule("R-GEM-2")(enc, cargo)]
+
+    # An idle slot has no gem action, movement, banking or steal (R-MOVE-1, R-STEAL-2): caves, banks and cargo
+    # come out unchanged without a case split.
+    new = state.copy()
+    new.cave = cave
+    new.bank[P] = bank
+    for q in range(state.players):
+        for v in range(2):
+            new.cargo[q][v] = list(others[q][v])
+    new.place[P][k] = z3.If(active, dest, start)
+    new.cargo[P][k] = cargo
+    obs = SlotObservation(on=active, who=k, start=start, end=dest, home=home, ops=ops, pre_ops=list(s.pre),
+                          post_ops=list(s.post), move=s.move)
+    return obs, new, out

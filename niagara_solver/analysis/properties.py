@@ -57,8 +57,13 @@ class Property:
     title: str
     rules: tuple[str, ...]
     obligations: tuple[tuple[str, Statement], ...]
-    method: str = "one-phase proof"
+    method: str = ""
     notes: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.method:
+            phases = ", ".join(p for p, _ in self.obligations)
+            object.__setattr__(self, "method", f"one-phase proof ({phases})")
 
 
 # -- helpers: the property side's own arithmetic --------------------------------------------------------

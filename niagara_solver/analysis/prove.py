@@ -287,6 +287,10 @@ class Prover:
         found = verdict(exists.check())
         base = Position.initial(list(NAMES[:n]), self.board, self.rules).replace(phase=Phase.TURNS)
         position = decode(model, pre, t, self.rules, base)
+        from ..rules.atoms import Card
+        held = Card(value(model, card))
+        position = position.replace(players=tuple(
+            Player(p.name, p.canoes, p.hand, p.bank, held if i == 0 else None) for i, p in enumerate(position.players)))
         if found is Verdict.PROVED:  # unsat: no legal turn at all
             ce = Counterexample(TURN, position, position, f"{NAMES[0]} holds card {value(model, card)}",
                                 [f"{NAMES[0]} has no legal turn with card {value(model, card)}",
@@ -307,11 +311,7 @@ def _variables(pos: SymPosition) -> list[Any]:
 
 def _engine_has_no_turn(position: Position, model: z3.ModelRef, card: Any) -> bool:
     from ..engine.turns import legal_turns
-    from ..rules.atoms import Card
-    try:
-        return not legal_turns(position, 0, Card(value(model, card)))
-    except NiagaraError:
-        return False
+    return not legal_turns(position, 0)
 
 
 def _witness(enc: Encoding, pre: SymPosition, choice: TurnChoice) -> list[Any]:

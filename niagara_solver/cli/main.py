@@ -21,7 +21,8 @@ from ..engine.round import RoundRecord, is_finished, play_round, winners
 from ..engine.turns import legal_turns
 from ..errors import InputError, NiagaraError
 from ..rules.atoms import Card, Phase
-from ..rules.format import dumps, load_document, load_ruleset, position_to_json
+from ..rules.catalogue import sentence
+from ..rules.format import dumps, dumps_position, load_board, load_document, load_ruleset, position_to_json
 from ..rules.position import Position
 from . import render
 
@@ -117,6 +118,9 @@ def cli() -> None:
     niagara-solve flow POSITION --steps K
     niagara-solve round POSITION --card NAME=CARD ... --turn NAME=TURN ...
     niagara-solve play POSITION --seed S --rounds N
+    niagara-solve why POSITION --player NAME --card CARD --turn TURN
+    niagara-solve prove [--ruleset R] [--board B] [--players N] [--property ID ...]
+    niagara-solve mutants [--players N]
     """
 
 
@@ -332,6 +336,190 @@ def analyze(position: str, ruleset_spec: str | None, rescue_texts: tuple[str, ..
     click.echo("Legal turns per card, in turn order (R-TURN-1); steals and bankings count the turns that make one:")
     click.echo(tabulate(rows, headers=["player", "card", "turns", "with a steal", "with a banking"]))
     return 0
+
+
+def _players_option(text: str) -> list[int]:
+    """``5``, ``2-5`` or ``2,3,5``."""
+    try:
+        if "-" in text:
+            low, high = (int(x) for x in text.split("-", 1))
+            counts = list(range(low, high + 1))
+        else:
+            counts = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise InputError("--players", f"write a count (5), a range (2-5) or a list (2,3,5), got {text!r}",
+                         "R-COMP-1") from None
+    if not counts or any(not 2 <= n <= 5 for n in counts):
+        raise InputError("--players", f"2 to 5 players play, got {text!r}", "R-COMP-1")
+    return counts
+
+
+def _save_counterexample(folder: str, name: str, ce: Any) -> str:
+    import os
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"{name}.json")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(dumps_position(ce.position, {"comment": " | ".join([*ce.trace, ce.replay])}))
+    return path
+
+
+@cli.command()
+@click.option("--ruleset", "ruleset_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
+@click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
+@click.option("--players", "players_text", default="2-5", show_default=True, help="A count, a range or a list.")
+@click.option("--property", "ids", multiple=True, metavar="R-PROP-N", help="Check only these (repeatable).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds per solver question; past it the verdict is UNKNOWN.")
+@click.option("--save", "save_dir", metavar="DIR", help="Write each counterexample as a position file here.")
+@click.option("--json", "as_json", is_flag=True, help="An object with a \"properties\" array.")
+def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str, ...], timeout: float,
+          save_dir: str | None, as_json: bool) -> int:
+    """Prove the rule properties R-PROP-1..16 for all valid positions (exit 0 proved, 1 refuted, 3 unknown)."""
+    from ..analysis.properties import BY_ID
+    from ..analysis.prove import prove as run_prove
+    from ..encoding.solver import Verdict
+    rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
+    for pid in ids:
+        if pid not in BY_ID:
+            raise InputError("--property", f"unknown property {pid!r}; properties: {', '.join(BY_ID)}", "R-PROP")
+    counts = _players_option(players_text)
+    merged: dict[str, dict[str, Any]] = {}
+    for n in counts:
+        for result in run_prove(board, rules, n, list(ids) or None, timeout):
+            entry = merged.setdefault(result.id, {"result": result, "seconds": 0.0, "by": {}, "first": None})
+            entry["seconds"] += result.seconds
+            entry["by"][n] = result.verdict
+            if result.verdict is Verdict.REFUTED and entry["first"] is None:
+                entry["first"] = (n, result)
+    rank = {Verdict.PROVED: 0, Verdict.UNKNOWN: 1, Verdict.REFUTED: 2}
+    rows, items = [], []
+    worst = Verdict.PROVED
+    for pid, entry in merged.items():
+        result = entry["result"]
+        verdict = max(entry["by"].values(), key=rank.__getitem__)
+        worst = max(worst, verdict, key=rank.__getitem__)
+        item = result.to_json()
+        item["verdict"], item["seconds"] = verdict.value, round(entry["seconds"], 3)
+        item["players"] = {str(n): v.value for n, v in entry["by"].items()}
+        for key in ("counterexample", "after", "choices", "trace", "replay"):
+            item.pop(key, None)
+        if entry["first"] is not None:
+            n, refuted = entry["first"]
+            item.update({k: v for k, v in refuted.to_json().items()
+                         if k in ("counterexample", "after", "choices", "trace", "replay")})
+            item["counterexample_players"] = n
+            if save_dir:
+                item["saved"] = _save_counterexample(save_dir, f"{pid}-{n}p", refuted.counterexample)
+        items.append(item)
+        rows.append([pid, result.title, verdict.value.upper(), f"{entry['seconds']:.2f}", result.method,
+                     ", ".join(result.rules)])
+    status = {Verdict.PROVED: 0, Verdict.REFUTED: 1, Verdict.UNKNOWN: 3}[worst]
+    if as_json:
+        _emit_json({"ruleset": rules.to_json(), "board": board.to_json(), "players": counts,
+                    "properties": items})
+        return status
+    span = f"{counts[0]}-{counts[-1]}" if len(counts) > 1 and counts == list(range(counts[0], counts[-1] + 1)) \
+        else ",".join(map(str, counts))
+    click.echo(f"ruleset {rules.describe()} · board {board.name or 'inline'} · {span} players · "
+               "for all valid positions and all legal choices of each phase")
+    click.echo(tabulate(rows, headers=["property", "", "verdict", "seconds", "method", "depends on"]))
+    for item in items:
+        if "trace" in item:
+            click.echo(f"\n{item['id']} is refuted ({item['counterexample_players']} players):")
+            for line in item["trace"]:
+                click.echo(f"  {line}")
+            click.echo(f"  replay: {item['replay']}")
+            if "saved" in item:
+                click.echo(f"  counterexample written to {item['saved']}")
+            else:
+                click.echo("  counterexample (position file, before the phase):")
+                click.echo("    " + dumps(item["counterexample"]).replace("\n", "\n    "))
+        elif item.get("note"):
+            click.echo(f"\n{item['id']}: {item['note']}")
+    return status
+
+
+@cli.command()
+@click.option("--ruleset", "ruleset_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
+@click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
+@click.option("--players", type=click.IntRange(2, 5), default=2, show_default=True)
+@click.option("--mutant", "names", multiple=True, metavar="NAME", help="Check only these mutants (repeatable).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="An array of {mutant, killed, by, ...}.")
+def mutants(ruleset_spec: str, board_spec: str, players: int, names: tuple[str, ...], timeout: float,
+            as_json: bool) -> int:
+    """Check that the property catalogue catches every rule mutant (exit 0 all killed, 1 one survived)."""
+    from ..analysis.mutants import BY_NAME, check_mutants
+    rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
+    for name in names:
+        if name not in BY_NAME:
+            raise InputError("--mutant", f"unknown mutant {name!r}; mutants: {', '.join(BY_NAME)}", "R-PROP")
+    results = check_mutants(board, rules, players, list(names) or None, timeout)
+    if as_json:
+        _emit_json([r.to_json() for r in results])
+    else:
+        rows = [[r.mutant.name, r.mutant.key, r.mutant.description, "killed" if r.killed else "SURVIVED",
+                 ", ".join(r.by), f"{r.seconds:.1f}"] for r in results]
+        click.echo(tabulate(rows, headers=["mutant", "rule", "error", "", "refuted by", "seconds"]))
+        for r in results:
+            first = next((x for x in r.results if x.counterexample is not None), None)
+            if first is not None and first.counterexample is not None:
+                ce = first.counterexample
+                click.echo(f"\n{r.mutant.name}: {first.id} refuted: {ce.choices}")
+                for line in ce.trace[2:-1]:
+                    click.echo(f"  {line}")
+                click.echo(f"  replay: {ce.replay}")
+    return 0 if all(r.killed for r in results) else 1
+
+
+@cli.command()
+@click.argument("position", type=click.Path(dir_okay=False))
+@_ruleset_option
+@click.option("--player", "player_name", required=True)
+@click.option("--card", "card_text", required=True, help="1..6 or cloud.")
+@click.option("--turn", "turn_text", required=True, help="The turn, in the notation (docs/NOTATION.md).")
+@click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE", help="Phase I rescue decisions.")
+@click.option("--json", "as_json", is_flag=True)
+def why(position: str, ruleset_spec: str | None, player_name: str, card_text: str, turn_text: str,
+        rescue_texts: tuple[str, ...], as_json: bool) -> int:
+    """Is this turn legal? If so, where it leads; if not, the rules that forbid it (from a minimal unsat core)."""
+    from ..analysis.why import why as explain
+    pos = _load(position, ruleset_spec)[0]
+    player = _player_index(pos, player_name)
+    card = _card(card_text)
+    turn = Turn.parse(turn_text)
+    notes: list[str] = []
+    pos = _to_turns_phase(pos, _rescues(pos, rescue_texts), notes)
+    if player in pos.acted:
+        raise InputError("--player", f"{player_name} has already acted this round", "R-TURN-1")
+    result = explain(pos, player, card, turn)
+    status = 0 if result.agree else 1
+    if as_json:
+        _emit_json(result.to_json())
+        return status
+    for note in notes:
+        click.echo(f"note: {note}")
+    click.echo(f"{player_name} plays {card.label}: {turn}")
+    if result.legal:
+        click.echo("LEGAL. The position after it:\n")
+        assert result.after is not None
+        click.echo(render.picture(result.after))
+    elif result.rules:
+        click.echo("ILLEGAL. Forbidden by:")
+        for rule, text in result.explanations:
+            click.echo(f"  {rule:11} {text}")
+        if result.detail:
+            click.echo(f"  ({result.detail})")
+        for core in result.also:
+            click.echo("and, independently, by:")
+            for rule in core:
+                click.echo(f"  {rule:11} {sentence(rule)}")
+    else:
+        click.echo(f"UNKNOWN: {result.detail}")
+    engine = result.engine + (" and reaches the same position" if result.legal and result.agree else "")
+    click.echo(f"\n{engine}" + ("" if result.agree else
+                                         "\nDISAGREEMENT: the engine and the encoding judge this turn differently"))
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

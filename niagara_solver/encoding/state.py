@@ -142,11 +142,17 @@ def card_in_hand(pos: SymPosition, p: int, card: Expr) -> Expr:
     return z3.Or([z3.And(card == c, pos.hand[p][c]) for c in CARDS])
 
 
-def fix(pos: SymPosition, concrete: Position, tables: BoardTables) -> list[Expr]:
-    """Constraints making ``pos`` equal to a concrete position (players' canoes in canonical order)."""
+def fix(pos: SymPosition, concrete: Position, tables: BoardTables,
+        order: dict[int, tuple[int, int]] | None = None) -> list[Expr]:
+    """Constraints making ``pos`` equal to a concrete position.
+
+    A player's canoes are in canonical order unless ``order`` gives another (symbolic canoe k is the
+    concrete canoe ``order[p][k]``): the encoding's canoe 0 is the one that acts first.
+    """
     out = []
     for p, player in enumerate(concrete.players):
-        for k, canoe in enumerate(player.canoes):
+        canoes = [player.canoes[i] for i in (order or {}).get(p, (0, 1))]
+        for k, canoe in enumerate(canoes):
             out.append(pos.place[p][k] == tables.index[canoe.place])
             g = Gems.of(canoe.gems)
             out += [pos.cargo[p][k][c] == g[c] for c in range(NCOL)]

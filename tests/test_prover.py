@@ -1,0 +1,129 @@
+"""The SMT encoding and the prover: verdicts over all positions, counterexamples the engine replays,
+mutants each caught by a property, and the encoding agreeing with the engine on concrete positions."""
+
+import pytest
+import z3
+
+from helpers import P, position
+from niagara_solver.analysis.mutants import MUTANTS, check_mutants
+from niagara_solver.analysis.prove import Prover, prove
+from niagara_solver.analysis.properties import BY_ID, CATALOGUE
+from niagara_solver.board import Board, standard_board
+from niagara_solver.encoding.core import GROUPS, Encoding
+from niagara_solver.encoding.enumerate import turn_outcomes
+from niagara_solver.encoding.flow import encode_flow
+from niagara_solver.encoding.solver import Verdict
+from niagara_solver.encoding.state import SymPosition
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.rules.atoms import Card
+from niagara_solver.rules.invariants import position_problems
+from niagara_solver.rules.ruleset import Ruleset
+from strategies import LONG_BOARD
+
+#: A river forking right below its top disc: a port canoe reaches depth 3 at most, so a 6 cannot be spent.
+SHORT = Board.from_json({"river": {"1": {"A": "2A", "B": "2B"}, "2A": "3A", "3A": "falls", "2B": "3B", "3B": "falls"},
+                         "caves": {"amethyst": ["1"], "diamond": ["2A"], "amber": ["2B"], "sapphire": ["3A"],
+                                   "ruby": ["3B"]}})
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_every_property_is_proved_for_the_standard_rules(players):
+    results = prove(standard_board(), Ruleset(), players, timeout=60)
+    assert [r.id for r in results] == [p.id for p in CATALOGUE]
+    assert {r.id: r.verdict for r in results} == {p.id: Verdict.PROVED for p in CATALOGUE}
+
+
+def test_min_flow_one_keeps_every_property():
+    results = prove(standard_board(), Ruleset.from_json({"min_flow": 1}), 3, timeout=60)
+    assert {r.id: r.verdict for r in results} == {p.id: Verdict.PROVED for p in CATALOGUE}
+
+
+def test_every_property_is_proved_on_an_inline_board_with_two_forks():
+    results = prove(LONG_BOARD, Ruleset(), 2, timeout=60)
+    assert {r.id: r.verdict for r in results} == {p.id: Verdict.PROVED for p in CATALOGUE}
+
+
+def test_free_fork_refutes_fork_alternation_with_a_counterexample_the_engine_replays():
+    rules = Ruleset.from_json({"fork_policy": "free"})
+    (result,) = prove(standard_board(), rules, 2, ["R-PROP-2"], timeout=60)
+    assert result.verdict is Verdict.REFUTED
+    ce = result.counterexample
+    assert ce is not None and ce.phase == "flow"
+    assert not position_problems(ce.position)
+    assert ce.replay == "the engine replays it to the same position"
+    assert any("breaks R-PROP-2" in line for line in ce.trace)
+    assert ce.position.forks == ce.after.forks  # the marker did not switch
+
+
+def test_no_deadlock_is_refuted_on_a_river_too_short_for_a_six():
+    (result,) = prove(SHORT, Ruleset(), 2, ["R-PROP-10"], timeout=60)
+    assert result.verdict is Verdict.REFUTED
+    ce = result.counterexample
+    assert ce is not None and ce.replay == "the engine lists no turn here either"
+    red = ce.position.players[0]
+    assert [c.place for c in red.canoes] == ["port", "port"]
+    assert legal_turns(ce.position, 0) == []  # with the card the counterexample holds
+    (standard,) = prove(SHORT, Ruleset.from_json({"port_departure": "at_most_one"}), 2, ["R-PROP-10"], timeout=60)
+    assert standard.verdict is Verdict.PROVED  # staying in the port is then a legal turn
+
+
+@pytest.mark.parametrize("mutant, killer", [
+    ("fork-marker-stuck", "R-PROP-2"), ("negative-flow", "R-PROP-1"), ("steal-after-downstream", "R-PROP-7"),
+    ("free-loading", "R-PROP-5"), ("fallen-gem-vanishes", "R-PROP-3"), ("cloud-two-steps", "R-PROP-8"),
+    ("port-canoe-unlimited", "R-PROP-5"), ("same-colour-swap", "R-PROP-13"), ("cross-branches", "R-PROP-14"),
+    ("weather-unbounded", "R-PROP-8"), ("free-rescue", "R-PROP-15"), ("two-gems", "R-PROP-6"),
+    ("river-canoe-stays", "R-PROP-16")])
+def test_each_mutant_is_killed_with_a_counterexample_the_engine_rejects(mutant, killer):
+    chosen = {m.name: m for m in MUTANTS}[mutant]
+    prover = Prover(standard_board(), Ruleset(), 2, chosen, timeout=60)
+    result = prover.check(BY_ID[killer])
+    assert result.verdict is Verdict.REFUTED
+    ce = result.counterexample
+    assert ce is not None
+    assert ce.replay != "the engine replays it to the same position", ce.trace
+    assert any(f"mutated rule: {chosen.key}" in line for line in ce.trace)
+
+
+def test_the_mutation_check_names_every_killing_property():
+    (result,) = check_mutants(standard_board(), Ruleset(), 2, ["cloud-two-steps"], timeout=60)
+    assert result.killed and result.by == ["R-PROP-8"]
+    assert len(MUTANTS) >= 12
+    assert {m.key for m in MUTANTS} <= set(GROUPS)
+
+
+@pytest.mark.parametrize("players, card", [
+    ((P("red", "port", "4:ruby"), P("blue", "2:amber", "port")), 5),
+    ((P("a", "4", "2:ruby"), P("b", "3:amber", "2:diamond"), P("c", "2:amber", "port")), 2),
+    ((P("a", "6L:sapphire", "5"), P("b", "5:ruby", "6L:amber")), 3),
+    ((P("a", "3", "3:ruby"), P("b", "1:amber", "2")), "cloud"),
+])
+def test_the_encoding_and_the_engine_reach_the_same_positions(players, card):
+    pos = position(*players)
+    c = Card.parse(card)
+    assert turn_outcomes(pos, 0, c) == {o.position for o in legal_turns(pos, 0, c)}
+
+
+def test_each_canoe_moves_in_the_flow_by_its_own_place_alone():
+    # The symmetry argument of the flow properties: a canoe's new place reads only its own place, the cards,
+    # the weather and the fork markers.
+    enc = Encoding(standard_board(), Ruleset(), 3)
+    pre = SymPosition.fresh("pre", 3, enc.tables)
+    post = encode_flow(enc, pre).post
+    shared = {str(v) for v in [*pre.card, pre.weather, *pre.marker.values()]}
+    for p in range(3):
+        for k in range(2):
+            names = {str(v) for v in _variables(post.place[p][k])}
+            assert names - shared == {str(pre.place[p][k])}
+
+
+def _variables(term):
+    seen, out, stack = set(), set(), [term]
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.add(t)
+        stack.extend(t.children())
+    return out

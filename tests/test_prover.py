@@ -127,3 +127,33 @@ def _variables(term):
             out.add(t)
         stack.extend(t.children())
     return out
+
+
+def test_a_whole_round_in_the_encoding_matches_the_engine():
+    from niagara_solver.encoding.pin import pin_turn
+    from niagara_solver.encoding.round import RoundChoice, encode_round
+    from niagara_solver.encoding.solver import make_solver
+    from niagara_solver.encoding.state import decode, fix
+    from niagara_solver.engine.notation import Rescue, Turn
+    from niagara_solver.engine.round import play_round
+    from niagara_solver.rules.atoms import Colour
+    start = position(P("a", "4:ruby", "fallen", bank={"amber": 1}), P("b", "2:amber", "6L"),
+                     P("c", "5", "port"), phase="cards", lifebuoy="b", weather=1)
+    cards = {0: Card.FIVE, 1: Card.THREE, 2: Card.CLOUD}
+    turns = {1: Turn.parse("2: <port; 6L: <3"), 2: Turn.parse("cloud up"), 0: Turn.parse("4: <port; port: >3 +amethyst")}
+    record = play_round(start, cards, turns, {0: Rescue((Colour.AMBER,))})
+    enc = Encoding(start.board, start.ruleset, 3)
+    pre = SymPosition.fresh("pre", 3, enc.tables)
+    choice = RoundChoice.fresh("round", enc)
+    transition = encode_round(enc, pre, choice, lifebuoy=start.lifebuoy)
+    solver = make_solver(60)
+    solver.add(*fix(pre, start, enc.tables))
+    solver.add(*[c for _, c in transition.constraints])
+    solver.add(choice.rescue.rescued[0][1], choice.rescue.colour[0][1] == int(Colour.AMBER))
+    for p, turn in turns.items():
+        solver.add(*pin_turn(enc, start, cards[p], turn, choice.turns[p]))
+    assert solver.check() == z3.sat
+    end = decode(solver.model(), transition.post, enc.tables, start.ruleset, record.end)
+    assert [p.canoes for p in end.players] == [p.canoes for p in record.end.players]
+    assert end.caves == record.end.caves and [p.bank for p in end.players] == [p.bank for p in record.end.players]
+    assert end.weather == record.end.weather and end.forks == record.end.forks

@@ -14,12 +14,13 @@ from typing import Any
 import z3
 
 from ..engine.apply import apply_turn
-from ..engine.notation import Load, Move, Steal, Turn, Unload
+from ..engine.notation import Move, Steal, Turn
 from ..errors import NiagaraError, TurnError
 from ..encoding.core import Encoding
 from ..encoding.solver import make_solver
-from ..encoding.state import NCOL, SymPosition, decode, fix
-from ..encoding.turn import OPS, GemOp, TurnChoice, encode_turn
+from ..encoding.state import SymPosition, decode, fix
+from ..encoding.pin import canoe_order, pin_turn
+from ..encoding.turn import OPS, TurnChoice, encode_turn
 from ..rules.atoms import Card
 from ..rules.catalogue import sentence
 from ..rules.position import Player, Position
@@ -93,7 +94,7 @@ def why(pos: Position, player: int, card: Card, turn: Turn, timeout: float | Non
         engine_after = None
         result.engine = f"the engine refuses it: {err}"
     early = _structure(turn)
-    order, reason = _canoes(pos, player, turn)
+    order, reason = canoe_order(pos, player, turn)
     if early is None and reason is not None:
         early = reason
     if early is not None:
@@ -108,7 +109,7 @@ def why(pos: Position, player: int, card: Card, turn: Turn, timeout: float | Non
     transition = encode_turn(enc, pre, choice, player)
     solver = make_solver(timeout)
     solver.add(*fix(pre, pos, t, {player: order}))
-    solver.add(*_pin(enc, pos, player, card, turn, choice, order))
+    solver.add(*pin_turn(enc, pos, card, turn, choice))
     groups: dict[str, list[Any]] = {}
     for rule, c in transition.constraints:
         if rule in ("DEF", "DOMAIN"):
@@ -170,83 +171,3 @@ def _rule_order(rule: str) -> tuple[str, int]:
 def _same(a: Position, b: Position) -> bool:
     return a.caves == b.caves and a.weather == b.weather and all(
         x.canoes == y.canoes and x.bank == y.bank for x, y in zip(a.players, b.players))
-
-
-def _canoes(pos: Position, player: int, turn: Turn) -> tuple[tuple[int, int], tuple[str, str] | None]:
-    """The player's canoe order with the first-named canoe first, or the reason a canoe does not exist."""
-    me = pos.players[player]
-    used: list[int] = []
-    for action in turn.actions:
-        ref = action.canoe
-        found = [i for i, c in enumerate(me.canoes) if c.place == ref.place and i not in used
-                 and (ref.gems is None or tuple(sorted(ref.gems)) == c.gems)]
-        if not found:
-            where = "in the port" if ref.place == "port" else f"on {ref.place}"
-            return (0, 1), ("R-TURN-3", f"{me.name} has no canoe {where} to act")
-        used.append(found[0])
-    if used and used[0] == 1:
-        return (1, 0), None
-    return (0, 1), None
-
-
-def _pin(enc: Encoding, pos: Position, player: int, card: Card, turn: Turn, choice: TurnChoice,
-         order: tuple[int, int]) -> list[Any]:
-    """Constraints fixing the symbolic choices to the written turn."""
-    t = enc.tables
-    names = [p.name for p in pos.players]
-    out: list[Any] = [choice.card == int(card)]
-    out.append(choice.step == turn.weather)
-    slots = choice.slots
-    acting = list(turn.actions)
-    # The first action belongs to slot 0 (canoe 0 after the reordering), the second to slot 1.
-    for s, slot in enumerate(slots):
-        if s >= len(acting):
-            out.append(z3.Not(slot.on))
-            out += [x == 0 for op in (*slot.pre, *slot.post) for x in op.cells()]
-            out += [x == 0 for j in range(len(slot.steals)) for x in slot.steal_cells(j)]
-            continue
-        action = acting[s]
-        out.append(slot.on)
-        steps = list(action.steps)
-        moves = [i for i, st in enumerate(steps) if isinstance(st, Move)]
-        split = moves[0] if moves else len(steps)
-        before = [st for st in steps[:split] if isinstance(st, (Load, Unload))]
-        after = [st for st in steps[split:] if isinstance(st, (Load, Unload))]
-        for ops, gems in ((slot.pre, before), (slot.post, after)):
-            for i, op in enumerate(ops):
-                out += _pin_op(op, gems[i] if i < len(gems) else None)
-        if moves:
-            move = steps[moves[0]]
-            assert isinstance(move, Move)
-            out.append(slot.move == (1 if move.downstream else -1))
-            out.append(slot.dest == t.index.get(move.dest, -1))
-        else:
-            out.append(slot.move == 0)
-        thefts = [st for st in steps if isinstance(st, Steal)]
-        for j in range(len(slot.steals)):
-            cells = slot.steals[j]
-            if j < len(thefts):
-                q = names.index(thefts[j].victim) if thefts[j].victim in names else -1
-                c = int(thefts[j].colour) - 1
-                out += [x == 0 for qq, canoes in enumerate(cells) for v, row in enumerate(canoes)
-                        for cc, x in enumerate(row) if qq != q or cc != c]
-                if q >= 0:
-                    out.append(z3.Sum([cells[q][v][c] for v in range(2)]) == 1)
-                else:
-                    out.append(z3.BoolVal(False))
-            else:
-                out += [x == 0 for x in slot.steal_cells(j)]
-    return out
-
-
-def _pin_op(op: GemOp, step: Load | Unload | None) -> list[Any]:
-    """A written gem action: its kind and colour; the cave is whichever lies beside the canoe."""
-    if step is None:
-        return [x == 0 for x in op.cells()]
-    c = int(step.colour) - 1
-    chosen = op.load if isinstance(step, Load) else op.unload
-    other = op.unload if isinstance(step, Load) else op.load
-    out = [x == 0 for row in other for x in row]
-    out += [chosen[cc][col] == 0 for cc in range(NCOL) for col in range(NCOL) if col != c]
-    out.append(z3.Sum([chosen[cc][c] for cc in range(NCOL)]) == 1)
-    return out

@@ -171,10 +171,27 @@ class Transition:
     extra: dict[str, Expr] = field(default_factory=dict)
 
 
-def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int = 0) -> Transition:
-    """The turn of ``player`` (by symmetry, player 0 stands for any) from ``pre`` with ``choice``."""
+def swap_canoes(pos: SymPosition, player: int, swap: Expr) -> SymPosition:
+    """The position with the player's two canoes exchanged when ``swap`` holds (they are interchangeable)."""
+    out = pos.copy()
+    a, b = pos.place[player]
+    out.place[player] = [z3.If(swap, b, a), z3.If(swap, a, b)]
+    ca, cb = pos.cargo[player]
+    out.cargo[player] = [[z3.If(swap, y, x) for x, y in zip(ca, cb)], [z3.If(swap, x, y) for x, y in zip(ca, cb)]]
+    return out
+
+
+def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int = 0,
+                swap: Expr | None = None) -> Transition:
+    """The turn of ``player`` (by symmetry, player 0 stands for any) from ``pre`` with ``choice``.
+
+    Slot 0 acts on canoe 0. Where the canoes' order is fixed by other players' turns (a whole round), ``swap``
+    is a choice too: when it holds, the player's canoes trade places for the turn (slot 0 acts on canoe 1).
+    """
     out: list[Constraint] = []
     P = player
+    if swap is not None:
+        pre = swap_canoes(pre, P, swap)
     card = choice.card
     is_cloud = card == 0
     paddle = z3.Not(is_cloud)
@@ -196,6 +213,8 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
     # The card leaves the hand and is on the table (R-CARD-2).
     state.hand[P] = [z3.And(h, card != c) for c, h in enumerate(pre.hand[P])]
     state.card[P] = card
+    if swap is not None:
+        state = swap_canoes(state, P, swap)
     return Transition(out, state, observations)
 
 

@@ -1,0 +1,54 @@
+"""A whole round as one transition: phase I rescues, every player's turn in order from the lifebuoy holder,
+the flow, and phase IV (the lifebuoy passes, played cards leave the table, empty hands refill)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from .core import Encoding
+from .flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
+from .state import Constraint, Expr, SymPosition
+from .turn import Transition, TurnChoice, encode_turn
+
+
+@dataclass
+class RoundChoice:
+    """Every decision of a round: rescues, each player's turn (card included) and canoe order, branches."""
+
+    rescue: RescueChoice
+    turns: list[TurnChoice]
+    swaps: list[Expr]
+    flow: FlowChoice | None
+
+    @classmethod
+    def fresh(cls, tag: str, enc: Encoding) -> "RoundChoice":
+        n = enc.players
+        return cls(RescueChoice.fresh(f"{tag}.rescue", n),
+                   [TurnChoice.fresh(f"{tag}.turn{p}", enc.rules.capacity, n) for p in range(n)],
+                   [z3.Bool(f"{tag}.swap{p}") for p in range(n)],
+                   FlowChoice.fresh(f"{tag}.flow", enc) if enc.rules.fork_policy.value == "free" else None)
+
+
+def encode_round(enc: Encoding, pre: SymPosition, choice: RoundChoice, lifebuoy: int = 0) -> Transition:
+    """The round from a start-of-round position ``pre`` whose lifebuoy is held by seat ``lifebuoy``."""
+    out: list[Constraint] = []
+    rescue = encode_rescue(enc, pre, choice.rescue)
+    out += rescue.constraints
+    state = rescue.post
+    n = pre.players
+    turns = []
+    for i in range(n):
+        p = (lifebuoy + i) % n  # R-TURN-1: in seat order from the lifebuoy holder
+        turn = encode_turn(enc, state, choice.turns[p], p, choice.swaps[p])
+        out += turn.constraints
+        turns.append(turn)
+        state = turn.post
+    flow = encode_flow(enc, state, choice.flow)
+    out += flow.constraints
+    state = flow.post.copy()
+    for p in range(n):  # R-CARD-2: a player who has played all seven cards takes them back
+        empty = z3.Not(z3.Or(state.hand[p]))
+        state.hand[p] = [z3.Or(h, empty) for h in state.hand[p]]
+    return Transition(out, state, extra={"k": flow.extra["k"], "lifebuoy": z3.IntVal((lifebuoy + 1) % n)})

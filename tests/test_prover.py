@@ -140,7 +140,8 @@ def test_a_whole_round_in_the_encoding_matches_the_engine():
     start = position(P("a", "4:ruby", "fallen", bank={"amber": 1}), P("b", "2:amber", "6L"),
                      P("c", "5", "port"), phase="cards", lifebuoy="b", weather=1)
     cards = {0: Card.FIVE, 1: Card.THREE, 2: Card.CLOUD}
-    turns = {1: Turn.parse("2: <port; 6L: <3"), 2: Turn.parse("cloud up"), 0: Turn.parse("4: <port; port: >3 +amethyst")}
+    turns = {1: Turn.parse("2: <port; 6L: <3"), 2: Turn.parse("cloud up"),
+             0: Turn.parse("4: <port; port: >3 +amethyst")}
     record = play_round(start, cards, turns, {0: Rescue((Colour.AMBER,))})
     enc = Encoding(start.board, start.ruleset, 3)
     pre = SymPosition.fresh("pre", 3, enc.tables)

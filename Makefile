@@ -28,6 +28,7 @@ typecheck: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_prover.py
+	$(BIN)/python benchmarks/bench_crosscheck.py
 
 # Rewrite the golden transcripts after a deliberate change of output (review the diff before committing).
 golden: $(STAMP)

@@ -384,7 +384,8 @@ def rescue_price(ctx: Context) -> Expr:
         none_in_play = z3.And([pre.place[p][k] == t.FALLEN for k in range(2)])
         free_ok = none_in_play if rules.rescue_when_none is RescueWhenNone.FREE else \
             z3.And(none_in_play, z3.Sum(pre.bank[p]) == 0)
-        parts.append(z3.Or(paid == rescued, z3.And(free_ok, paid == rescued - 1)))
+        # Exactly one canoe is free exactly when the rules give one (R-RESCUE-2, R-RESCUE-3).
+        parts.append(z3.If(free_ok, paid == rescued - 1, paid == rescued))
         for k in range(2):
             parts.append(z3.Implies(pre.place[p][k] != t.FALLEN, post.place[p][k] == pre.place[p][k]))
     for cc in range(NCOL):

@@ -35,6 +35,10 @@ from ..rules.ruleset import ForkPolicy, Ruleset
 from .properties import BY_ID, CATALOGUE, FLOW, RESCUE, TURN, Context, Property
 
 
+#: z3 resource units allowed to each shrinking question (about 2 s here); deterministic, unlike a timeout.
+SHRINK_RLIMIT = 20_000_000
+
+
 @dataclass
 class Counterexample:
     """A position file and the choices of the phase that break a property, as the engine sees them."""
@@ -184,7 +188,7 @@ class Prover:
             if bound == 0:
                 break
             ph.solver.push()
-            ph.solver.set("timeout", 2000)
+            ph.solver.set("rlimit", SHRINK_RLIMIT)  # a resource limit, not a clock: the same shrink every run
             ph.solver.add(size <= bound // 2 if bound > 3 else size < bound)
             answer = ph.solver.check()
             if answer == z3.sat:
@@ -199,10 +203,7 @@ class Prover:
                 ph.solver.pop()
                 if again != z3.sat:
                     break
-        if self.timeout is not None:
-            ph.solver.set("timeout", max(1, int(self.timeout * 1000)))
-        else:
-            ph.solver.set("timeout", 4294967295)
+        ph.solver.set("rlimit", 0)
         return best
 
     def _counterexample(self, ph: _Phase, model: z3.ModelRef, prop: Property) -> Counterexample:

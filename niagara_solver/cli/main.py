@@ -121,6 +121,7 @@ def cli() -> None:
     niagara-solve why POSITION --player NAME --card CARD --turn TURN
     niagara-solve prove [--ruleset R] [--board B] [--players N] [--property ID ...]
     niagara-solve mutants [--players N]
+    niagara-solve crosscheck [--count N] [--seed S]
     """
 
 
@@ -520,6 +521,66 @@ def why(position: str, ruleset_spec: str | None, player_name: str, card_text: st
     click.echo(f"\n{engine}" + ("" if result.agree else
                                          "\nDISAGREEMENT: the engine and the encoding judge this turn differently"))
     return status
+
+
+@cli.command()
+@click.option("--count", type=click.IntRange(min=0), default=10, show_default=True,
+              help="How many positions from seeded random games (besides the solver-directed ones).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--ruleset", "ruleset_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
+@click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
+@click.option("--no-goals", is_flag=True, help="Skip the solver-directed positions.")
+@click.option("--no-rounds", is_flag=True, help="Skip the whole-round comparisons.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="An object with positions, mismatches and coverage.")
+def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goals: bool, no_rounds: bool,
+               timeout: float, as_json: bool) -> int:
+    """Compare the engine and the SMT encoding outcome by outcome (exit 0 agreement, 1 a mismatch)."""
+    import os
+    from ..analysis.crosscheck import crosscheck as run_crosscheck
+    from ..rules.catalogue import RULES
+    rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
+    puzzles = []
+    folder = os.path.join(os.path.dirname(__file__), "..", "..", "puzzles")
+    if os.path.isdir(folder):
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".json"):
+                try:
+                    pos = load_document(os.path.join(folder, name))[0]
+                except NiagaraError:
+                    continue
+                if pos.board == board and pos.ruleset == rules:
+                    puzzles.append(pos)
+    quiet = as_json or not sys.stderr.isatty()
+    report = run_crosscheck(board, rules, count, seed, puzzles=puzzles, goals=not no_goals, rounds=not no_rounds,
+                            timeout=timeout,
+                            progress=None if quiet else (lambda text: click.echo(f"  checking {text}", err=True)))
+    if as_json:
+        _emit_json(report.to_json())
+        return 1 if report.mismatches else 0
+    cases = ", ".join(f"{k} {v}" for k, v in sorted(report.cases.items()))
+    sources = ", ".join(f"{k} {v}" for k, v in sorted(report.sources.items()))
+    click.echo(f"ruleset {rules.describe()} · board {board.name or 'inline'} · seed {seed}")
+    click.echo(f"{report.positions} positions ({sources}); cases: {cases}; {report.outcomes} outcomes compared "
+               f"in {report.seconds:.1f} s")
+    unreachable = [g for g, v in report.goals.items() if v != "checked"]
+    if unreachable:
+        click.echo("goals no position meets under these rules: " + ", ".join(unreachable))
+    rows = [[rule, report.coverage.get(rule, 0)] for rule in RULES]
+    click.echo("\ncoverage (checked cases exercising each rule):")
+    click.echo(tabulate(rows, headers=["rule", "cases"]))
+    if not report.mismatches:
+        click.echo("\nno mismatch: the engine and the encoding agree on every case.")
+        return 0
+    for m in report.mismatches:
+        data = m.to_json()
+        click.echo(f"\nMISMATCH in {data['what']} (from {m.source}), on this position:")
+        click.echo("  " + dumps(data["position"]).replace("\n", "\n  "))
+        for side in ("engine_only", "encoding_only"):
+            click.echo(f"  only the {side.split('_')[0]} finds {len(data[side])}:")
+            for item in data[side][:10]:
+                click.echo(f"    {item['label'] or item.get('value', '')}")
+    return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -251,6 +251,22 @@ def fall(enc: Encoding, cave: list[list[Expr]], cargo: list[Expr]) -> list[list[
     return out
 
 
+# -- the end ---------------------------------------------------------------------------------------------
+
+@group("R-END-1")
+def goal(enc: Encoding, bank: list[Expr]) -> Expr:
+    """Seven gems, or one of each colour, or four of one colour."""
+    return z3.Or(z3.Sum(bank) >= 7, z3.And([g >= 1 for g in bank]), z3.Or([g >= 4 for g in bank]))
+
+
+@group("R-END-3")
+def score(enc: Encoding, bank: list[Expr]) -> Expr:
+    """The tie-break: the bank's value (amethyst 1 .. ruby 5), or its gem count with ``tiebreak: count``."""
+    if enc.rules.tiebreak.value == "count":
+        return z3.Sum(bank)
+    return z3.Sum([(c + 1) * g for c, g in enumerate(bank)])
+
+
 # -- phase I -------------------------------------------------------------------------------------------
 
 @group("R-RESCUE-1:payment")
@@ -283,4 +299,8 @@ def rescue_rules(enc: Encoding, place: list[Expr], rescued: list[Expr], colour: 
     # At most one canoe comes back for free; with a gem to pay, the first rescue is paid (R-RESCUE-2).
     out.append(("R-RESCUE-2", z3.Not(z3.And(rescued[0], rescued[1], colour[0] == 0, colour[1] == 0))))
     out.append(("R-RESCUE-2", z3.Implies(none_in_play, z3.Or(rescued[0], rescued[1]))))
+    if enc.rules.rescue_when_none is RescueWhenNone.FREE:
+        # R-RESCUE-3: a player with no canoe in play gets one back for free (and may buy the other back).
+        out.append(("R-RESCUE-3", z3.Implies(none_in_play, z3.Or([z3.And(rescued[k], colour[k] == 0)
+                                                                   for k in range(2)]))))
     return out

@@ -30,17 +30,19 @@ class FlowChoice:
         return [v for step in self.branches for v in step.values()]
 
 
-def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = None) -> Transition:
+def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = None,
+                steps: Expr | None = None) -> Transition:
     """Phase III from ``pre`` (every player's card known): the river moves ``k`` single steps (R-FLOW-1..6).
 
     Each step pushes the discs on one path from the top to a brink, chosen by the fork markers; canoes on
     those discs move one place down, those on the last disc go over the falls. Unrolled to the largest
-    possible flow; a negative ``k`` (which R-FLOW-2 forbids) would move canoes upstream.
+    possible flow; a negative ``k`` (which R-FLOW-2 forbids) would move canoes upstream. ``steps``, if given,
+    replaces the flow computed from the cards (phase III alone, ``k`` steps).
     """
     t = enc.tables
     out: list[Constraint] = []
     total = enc.rule("R-FLOW-1")(enc, pre.card, pre.weather)
-    k = enc.rule("R-FLOW-2")(enc, total)
+    k = enc.rule("R-FLOW-2")(enc, total) if steps is None else steps
     free = enc.rules.fork_policy is ForkPolicy.FREE
     if free and choice is None:
         choice = FlowChoice.fresh("flow", enc)

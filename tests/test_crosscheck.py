@@ -1,0 +1,131 @@
+"""The engine and the encoding checked against each other: bounded runs under several rulesets and boards,
+Hypothesis positions, and planted bugs on either side that the cross-check must find and shrink."""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from niagara_solver.analysis.crosscheck import GOALS, CrossChecker, crosscheck
+from niagara_solver.analysis.mutants import BY_NAME
+from niagara_solver.board import standard_board
+from niagara_solver.cli.main import main
+from niagara_solver.engine import turns as engine_turns
+from niagara_solver.rules.ruleset import Ruleset
+from strategies import LONG_BOARD, positions, rulesets
+
+TURN_GOALS = [g.name for g in GOALS if g.phase == "turn"]
+OTHER_GOALS = [g.name for g in GOALS if g.phase != "turn"]
+
+
+def test_bounded_crosscheck_agrees_on_every_goal_a_playout_and_first_rounds():
+    report = crosscheck(standard_board(), Ruleset(), count=1, seed=0)
+    assert report.mismatches == []
+    assert set(report.goals) == {g.name for g in GOALS}
+    assert all(v == "checked" for v in report.goals.values()), report.goals
+    assert report.cases["round"] >= 1 and report.cases["turn"] >= len(TURN_GOALS)
+    for rule in ("R-STEAL-5", "R-TURN-4", "R-MOVE-4", "R-MOVE-5", "R-GEM-4", "R-FLOW-1", "R-FLOW-2", "R-FLOW-4",
+                 "R-FLOW-6", "R-RESCUE-2", "R-END-3", "R-TURN-1", "R-BUOY-1"):
+        assert report.coverage[rule] > 0, rule
+
+
+def test_crosscheck_under_every_other_switch_value():
+    rules = Ruleset.from_json({"steal_after_unload": False, "rescue_when_none": "free", "port_departure": "at_most_one",
+                               "bank_after_load": False, "must_move": True, "min_flow": 1, "tiebreak": "count",
+                               "gems_per_colour": 4, "capacity": 2})
+    report = crosscheck(standard_board(), rules, count=0, rounds=False,
+                        goals=["steal", "both-canoes-bank", "port-canoe-stays", *OTHER_GOALS])
+    assert report.mismatches == []
+    assert report.goals["both-canoes-bank"] == "checked" and report.coverage["R-RESCUE-3"] > 0
+
+
+def test_crosscheck_with_a_free_fork():
+    report = crosscheck(standard_board(), Ruleset.from_json({"fork_policy": "free"}), count=0, rounds=False,
+                        goals=["fork-choice", *OTHER_GOALS])
+    assert report.mismatches == [] and report.cases["flow"] >= 10
+
+
+def test_crosscheck_on_an_inline_board_with_two_forks():
+    report = crosscheck(LONG_BOARD, Ruleset(), count=1, seed=2, rounds=False,
+                        goals=["steal", "fork-choice", "both-canoes-bank", *OTHER_GOALS])
+    assert report.mismatches == []
+
+
+@settings(max_examples=8)
+@given(positions(max_players=2, rules=rulesets()), st.data())
+def test_crosscheck_on_hypothesis_positions(pos, data):
+    player = data.draw(st.integers(0, 1))
+    card = data.draw(st.sampled_from(pos.players[player].hand))
+    checker = CrossChecker(pos.board, pos.ruleset)
+    assert checker.turn(pos, player, card).agrees
+    assert checker.flow(pos, data.draw(st.integers(0, 8))).agrees
+
+
+def test_a_planted_engine_bug_is_found_and_shrunk(monkeypatch):
+    # The engine forgets every branch but the first one at a fork (R-MOVE-4).
+    original = engine_turns._Generator._downstream
+
+    def first_branch_only(self, snap, index, place, run, rest, emit):
+        board = self.board
+        real_below = board.below
+        monkeypatch.setattr(board, "below", lambda p, d: real_below(p, d)[:1])
+        try:
+            yield from original(self, snap, index, place, run, rest, emit)
+        finally:
+            monkeypatch.setattr(board, "below", real_below)
+    monkeypatch.setattr(engine_turns._Generator, "_downstream", first_branch_only)
+    report = crosscheck(standard_board(), Ruleset(), count=0, rounds=False, goals=["fork-choice"])
+    assert report.mismatches, "the cross-check missed the engine bug"
+    found = report.mismatches[0].to_json()
+    assert found["kind"] == "turn" and found["engine_only"] == [] and found["encoding_only"]
+    assert any(">6R" in item["label"] or ">7R" in item["label"] for item in found["encoding_only"])
+    shrunk = found["position"]
+    assert len(shrunk["players"]) == 2
+    others = shrunk["players"][1]
+    assert [c["at"] for c in others["canoes"]] == ["port", "port"] and others["bank"] == {}
+
+
+def test_a_planted_encoding_bug_is_found():
+    report = crosscheck(standard_board(), Ruleset(), count=0, rounds=False, mutant=BY_NAME["fork-marker-stuck"],
+                        goals=["odd-flow-with-canoes-in-both-branches"])
+    assert report.mismatches and all(m.case.kind == "flow" for m in report.mismatches)
+    report = crosscheck(standard_board(), Ruleset(), count=0, rounds=False, mutant=BY_NAME["free-loading"],
+                        goals=["port-canoe-stays"])
+    assert report.mismatches and report.mismatches[0].to_json()["encoding_only"]
+
+
+def test_crosscheck_command(capsys):
+    status = main(["crosscheck", "--count", "0", "--no-goals", "--no-rounds", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0 and data["mismatches"] == [] and data["positions"] >= 1
+    assert {"positions", "mismatches", "coverage"} <= set(data)
+
+
+@pytest.mark.parametrize("name", ["steal-after-unload", "rescue-with-an-empty-bank", "two-players-reach-the-goal"])
+def test_goals_are_met_by_their_positions(name):
+    from niagara_solver.analysis.crosscheck import goal_positions
+    ((goal, pos, card),) = list(goal_positions(standard_board(), Ruleset(), names=[name]))
+    assert pos is not None
+    if name == "steal-after-unload":
+        from niagara_solver.engine.turns import legal_turns
+        assert any(" x" in str(o.turn) and "-" in str(o.turn).split(":")[1] for o in legal_turns(pos, 0, card))
+    elif name == "rescue-with-an-empty-bank":
+        red = pos.players[0]
+        assert [c.place for c in red.canoes] == ["fallen", "fallen"] and red.bank.total == 0
+    else:
+        from niagara_solver.engine.round import goal_reached
+        assert goal_reached(pos.players[0]) and goal_reached(pos.players[1])
+
+
+def test_R_RESCUE_3_the_encoding_gives_the_free_canoe_like_the_engine():
+    # Found by the cross-check: under rescue_when_none: free the encoding let a player with no canoe in play pay
+    # for every rescue instead of taking the free one; RULES.md (R-RESCUE-3) and the engine give one back free.
+    from helpers import P, position
+    rules = {"rescue_when_none": "free"}
+    pos = position(P("red", "fallen", "fallen", bank={"diamond": 1, "amber": 1}), P("blue", "port", "port"),
+                   phase="cards", ruleset=rules)
+    case = CrossChecker(pos.board, pos.ruleset).rescue(pos)
+    assert case.agrees
+    assert sorted(case.engine.values()) == sorted(["red free; blue none", "red free,amber; blue none",
+                                                   "red free,diamond; blue none"])

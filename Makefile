@@ -18,7 +18,7 @@ run: $(STAMP)
 	$(BIN)/niagara-solve puzzles/steal-on-the-way-home.json
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 	$(BIN)/python -m mypy niagara_solver
 	$(BIN)/ruff check niagara_solver tests benchmarks
 

@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_prover.py
 	$(BIN)/python benchmarks/bench_crosscheck.py
+	$(BIN)/python benchmarks/bench_solver.py
 
 # Rewrite the golden transcripts after a deliberate change of output (review the diff before committing).
 golden: $(STAMP)

@@ -120,7 +120,11 @@ def test_default_command_is_analyze(capsys):
     status, out, _ = run(capsys, "analyze", ERRATUM, "--json")
     data = json.loads(out)
     assert status == 0 and data["finished"] is False
-    assert {"player": "red", "card": "5", "turns": 37, "steals": 0, "bankings": 3} in data["turns"]
+    red, blue = data["players"]
+    assert red["win"]["verdict"] == "no" and blue["win"]["verdict"] == "no"
+    assert red["steals"]["cards"]["5"] == {"possible": [], "sure": []}
+    assert red["threats"] == [{"canoe": "4 (ruby)", "threats": []}]
+    assert {"smallest paddle": 1, "flow now": 1, "flow range with clouds": [0, 2]} in data["flows"]
 
 
 def test_finished_game_is_reported(tmp_path, capsys):

@@ -14,7 +14,7 @@ from tabulate import tabulate
 
 from ..engine.apply import CanoeReport, apply_turn
 from ..engine.flow import choices_text, flow_detail, flow_outcomes, parse_choices
-from ..engine.notation import Rescue, Steal, Turn
+from ..engine.notation import Rescue, Turn
 from ..engine.playout import POLICIES, random_playout
 from ..engine.rescue import begin_turns, must_rescue, rescue_options
 from ..engine.round import RoundRecord, is_finished, play_round, winners
@@ -113,6 +113,7 @@ def cli() -> None:
 
     \b
     niagara-solve POSITION          analyse a position file (same as: analyze POSITION)
+    niagara-solve solve POSITION --player NAME --goal win|steal|safe [--horizon H] [--backend B]
     niagara-solve show POSITION     picture of the river, caves, canoes and players
     niagara-solve turns POSITION --player NAME --card CARD
     niagara-solve flow POSITION --steps K
@@ -285,57 +286,37 @@ def round_(position: str, ruleset_spec: str | None, card_texts: tuple[str, ...],
     return 0
 
 
-def _analysis_rows(pos: Position, player: int) -> list[list[Any]]:
-    me = pos.players[player]
-    cards = [me.card] if me.card is not None else list(me.hand)
-    rows = []
-    for card in cards:
-        if card is None:
-            continue
-        outcomes = legal_turns(pos, player, card)
-        steals = sum(1 for o in outcomes if _has_steal(o.turn))
-        banks = sum(1 for o in outcomes if o.position.players[player].bank.total > me.bank.total)
-        rows.append([me.name, card.label, len(outcomes), steals or "", banks or ""])
-    return rows
-
-
-def _has_steal(turn: Turn) -> bool:
-    return any(isinstance(s, Steal) for a in turn.actions for s in a.steps)
-
-
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
-@click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE", help="Phase I rescue decisions.")
+@click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE",
+              help="Phase I decisions already made (a start-of-round position).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Seconds for each player's forced-win search; past it the answer is unknown.")
 @click.option("--json", "as_json", is_flag=True, help="The analysis as JSON.")
-def analyze(position: str, ruleset_spec: str | None, rescue_texts: tuple[str, ...], as_json: bool) -> int:
-    """Analyse a position: the picture, then per player and card the legal turns, steals and bankings."""
+def analyze(position: str, ruleset_spec: str | None, rescue_texts: tuple[str, ...], timeout: float,
+            as_json: bool) -> int:
+    """Analyse a position for every player: forced wins this round, steal chances, threats, falls, flows."""
+    from ..analysis.analyze import analyze as run_analysis
     pos, extras = _load(position, ruleset_spec)
-    finished = is_finished(pos)
+    rescues = _rescues(pos, rescue_texts)
     notes: list[str] = []
-    rows: list[list[Any]] = []
-    if not finished:
-        turned = _to_turns_phase(pos, _rescues(pos, rescue_texts), notes)
-        for i in turned.turn_order():
-            if i not in turned.acted:
-                rows.extend(_analysis_rows(turned, i))
+    target = pos
+    if rescues:
+        target = _to_turns_phase(pos, rescues, notes)
+    result = run_analysis(target, timeout)
     if as_json:
-        _emit_json({"position": position_to_json(pos), "finished": finished,
-                    "winners": [pos.players[i].name for i in winners(pos)] if finished else [],
-                    "notes": notes,
-                    "turns": [{"player": r[0], "card": r[1], "turns": r[2], "steals": r[3] or 0, "bankings": r[4] or 0}
-                              for r in rows]})
+        _emit_json({"position": position_to_json(pos), **result, "notes": notes})
         return 0
     click.echo(render.show(pos))
-    if "puzzle" in extras and isinstance(extras["puzzle"], dict) and extras["puzzle"].get("question"):
-        click.echo(f"\npuzzle: {extras['puzzle']['question']}")
-    if finished:
+    puzzle = extras.get("puzzle")
+    if isinstance(puzzle, dict) and puzzle.get("question"):
+        click.echo(f"\npuzzle: {puzzle['question']}")
+    if result["finished"]:
         return 0
-    click.echo("")
     for note in notes:
         click.echo(f"note: {note}")
-    click.echo("Legal turns per card, in turn order (R-TURN-1); steals and bankings count the turns that make one:")
-    click.echo(tabulate(rows, headers=["player", "card", "turns", "with a steal", "with a banking"]))
+    click.echo(render.analysis_text(result))
     return 0
 
 
@@ -581,6 +562,45 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
             for item in data[side][:10]:
                 click.echo(f"    {item['label'] or item.get('value', '')}")
     return 1
+
+
+@cli.command()
+@click.argument("position", type=click.Path(dir_okay=False))
+@_ruleset_option
+@click.option("--player", "player_name", required=True, help="The player asking (X).")
+@click.option("--goal", type=click.Choice(["win", "steal", "safe"]), required=True)
+@click.option("--horizon", type=click.IntRange(1, 6), default=1, show_default=True, help="Rounds to look ahead.")
+@click.option("--backend", type=click.Choice(["search", "smt", "both"]), default="search", show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=120.0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, horizon: int, backend: str,
+          timeout: float, as_json: bool) -> int:
+    """Can the player force a win / a steal / keep every gem, whatever the others do? (0 definite, 3 unknown)"""
+    from ..analysis.search import Goal
+    from ..analysis.solve import solve as run_solve
+    pos = _load(position, ruleset_spec)[0]
+    player = _player_index(pos, player_name)
+    wanted = Goal(goal)
+    backends = ["search", "smt"] if backend == "both" else [backend]
+    answers = [run_solve(pos, player, wanted, horizon, b, timeout) for b in backends]
+    main_answer = answers[0]
+    agree = len({a.verdict for a in answers}) == 1
+    if as_json:
+        data = main_answer.to_json()
+        if len(answers) > 1:
+            data["backends"] = {a.backend: a.to_json() for a in answers}
+            data["agree"] = agree
+        _emit_json(data)
+    else:
+        click.echo(render.answer_text(main_answer))
+        if len(answers) > 1:
+            click.echo("\nbackends: " + ", ".join(f"{a.backend} {a.verdict.upper()} ({a.seconds:.2f} s)"
+                                                    for a in answers))
+            if not agree:
+                click.echo("BACKENDS DISAGREE: one of the engine and the encoding is wrong here", err=True)
+    if not agree:
+        return 1
+    return 3 if main_answer.verdict == "unknown" else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

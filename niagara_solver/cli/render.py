@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from tabulate import tabulate
 
@@ -157,3 +157,82 @@ def round_text(record: RoundRecord) -> str:
     if won:
         lines.append("  game over: " + ", ".join(names[i] for i in won) + (" win" if len(won) > 1 else " wins"))
     return "\n".join(lines)
+
+
+GOAL_QUESTIONS = {"win": "force a win", "steal": "force a steal", "safe": "keep every gem safe"}
+
+
+def answer_text(answer: Any) -> str:
+    """A solver answer in words: the verdict, the card and turn, the line, or the refutations."""
+    rounds = "this round" if answer.horizon == 1 else f"within {answer.horizon} rounds"
+    lines = [f"Can {answer.player} {GOAL_QUESTIONS[answer.goal.value]} {rounds}, whatever the others do? "
+             f"{answer.verdict.upper()} ({answer.backend}, {answer.seconds:.2f} s)"]
+    if answer.note:
+        lines.append(f"  {answer.note}")
+    if answer.verdict == "yes":
+        if answer.card is not None or answer.turn:
+            lines.append(f"  play {answer.card.label if answer.card is not None else 'the chosen card'}"
+                         + (f", then {answer.turn}" if answer.turn else ""))
+        if answer.line:
+            lines.append("  for example: " + " → ".join(answer.line))
+    elif answer.verdict == "no" and answer.refutations:
+        lines.append("  every option fails:")
+        for r in answer.refutations:
+            lines.append(f"    {r['option']}: " + (" → ".join(r["answer"]) or "no way through"))
+    details = answer.details
+    if "cards" in details:
+        rows = [[card, ", ".join(v.get("possible", [])) or "-", ", ".join(v.get("sure", [])) or "-"]
+                for card, v in details["cards"].items()]
+        lines.append("  steals this round by card (possible: for some play before; sure: for every play):")
+        lines.append("    " + tabulate(rows, headers=["card", "possible from", "sure from"]).replace("\n", "\n    "))
+    if "threats" in details:
+        for t in details["threats"]:
+            who = ", ".join(f"{x['player']} with {'/'.join(x['cards'])}" for x in t["threats"]) or "nobody"
+            lines.append(f"  threats to {t['canoe']}: {who}")
+    if "falls" in details:
+        for f in details["falls"]:
+            lines.append(f"  {f['canoe']} falls at flow " + (", ".join(map(str, f["falls at"])) or "never")
+                         + (f" (may at {', '.join(map(str, f['may fall at']))})" if f.get("may fall at") else ""))
+    return "\n".join(lines)
+
+
+def analysis_text(result: dict[str, Any]) -> str:
+    """The analysis of every player, as tables."""
+    out = [""]
+    wins, steals, threat_rows, fall_rows = [], [], [], []
+    for p in result["players"]:
+        name = p["name"]
+        if "win" in p:
+            w = p["win"]
+            how = ""
+            if w["verdict"] == "yes":
+                card = w.get("card")
+                how = f"play {card}, then {w.get('turn')}" if w.get("turn") else f"play {card}"
+            wins.append([name, w["verdict"].upper(), how])
+        if "steals" in p:
+            exact = p["steals"]["exact"]
+            for card, v in p["steals"]["cards"].items():
+                if v["possible"]:
+                    steals.append([name, card, ", ".join(v["possible"]), ", ".join(v["sure"]) or "-",
+                                   "" if exact else "acting now"])
+        for t in p["threats"]:
+            threat_rows.append([name, t["canoe"], "; ".join(f"{x['player']} with {'/'.join(x['cards'])}"
+                                                            for x in t["threats"]) or "nobody"])
+        for f in p["falls"]:
+            fall_rows.append([name, f["canoe"], ", ".join(map(str, f["falls at"])) or "never",
+                              ", ".join(map(str, f.get("may fall at", []))) or ""])
+    out.append("Forced win this round, whatever the others do (R-END-1..3):")
+    out.append(tabulate(wins, headers=["player", "answer", "how"]))
+    out.append("\nSteal chances this round (possible: for some play of the players before; sure: for every play):")
+    out.append(tabulate(steals, headers=["player", "card", "possible from", "sure from", ""]) if steals
+               else "  no player can steal this round")
+    out.append("\nThreats to loaded canoes (who could take the gem, acting on the position as it is):")
+    out.append(tabulate(threat_rows, headers=["player", "canoe", "threatened by"]) if threat_rows
+               else "  no loaded canoe on the river")
+    out.append("\nFall risk (flows that carry a canoe over the falls if it stays):")
+    out.append(tabulate(fall_rows, headers=["player", "canoe", "falls at flow", "may fall at"]) if fall_rows
+               else "  no canoe on the river")
+    out.append("\nFlow by the smallest paddle played (R-FLOW-1, R-FLOW-2):")
+    out.append(tabulate([[r["smallest paddle"], r["flow now"], "{}..{}".format(*r["flow range with clouds"])]
+                         for r in result["flows"]], headers=["smallest paddle", "flow", "if clouds move the weather"]))
+    return "\n".join(out)

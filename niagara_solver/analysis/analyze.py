@@ -1,0 +1,81 @@
+"""The full analysis of a position for every player (``niagara-solve POSITION``): forced wins this round,
+steal chances per card, threats to each loaded canoe, fall risk per flow, and the flow each smallest paddle
+would produce."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.rescue import begin_turns
+from ..engine.round import is_finished, winners
+from ..engine.turns import legal_turns
+from ..rules.atoms import Card, Phase
+from ..rules.position import Player, Position
+from .search import Goal, has_steal
+from .solve import fall_risk, frontier, solve, threats
+
+
+def steal_table(pos: Position, x: int, limit: int = 3000) -> dict[str, Any]:
+    """For each card: victims possible for some play before X and sure for every play (exact), or, when too many
+    plays come before X, the victims X could rob if it acted now (``exact: false``)."""
+    states = frontier(pos, x, limit)
+    me = pos.players[x]
+    cards = [me.card] if me.card is not None else list(me.hand)
+    exact = states is not None
+    if states is None:
+        states = [pos if pos.phase is Phase.TURNS else begin_turns(pos)]
+    rows: dict[str, Any] = {}
+    for card in cards:
+        possible: set[str] = set()
+        sure: set[str] | None = None
+        for state in states:
+            bare = state.with_player(x, Player(me.name, state.players[x].canoes, state.players[x].hand,
+                                               state.players[x].bank, None))
+            bare = bare.replace(acted=tuple(a for a in bare.acted if a != x))
+            victims = {step.victim for o in legal_turns(bare, x, card) if has_steal(o.turn)
+                       for a in o.turn.actions for step in a.steps if hasattr(step, "victim")}
+            possible |= victims
+            sure = victims if sure is None else sure & victims
+        rows[card.label] = {"possible": sorted(possible), "sure": sorted(sure or set())}
+    return {"exact": exact, "cards": rows}
+
+
+def flow_table(pos: Position) -> list[dict[str, Any]]:
+    """The flow for each smallest paddle that can be played this round (R-FLOW-1, R-FLOW-2), with the weather
+    as it is and as far as the cloud cards still in hand can move it."""
+    rules = pos.ruleset
+    unplayed = [p for i, p in enumerate(pos.players) if i not in pos.acted]
+    clouds = sum(1 for p in unplayed if Card.CLOUD in ([p.card] if p.card is not None else p.hand))
+    low = max(rules.weather_min, pos.weather - clouds)
+    high = min(rules.weather_max, pos.weather + clouds)
+    smallest = sorted({int(c) for p in pos.players for c in ([p.card] if p.card is not None else p.hand)
+                       if c is not None and c.is_paddle})
+    rows = []
+    for s in [*smallest, 0]:
+        def flow(w: int) -> int:
+            return max(rules.min_flow, s + w)
+        rows.append({"smallest paddle": s if s else "only clouds", "flow now": flow(pos.weather),
+                     "flow range with clouds": [flow(low), flow(high)]})
+    return rows
+
+
+def analyze(pos: Position, timeout: float = 10) -> dict[str, Any]:
+    """Everything a player wants to know about a position, for every player (docs/SOLVER.md)."""
+    out: dict[str, Any] = {"finished": is_finished(pos)}
+    if out["finished"]:
+        out["winners"] = [pos.players[i].name for i in winners(pos)]
+        return out
+    players = []
+    for i, player in enumerate(pos.players):
+        entry: dict[str, Any] = {"name": player.name}
+        if i in pos.acted:
+            entry["note"] = "has acted this round"
+        else:
+            entry["win"] = solve(pos, i, Goal.WIN, 1, "search", timeout).to_json()
+            entry["steals"] = steal_table(pos, i)
+        entry["threats"] = threats(pos, i)
+        entry["falls"] = fall_risk(pos, i)
+        players.append(entry)
+    out["players"] = players
+    out["flows"] = flow_table(pos)
+    return out

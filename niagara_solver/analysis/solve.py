@@ -1,0 +1,263 @@
+"""``niagara-solve solve``: answers a strong player wants, proved by exhaustive search (docs/SOLVER.md).
+
+* **win** within H rounds: X has a strategy that ends the game by the end of round H with X among the
+  winners, whatever the others do (they may play as if in league against X);
+* **steal**: for each card of X, can X steal this round, and from whom — possibly (for some play of the
+  players before X) and surely (for every play); with H ≥ 2, can X force a steal within H rounds;
+* **safe**: who threatens each loaded canoe of X, at which flows X's canoes go over the falls, and whether X
+  has a card and turns that keep all its gems whatever the others do.
+
+Two backends answer the verdict questions: ``search`` (:mod:`.search`, over the engine) and ``smt``
+(:mod:`.solve_smt`, over the encoding); ``both`` runs both and fails loudly if they disagree.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine.rescue import begin_turns, rescue_options
+from ..engine.round import is_finished, winners
+from ..engine.turns import legal_turns
+from ..rules.atoms import Card, Phase
+from ..rules.position import Player, Position
+from .search import Goal, Node, OutOfTime, Search, has_steal, trace
+
+VERDICTS = ("yes", "no", "unknown")
+
+
+@dataclass
+class Answer:
+    """The answer to one question about one player."""
+
+    verdict: str
+    player: str
+    goal: Goal
+    horizon: int
+    backend: str
+    card: Card | None = None
+    turn: str | None = None
+    line: list[str] = field(default_factory=list)
+    refutations: list[dict[str, Any]] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+    note: str = ""
+    seconds: float = 0.0
+    nodes: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"verdict": self.verdict, "player": self.player, "goal": self.goal.value,
+                               "horizon": self.horizon, "backend": self.backend, "seconds": round(self.seconds, 3)}
+        if self.verdict == "yes":
+            out["card"] = self.card.to_json() if self.card is not None else None
+            out["turn"] = self.turn
+            out["line"] = self.line
+        if self.verdict == "no":
+            out["refutations"] = self.refutations
+        if self.details:
+            out["details"] = self.details
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+def _x_choice(node: Node | None) -> tuple[Card | None, str | None]:
+    """X's card and first turn along a line of choices."""
+    card: Card | None = None
+    turn: str | None = None
+    while node is not None:
+        text = node.choice
+        if " chooses " in text and card is None:
+            card = Card.parse(text.rsplit(" ", 1)[1])
+        if node.position is not None and turn is None and ": " in text:
+            turn = text.split(": ", 1)[1]
+            if card is None and "(" in text:
+                label = text.split("(", 1)[1].split(")", 1)[0]
+                card = Card.parse(label) if label != "?" else None
+        node = node.child
+    return card, turn
+
+
+def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str = "search",
+          timeout: float | None = 60) -> Answer:
+    """Answer ``goal`` for ``player`` in ``pos`` within ``horizon`` rounds with one backend."""
+    if backend == "smt":
+        from .solve_smt import solve_smt
+        return solve_smt(pos, player, goal, horizon, timeout)
+    start = time.perf_counter()
+    name = pos.players[player].name
+    answer = Answer("unknown", name, goal, horizon, backend)
+    if is_finished(pos):
+        won = winners(pos)
+        answer.verdict = "yes" if goal is Goal.WIN and player in won else "no"
+        answer.note = "the game is over: " + ", ".join(pos.players[i].name for i in won) + \
+            (" win" if len(won) > 1 else " wins")
+        answer.details["finished"] = True
+        return answer
+    search = Search(player, goal, horizon, timeout)
+    search.name = name
+    try:
+        root = search.value(pos)
+        answer.verdict = "yes" if root.value else "no"
+        if root.value:
+            answer.card, answer.turn = _x_choice(root)
+            answer.line = trace(root)
+        else:
+            answer.refutations = _refutations(search, pos, player)
+    except OutOfTime:
+        answer.verdict = "unknown"
+        answer.note = "the search ran out of time"
+    if goal is Goal.STEAL and horizon == 1:
+        answer.details["cards"] = steal_chances(pos, player)
+    if goal is Goal.SAFE:
+        answer.details["threats"] = threats(pos, player)
+        answer.details["falls"] = fall_risk(pos, player)
+    answer.seconds = time.perf_counter() - start
+    answer.nodes = search.nodes
+    return answer
+
+
+def _refutations(search: Search, pos: Position, x: int) -> list[dict[str, Any]]:
+    """For each option of X (each card, or each turn when the card is known), the others' defeating answer."""
+    me = pos.players[x]
+    out: list[dict[str, Any]] = []
+    start = pos
+    if pos.phase is Phase.CARDS:
+        # Phase I first: X's rescue (if any) is its first option; take the one the search would try first.
+        options = rescue_options(pos, x)
+        start = begin_turns(pos, {x: options[0]}) if len(options) else begin_turns(pos)
+    if x not in start.acted and me.card is None:
+        for card in me.hand:
+            chosen = start.with_player(x, Player(me.name, start.players[x].canoes, start.players[x].hand,
+                                                 start.players[x].bank, card))
+            node = search.turn_stage(chosen, search.horizon)
+            out.append({"option": f"{me.name} plays {card.label}", "answer": trace(node)})
+        return out
+    if start.next_to_act() == x:
+        for outcome in legal_turns(start, x)[:12]:
+            node = search._after_x(start, outcome, search.horizon)
+            out.append({"option": f"{me.name}: {outcome.turn}", "answer": trace(node)})
+        return out
+    node = search.turn_stage(start, search.horizon)
+    out.append({"option": "every choice of " + me.name, "answer": trace(node)})
+    return out
+
+
+# -- this round's chances, threats and falls ------------------------------------------------------------------
+
+def frontier(pos: Position, x: int, limit: int = 20000) -> list[Position] | None:
+    """Every position at X's turn this round, over every play of the players before X (None past ``limit``)."""
+    if pos.phase is Phase.CARDS:
+        states = {pos}
+        for i in pos.turn_order():
+            if i == x:
+                continue
+            states = {s2 for s in states for s2 in _rescued(s, i)}
+        states = {begin_turns(s, {x: rescue_options(s, x)[0]}) for s in states}
+    else:
+        states = {pos}
+    if x in pos.acted:
+        return []
+    while True:
+        nxt = next(iter(states)).next_to_act()
+        if nxt == x or nxt is None:
+            return list(states)
+        grown: set[Position] = set()
+        for s in states:
+            p = s.next_to_act()
+            assert p is not None
+            player = s.players[p]
+            for card in ([player.card] if player.card is not None else player.hand):
+                grown.update(o.position for o in legal_turns(s, p, card))
+            if len(grown) > limit:
+                return None
+        states = grown
+
+
+def _rescued(pos: Position, i: int) -> list[Position]:
+    from ..engine.rescue import apply_rescue
+    return [apply_rescue(pos, i, o) for o in rescue_options(pos, i)]
+
+
+def steal_chances(pos: Position, x: int) -> dict[str, Any]:
+    """For each card X may play: the victims X can steal from for some play of the players before X (possible),
+    and for every play (sure), and whether some steal is sure."""
+    states = frontier(pos, x)
+    me = pos.players[x]
+    cards = [me.card] if me.card is not None else list(me.hand)
+    if states is None:
+        return {c.label: {"note": "too many plays before X to enumerate"} for c in cards}
+    out: dict[str, Any] = {}
+    for card in cards:
+        possible: set[str] = set()
+        sure: set[str] | None = None
+        always = True
+        for state in states:
+            chosen = state.with_player(x, Player(me.name, state.players[x].canoes, state.players[x].hand,
+                                                 state.players[x].bank, None))
+            victims = {s.victim for o in legal_turns(chosen, x, card) for a in o.turn.actions for s in a.steps
+                       if has_steal(o.turn) and hasattr(s, "victim")}
+            possible |= victims
+            sure = victims if sure is None else sure & victims
+            always = always and bool(victims)
+        out[card.label] = {"possible": sorted(possible), "sure": sorted(sure or set()),
+                           "a steal is sure": always and bool(states)}
+    return out
+
+
+def threats(pos: Position, x: int) -> list[dict[str, Any]]:
+    """For each loaded canoe of X: which other player could take its gem, with which card, if they acted on the
+    position as it stands (X's canoe where it is)."""
+    out = []
+    me = pos.players[x]
+    turn_pos = pos if pos.phase is Phase.TURNS else begin_turns(pos, {i: rescue_options(pos, i)[0]
+                                                                      for i in range(len(pos.players))})
+    for canoe in me.canoes:
+        if not canoe.gems or not canoe.on_river:
+            continue
+        who: list[dict[str, Any]] = []
+        for q, other in enumerate(turn_pos.players):
+            if q == x or q in turn_pos.acted:
+                continue
+            bare = turn_pos.with_player(q, Player(other.name, other.canoes, other.hand, other.bank, None))
+            bare = bare.replace(acted=tuple(a for a in bare.acted if a != q))
+            cards = [c for c in ([other.card] if other.card is not None else other.hand) if c.is_paddle]
+            hits = [c.label for c in cards if any(has_steal(o.turn, me.name) and _robs(bare, o, x, canoe.place)
+                                                  for o in legal_turns(bare, q, c))]
+            if hits:
+                who.append({"player": other.name, "cards": hits})
+        out.append({"canoe": canoe.describe(), "threats": who})
+    return out
+
+
+def _robs(pos: Position, outcome: Any, x: int, place: str) -> bool:
+    before = [c for c in pos.players[x].canoes if c.place == place]
+    after = [c for c in outcome.position.players[x].canoes if c.place == place]
+    return sum(len(c.gems) for c in after) < sum(len(c.gems) for c in before)
+
+
+def fall_risk(pos: Position, x: int) -> list[dict[str, Any]]:
+    """For each canoe of X on the river: the flows (0 to 8 steps) that carry it over the falls if it stays where
+    it is (with ``fork_policy: free``, those where it falls whichever branches the discs take, and those where
+    it may)."""
+    from ..engine.flow import flow_outcomes
+    from ..rules.atoms import PORT
+    from ..rules.position import Canoe
+    out = []
+    me = pos.players[x]
+    for canoe in me.canoes:
+        if not canoe.on_river:
+            continue
+        alone = pos.with_player(x, Player(me.name, (canoe, Canoe(PORT)), me.hand, me.bank, me.card))
+        falls, may = [], []
+        for steps in range(0, 9):
+            fell = [any(c.fallen for c in after.players[x].canoes) for _, after in flow_outcomes(alone, steps)]
+            if all(fell):
+                falls.append(steps)
+            elif any(fell):
+                may.append(steps)
+        entry: dict[str, Any] = {"canoe": canoe.describe(), "falls at": falls}
+        if may:
+            entry["may fall at"] = may
+        out.append(entry)
+    return out

@@ -1,0 +1,43 @@
+"""The analysis tables: steal chances, threats, fall risk and flows, on positions where they are known."""
+
+from helpers import P, position
+from niagara_solver.analysis.analyze import analyze, flow_table, steal_table
+from niagara_solver.analysis.search import Goal
+from niagara_solver.analysis.solve import fall_risk, solve, threats
+
+
+def test_steal_chances_possible_and_sure():
+    # Blue acts first and may rob green's amber on 2; either way a gem waits on 2 for red's 2.
+    pos = position(P("blue", "3", "fallen", hand=[1]), P("red", "4", "fallen", hand=[2]),
+                   P("green", "2:amber", "port", hand=[3]))
+    table = steal_table(pos, 1)
+    assert table["exact"] is True
+    assert table["cards"]["2"] == {"possible": ["blue", "green"], "sure": []}
+    answer = solve(pos, 1, Goal.STEAL, 1)
+    assert answer.verdict == "yes" and answer.details["cards"]["2"]["a steal is sure"] is True
+
+
+def test_threats_name_the_thief_and_its_cards():
+    pos = position(P("red", "3:ruby", "fallen", hand=[1]), P("blue", "5", "6L", hand=[1, 2, 3, 4]))
+    (entry,) = threats(pos, 0)
+    assert entry == {"canoe": "3 (ruby)", "threats": [{"player": "blue", "cards": ["2", "3"]}]}
+
+
+def test_fall_risk_follows_the_fork_marker():
+    left = position(P("red", "7L:ruby", "port"), P("blue", "port", "port"), fork="L")
+    right = position(P("red", "7L:ruby", "port"), P("blue", "port", "port"), fork="R")
+    assert fall_risk(left, 0) == [{"canoe": "7L (ruby)", "falls at": [1, 2, 3, 4, 5, 6, 7, 8]}]
+    assert fall_risk(right, 0) == [{"canoe": "7L (ruby)", "falls at": [2, 3, 4, 5, 6, 7, 8]}]
+    free = position(P("red", "7L:ruby", "port"), P("blue", "port", "port"), ruleset={"fork_policy": "free"})
+    assert fall_risk(free, 0) == [{"canoe": "7L (ruby)", "falls at": [], "may fall at": [1, 2, 3, 4, 5, 6, 7, 8]}]
+
+
+def test_flow_table():
+    pos = position(P("red", "port", "port", hand=[2, "cloud"]), P("blue", "port", "port", hand=[4, 5]), weather=1)
+    rows = {r["smallest paddle"]: (r["flow now"], r["flow range with clouds"]) for r in flow_table(pos)}
+    assert rows == {2: (3, [2, 4]), 4: (5, [4, 6]), 5: (6, [5, 7]), "only clouds": (1, [0, 2])}
+
+
+def test_analysis_of_a_finished_game():
+    pos = position(P("red", "port", "port", bank={"ruby": 4}), P("blue", "port", "port"), phase="cards")
+    assert analyze(pos) == {"finished": True, "winners": ["red"]}

@@ -69,6 +69,33 @@ def could_reach_goal(pos: Position, x: int, extra: int) -> bool:
     return bank.total + extra >= 7 or max(bank) + extra >= 4 or missing <= extra
 
 
+def bankable(pos: Position, q: int) -> tuple[int, int]:
+    """An upper bound on the gems (and their value) player ``q`` can bank in its next turn this round.
+
+    Only a canoe that can reach the port banks (R-MOVE-5): one carrying gems whose card covers its depth, or one
+    beside a cave that can load first (2 points) and still reach the port; a loaded gem is counted at the highest
+    value, 5. A stolen gem cannot be banked in the same turn (a steal ends the action, R-STEAL-3).
+    """
+    player = pos.players[q]
+    cards = [player.card] if player.card is not None else list(player.hand)
+    best = max((int(c) for c in cards if c is not None and c.is_paddle), default=0)
+    board, cap = pos.board, pos.ruleset.capacity
+    gems = value = 0
+    for canoe in player.canoes:
+        if not canoe.on_river:
+            continue
+        depth = board.depth[canoe.place]
+        carried = list(canoe.gems)
+        room = cap - len(carried)
+        extra = 0
+        if board.cave[canoe.place] is not None:  # load (or unload and load) before going home
+            extra = min(cap, (best - depth) // 2) if best >= depth + 2 else 0
+        if best >= depth:
+            gems += len(carried) + min(room + len(carried), extra) if extra else len(carried)
+            value += sum(int(g) for g in carried) + 5 * (min(room + len(carried), extra) if extra else 0)
+    return gems, value
+
+
 def _next_round(after_flow: Position, before_flow: Position) -> Position:
     players = tuple(Player(p.name, p.canoes, p.hand or FULL_HAND, p.bank, None) for p in after_flow.players)
     return after_flow.replace(players=players, lifebuoy=(before_flow.lifebuoy + 1) % len(players),
@@ -156,7 +183,7 @@ class Search:
         p = pos.next_to_act()
         if p is None:
             return self.end_stage(pos, left)
-        key = self._key("turn", pos, left)
+        key = self._key("turn", self._projection(pos) if left == 1 and self.goal is Goal.WIN else pos, left)
         if key in self.memo:
             return self.memo[key]
         if self.x in pos.acted or p == self.x:
@@ -222,14 +249,23 @@ class Search:
             return Node(self.goal is Goal.SAFE, "the horizon is reached")
         return self.round_start(pos, left - 1)
 
+    @staticmethod
+    def _projection(pos: Position) -> Any:
+        """What decides a win in the last round: banks can change only through the canoes of the players still to
+        act and the caves (a stolen gem cannot be banked in the same turn), so the canoes of the players who have
+        acted, the weather and the fork markers do not matter any more."""
+        remaining = tuple((i, pos.players[i].canoes, pos.players[i].hand, pos.players[i].card)
+                          for i in pos.turn_order() if i not in pos.acted)
+        return ("last round", pos.caves, tuple(p.bank for p in pos.players), remaining, pos.ruleset, pos.board)
+
     # -- pruning and ordering -------------------------------------------------------------------------------
 
     def _cut(self, pos: Position, left: int) -> Node | None:
         """A value known without searching below (sound bounds only)."""
         if self.goal is Goal.WIN:
-            turns_left = (0 if self.x in pos.acted else 1) + (left - 1)
             cap = pos.ruleset.capacity
-            if not could_reach_goal(pos, self.x, 2 * cap * turns_left):
+            now = 0 if self.x in pos.acted else bankable(pos, self.x)[0]
+            if not could_reach_goal(pos, self.x, now + 2 * cap * (left - 1)):
                 return Node(False, f"{self.name} cannot reach the goal in time, even unhindered")
             if left == 1 and self.x in pos.acted:
                 if not goal_reached(pos.players[self.x]):
@@ -242,21 +278,18 @@ class Search:
         return None
 
     def _rivals_can_beat(self, pos: Position) -> bool:
-        """Could another player end this round at the goal with a better bank than X's? (An upper bound: a player
-        still to act banks at most two canoes' cargo, worth at most 5 a gem.) A tie shares the win (R-END-3)."""
+        """Could another player end this round at the goal with a better bank than X's? An upper bound (see
+        :func:`bankable`); a tie shares the win (R-END-3)."""
         by_value = pos.ruleset.tiebreak.value == "value"
-
-        def score(bank: Any) -> int:
-            return int(bank.value if by_value else bank.total)
-        mine = score(pos.players[self.x].bank)
-        cap = pos.ruleset.capacity
+        mine = pos.players[self.x].bank
+        score = mine.value if by_value else mine.total
         for q, rival in enumerate(pos.players):
             if q == self.x:
                 continue
-            extra = 0 if q in pos.acted else 2 * cap
-            if not (goal_reached(rival) or (extra and could_reach_goal(pos, q, extra))):
+            gems, value = (0, 0) if q in pos.acted else bankable(pos, q)
+            if not (goal_reached(rival) or (gems and could_reach_goal(pos, q, gems))):
                 continue
-            if score(rival.bank) + (5 * extra if by_value else extra) > mine:
+            if (rival.bank.value + value if by_value else rival.bank.total + gems) > score:
                 return True
         return False
 

@@ -41,3 +41,15 @@ def test_flow_table():
 def test_analysis_of_a_finished_game():
     pos = position(P("red", "port", "port", bank={"ruby": 4}), P("blue", "port", "port"), phase="cards")
     assert analyze(pos) == {"finished": True, "winners": ["red"]}
+
+
+def test_a_no_answer_at_the_round_start_while_a_rival_must_choose_a_rescue():
+    # Blue has no canoe in play and two colours banked: blue's rescue is a choice of blue's (R-RESCUE-2).
+    # Red cannot win this round; the refutation starts at the round's start instead of guessing blue's rescue.
+    pos = position(P("red", "3", "port", hand=[1, 2]),
+                   P("blue", "fallen", "fallen", bank={"amethyst": 1, "amber": 1}, hand=[3]), phase="cards")
+    answer = solve(pos, 0, Goal.WIN, 1)
+    assert answer.verdict == "no"
+    (refutation,) = answer.refutations
+    assert refutation["option"] == "every choice of red"
+    assert any("blue" in step and "rescue" in step for step in refutation["answer"])

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.rescue import begin_turns, rescue_options
+from ..engine.rescue import begin_turns, must_rescue, rescue_options
 from ..engine.round import is_finished, winners
 from ..engine.turns import legal_turns
 from ..rules.atoms import Card, Phase
@@ -125,6 +125,12 @@ def _refutations(search: Search, pos: Position, x: int) -> list[dict[str, Any]]:
     if pos.phase is Phase.CARDS:
         # Phase I first: X's rescue (if any) is its first option; take the one the search would try first.
         options = rescue_options(pos, x)
+        forced = [i for i, p in enumerate(pos.players)
+                  if i != x and must_rescue(p) and len(rescue_options(pos, i)) > 1]
+        if forced:
+            # Another player's rescue is a choice of theirs too: the refutation starts at the round's start.
+            node = search.value(pos)
+            return [{"option": "every choice of " + me.name, "answer": trace(node)}]
         start = begin_turns(pos, {x: options[0]}) if len(options) else begin_turns(pos)
     if x not in start.acted and me.card is None:
         for card in me.hand:

@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench golden typecheck clean
+.PHONY: run test bench report check golden typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,15 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_prover.py
 	$(BIN)/python benchmarks/bench_crosscheck.py
 	$(BIN)/python benchmarks/bench_solver.py
+	$(BIN)/python benchmarks/bench_jobs.py
+
+# The report in reports/ (proofs, mutants, cross-check coverage, puzzles, preset diffs, with pictures).
+report: $(STAMP)
+	$(BIN)/niagara-solve report --out reports --jobs 2
+
+# What a CI pipeline runs for rule regressions (exit 0 pass, 1 fail, 3 unknown; JUnit XML for the CI's test view).
+check: $(STAMP)
+	$(BIN)/niagara-solve check --puzzles puzzles --junit check-results.xml --jobs 2
 
 # Rewrite the golden transcripts after a deliberate change of output (review the diff before committing).
 golden: $(STAMP)

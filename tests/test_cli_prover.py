@@ -38,6 +38,8 @@ def test_prove_refuted_exits_one_with_a_counterexample_file(tmp_path, capsys):
     position_from_json(item["counterexample"])
     saved = item["saved"]
     assert load_position(saved).ruleset.fork_policy.value == "free"
+    picture = open(saved[:-len(".json")] + ".svg", encoding="utf-8").read()  # and its picture beside it
+    assert picture.count('<g class="canoe"') == 4
     status, out, _ = run(capsys, "show", saved)  # the counterexample opens like any position
     assert status == 0 and "port" in out
 

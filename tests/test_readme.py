@@ -46,8 +46,10 @@ def test_the_readme_quotes_commands():
 
 
 @pytest.mark.parametrize("command, expected", CASES, ids=[c[0][:60] for c in CASES])
-def test_readme_output_is_real(command, expected, monkeypatch):
-    monkeypatch.chdir(ROOT)
+def test_readme_output_is_real(command, expected, monkeypatch, tmp_path):
+    # In a scratch folder that sees the bundled puzzles, so that commands writing files (--out) leave no trace.
+    os.symlink(os.path.abspath(os.path.join(ROOT, "puzzles")), tmp_path / "puzzles")
+    monkeypatch.chdir(tmp_path)
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         main(shlex.split(command)[1:])

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..engine.flow import flow_outcomes, flow_value
 from ..engine.notation import Steal, Turn
@@ -109,8 +109,10 @@ def has_steal(turn: Turn, victim: str | None = None) -> bool:
 class Search:
     """One query: player ``x``, a goal, a horizon in rounds, a time budget."""
 
-    def __init__(self, x: int, goal: Goal, horizon: int, timeout: float | None = None) -> None:
+    def __init__(self, x: int, goal: Goal, horizon: int, timeout: float | None = None,
+                 progress: Callable[[int], None] | None = None) -> None:
         self.x = x
+        self.progress = progress  # told the number of nodes searched, now and then
         self.goal = goal
         self.horizon = horizon
         self.deadline = time.perf_counter() + timeout if timeout else None
@@ -123,8 +125,11 @@ class Search:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if self.deadline is not None and self.nodes % 64 == 0 and time.perf_counter() > self.deadline:
-            raise OutOfTime()
+        if self.nodes % 64 == 0:
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                raise OutOfTime()
+            if self.progress is not None and self.nodes % 4096 == 0:
+                self.progress(self.nodes)
 
     def _key(self, stage: str, pos: Position, left: int, extra: Any = None) -> Any:
         return (stage, pos, left, extra, self.baseline)

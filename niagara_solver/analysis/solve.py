@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..engine.rescue import begin_turns, must_rescue, rescue_options
 from ..engine.round import is_finished, winners
@@ -79,8 +79,9 @@ def _x_choice(node: Node | None) -> tuple[Card | None, str | None]:
 
 
 def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str = "search",
-          timeout: float | None = 60) -> Answer:
-    """Answer ``goal`` for ``player`` in ``pos`` within ``horizon`` rounds with one backend."""
+          timeout: float | None = 60, progress: Callable[[int], None] | None = None) -> Answer:
+    """Answer ``goal`` for ``player`` in ``pos`` within ``horizon`` rounds with one backend (``progress``, for
+    the search, is told how many positions it searched, now and then)."""
     if backend == "smt":
         from .solve_smt import solve_smt
         return solve_smt(pos, player, goal, horizon, timeout)
@@ -94,7 +95,7 @@ def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str
             (" win" if len(won) > 1 else " wins")
         answer.details["finished"] = True
         return answer
-    search = Search(player, goal, horizon, timeout)
+    search = Search(player, goal, horizon, timeout, progress)
     search.name = name
     try:
         root = search.value(pos)

@@ -25,6 +25,8 @@ from ..rules.catalogue import sentence
 from ..rules.format import dumps, dumps_position, load_board, load_document, load_ruleset, position_to_json
 from ..rules.position import Position
 from . import render
+from .common import emit_json as _emit_json
+from .common import players_option as _players_option
 
 
 class _Group(click.Group):
@@ -43,10 +45,6 @@ def _ruleset_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def _load(position: str, ruleset_spec: str | None) -> tuple[Position, dict[str, Any]]:
     return load_document(position, load_ruleset(ruleset_spec) if ruleset_spec else None)
-
-
-def _emit_json(obj: Any) -> None:
-    click.echo(dumps(obj))
 
 
 def _player_index(pos: Position, name: str) -> int:
@@ -123,6 +121,11 @@ def cli() -> None:
     niagara-solve prove [--ruleset R] [--board B] [--players N] [--property ID ...]
     niagara-solve mutants [--players N]
     niagara-solve crosscheck [--count N] [--seed S]
+    niagara-solve render POSITION [--out FILE.svg] [--player NAME --turn TURN]
+    niagara-solve check [--ruleset R] [--puzzles DIR] [--junit FILE.xml] [--jobs N]
+    niagara-solve diff RULESET_A RULESET_B [--board B] [--players N] [--save DIR]
+    niagara-solve report [--out reports/] [--jobs N]
+    niagara-solve sweep GRID.json [--jobs N | --scheduler ADDRESS]
     """
 
 
@@ -320,28 +323,15 @@ def analyze(position: str, ruleset_spec: str | None, rescue_texts: tuple[str, ..
     return 0
 
 
-def _players_option(text: str) -> list[int]:
-    """``5``, ``2-5`` or ``2,3,5``."""
-    try:
-        if "-" in text:
-            low, high = (int(x) for x in text.split("-", 1))
-            counts = list(range(low, high + 1))
-        else:
-            counts = [int(x) for x in text.split(",")]
-    except ValueError:
-        raise InputError("--players", f"write a count (5), a range (2-5) or a list (2,3,5), got {text!r}",
-                         "R-COMP-1") from None
-    if not counts or any(not 2 <= n <= 5 for n in counts):
-        raise InputError("--players", f"2 to 5 players play, got {text!r}", "R-COMP-1")
-    return counts
-
-
 def _save_counterexample(folder: str, name: str, ce: Any) -> str:
     import os
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"{name}.json")
     with open(path, "w", encoding="utf-8") as f:
         f.write(dumps_position(ce.position, {"comment": " | ".join([*ce.trace, ce.replay])}))
+    from ..report.svg import render_svg
+    with open(os.path.join(folder, f"{name}.svg"), "w", encoding="utf-8") as f:  # and its picture
+        f.write(render_svg(ce.position, title=f"{name}: {ce.choices}"))
     return path
 
 
@@ -532,10 +522,11 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
                     continue
                 if pos.board == board and pos.ruleset == rules:
                     puzzles.append(pos)
-    quiet = as_json or not sys.stderr.isatty()
+    from ..analysis.tasks import Progress
+    bar = Progress(0, "crosscheck: cases", not as_json)  # on a terminal only
     report = run_crosscheck(board, rules, count, seed, puzzles=puzzles, goals=not no_goals, rounds=not no_rounds,
-                            timeout=timeout,
-                            progress=None if quiet else (lambda text: click.echo(f"  checking {text}", err=True)))
+                            timeout=timeout, progress=bar.step if bar.enabled else None)
+    bar.close()
     if as_json:
         _emit_json(report.to_json())
         return 1 if report.mismatches else 0
@@ -582,7 +573,15 @@ def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, 
     player = _player_index(pos, player_name)
     wanted = Goal(goal)
     backends = ["search", "smt"] if backend == "both" else [backend]
-    answers = [run_solve(pos, player, wanted, horizon, b, timeout) for b in backends]
+    from ..analysis.tasks import Progress
+    bar = Progress(0, "solve: positions searched", not as_json and horizon >= 2)  # on a terminal only
+
+    def searched(nodes: int) -> None:
+        bar.done = nodes
+        bar.show()
+    answers = [run_solve(pos, player, wanted, horizon, b, timeout, progress=searched if bar.enabled else None)
+               for b in backends]
+    bar.close()
     main_answer = answers[0]
     agree = len({a.verdict for a in answers}) == 1
     if as_json:
@@ -622,6 +621,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     return result if isinstance(result, int) else 0
+
+
+from .designer import COMMANDS  # noqa: E402  (the designers' commands register on the group above)
+
+for _command in COMMANDS:
+    cli.add_command(_command)
 
 
 def run() -> None:

@@ -35,6 +35,17 @@ def make_solver(timeout: float | None = None) -> z3.Solver:
     return solver
 
 
+def fresh_context() -> None:
+    """Start a new global z3 context.
+
+    z3's search follows the order in which terms were created, so the same question can get a different
+    (equally valid) model in a process that asked other questions first. Each independent task starts from a
+    fresh context, so its counterexamples and witnesses are the same in one process, in a pool of processes
+    or on a cluster, whatever ran before. Terms of the old context must not be used afterwards.
+    """
+    z3.z3._main_ctx = None  # main_ctx() makes a new one on first use
+
+
 def add(solver: z3.Solver, constraints: Iterable[Constraint]) -> None:
     """Assert rule-tagged constraints (the tags are kept for unsat cores elsewhere)."""
     for _, c in constraints:

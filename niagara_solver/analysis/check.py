@@ -1,0 +1,129 @@
+"""``niagara-solve check``: the one command a CI pipeline runs for rule regressions.
+
+It proves the property catalogue and answers every puzzle of a folder against its recorded answer. Exit 0
+when all hold, 1 when a property is refuted or a puzzle's answer changed (naming which, with the counterexample
+or the new answer), 3 when something is unknown. ``--junit`` writes one test case per property and per puzzle.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+from ..board.graph import Board
+from ..rules.ruleset import Ruleset
+from .tasks import Progress, Results, Task, run_all, task_key
+
+
+@dataclass
+class CheckReport:
+    """Every property's merged verdict and every puzzle's status."""
+
+    properties: list[dict[str, Any]] = field(default_factory=list)
+    puzzles: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> int:
+        bad = any(p["verdict"] == "refuted" for p in self.properties) or any(
+            p["status"] in ("changed", "invalid") for p in self.puzzles)
+        if bad:
+            return 1
+        if (any(p["verdict"] == "unknown" for p in self.properties)
+                or any(p["status"] == "unknown" for p in self.puzzles)):
+            return 3
+        return 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": {0: "pass", 1: "fail", 3: "unknown"}[self.status], "properties": self.properties,
+                "puzzles": self.puzzles, "seconds": round(self.seconds, 3)}
+
+    def junit(self) -> str:
+        """JUnit XML: one test case per property and per puzzle."""
+        cases = []
+        failures = skipped = 0
+        for p in self.properties:
+            body = ""
+            if p["verdict"] == "refuted":
+                failures += 1
+                trace = "\n".join(p.get("trace", []))
+                body = f'<failure message={quoteattr(p["id"] + " refuted")}>{escape(trace)}</failure>'
+            elif p["verdict"] == "unknown":
+                skipped += 1
+                body = '<skipped message="unknown: the solver gave no answer in time"/>'
+            cases.append(f'<testcase classname="properties" name={quoteattr(p["id"] + " " + p["title"])} '
+                         f'time="{p["seconds"]:.3f}">{body}</testcase>')
+        for p in self.puzzles:
+            body = ""
+            if p["status"] in ("changed", "invalid"):
+                failures += 1
+                what = (f'answer changed: recorded {p["recorded"]}, now {p["answer"]["verdict"]}'
+                        if p["status"] == "changed" else f'invalid under this ruleset: {p["error"]}')
+                body = f'<failure message={quoteattr(what)}>{escape(p.get("question", ""))}</failure>'
+            elif p["status"] == "unknown":
+                skipped += 1
+                body = '<skipped message="unknown: the search ran out of time"/>'
+            cases.append(f'<testcase classname="puzzles" name={quoteattr(p["name"])} '
+                         f'time="{p["seconds"]:.3f}">{body}</testcase>')
+        total = len(cases)
+        return ('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n'
+                f'<testsuite name="niagara-solve check" tests="{total}" failures="{failures}" errors="0" '
+                f'skipped="{skipped}" time="{self.seconds:.3f}">\n' + "\n".join(cases)
+                + "\n</testsuite>\n</testsuites>\n")
+
+
+def merge_properties(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per property over several player counts: the worst verdict, the first counterexample."""
+    rank = {"proved": 0, "unknown": 1, "refuted": 2}
+    merged: dict[str, dict[str, Any]] = {}
+    for result in results:
+        for item in result["properties"]:
+            entry = merged.setdefault(item["id"], {"id": item["id"], "title": item["title"], "verdict": "proved",
+                                                    "seconds": 0.0, "players": {}, "depends_on": item["depends_on"]})
+            entry["seconds"] += item["seconds"]
+            entry["players"][str(result["players"])] = item["verdict"]
+            if rank[item["verdict"]] > rank[entry["verdict"]]:
+                entry["verdict"] = item["verdict"]
+                for key in ("counterexample", "trace", "choices", "replay"):
+                    if key in item:
+                        entry[key] = item[key]
+    return list(merged.values())
+
+
+def puzzle_paths(folder: str | None) -> list[str]:
+    """The position files of a puzzle folder, sorted by name."""
+    if not folder:
+        return []
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json"))
+
+
+def check_tasks(board: Board, rules: Ruleset, puzzles: str | None, players: list[int], override: bool,
+                timeout: float = 60) -> list[Task]:
+    """The independent tasks of a check: the catalogue per player count, then each puzzle."""
+    tasks: list[Task] = [("prove", rules.to_json(), board.to_json(), n, None, timeout) for n in players]
+    tasks += [("puzzle", path, rules.to_json() if override else None, timeout) for path in puzzle_paths(puzzles)]
+    return tasks
+
+
+def check_from(tasks: list[Task], results: Results, seconds: float = 0.0) -> CheckReport:
+    """The report from the tasks' results."""
+    done = [results[task_key(t)] for t in tasks]
+    report = CheckReport(seconds=seconds)
+    report.properties = merge_properties([r for r in done if r["kind"] == "prove"])
+    report.puzzles = [r for r in done if r["kind"] == "puzzle" and r["status"] != "not a puzzle"]
+    return report
+
+
+def check(board: Board, rules: Ruleset, puzzles: str | None, players: list[int], override: bool,
+          timeout: float = 60, jobs: int = 1, scheduler: str | None = None, show_progress: bool = False) -> CheckReport:
+    """Prove the catalogue for each player count and answer every puzzle in the folder.
+
+    ``override``: answer the puzzles under ``rules`` instead of the ruleset each puzzle file names.
+    """
+    start = time.perf_counter()
+    tasks = check_tasks(board, rules, puzzles, players, override, timeout)
+    results = run_all(tasks, jobs, scheduler, Progress(len(tasks), "check", show_progress))
+    return check_from(tasks, results, time.perf_counter() - start)

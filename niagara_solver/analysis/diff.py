@@ -1,0 +1,507 @@
+"""``niagara-solve diff``: what changes between two rulesets.
+
+Three answers, side by side: the property verdicts under each ruleset, the puzzles whose answers change, and,
+for every switch that differs, a **witness**: a small position where that switch alone changes what may happen.
+
+A witness is found by the solver. Both rulesets' relations of the phase the switch acts in are built over one
+symbolic position and one symbolic choice; the solver looks for a position valid under both and a choice that
+is legal under one and not the other (turns, rescues), or the same choices leading to different results (the
+flow, the end check). The position is shrunk (fewest gems away from home, fewest canoes on the river), then
+replayed by the engine under both rulesets: a witness the engine does not confirm is reported as such, never
+hidden. The rule IDs involved are the switch's own and those of the rule groups the choice breaks on the other
+side.
+
+The switch is isolated: ruleset A against A with that one switch set as in B, so each witness shows one
+switch's effect. ``gems_per_colour`` has no witness position: no position is valid under both (R-COMP-3).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+
+from ..board.graph import Board
+from ..encoding.core import Encoding
+from ..encoding.end import encode_end
+from ..encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
+from ..encoding.solver import make_solver
+from ..encoding.state import NCOL, SymPosition, decode, value, well_formed
+from ..encoding.trace import decode_rescues, decode_turn
+from ..encoding.turn import TurnChoice, encode_turn
+from ..engine.apply import apply_turn
+from ..engine.flow import choices_text, flow_outcomes, flow_value
+from ..engine.notation import Rescue, Turn
+from ..engine.rescue import rescue_options
+from ..engine.round import winners
+from ..engine.turns import legal_turns
+from ..errors import NiagaraError
+from ..rules.atoms import Card, Phase
+from ..rules.invariants import position_problems
+from ..rules.position import Player, Position
+from ..rules.ruleset import SWITCHES, ForkPolicy, Ruleset
+from .check import merge_properties, puzzle_paths
+from .prove import SHRINK_RLIMIT
+from .tasks import Progress, Results, Task, run_all, task_key
+
+#: The phase in which each switch acts, so the relation where its witness is sought.
+PHASE_OF = {"steal_after_unload": "turn", "port_departure": "turn", "bank_after_load": "turn",
+            "must_move": "turn", "capacity": "turn", "rescue_when_none": "rescue", "min_flow": "flow",
+            "fork_policy": "flow", "tiebreak": "end", "gems_per_colour": "setup"}
+
+
+@dataclass
+class Witness:
+    """A position where one switch changes the legal choices or the result, with the choice that shows it."""
+
+    switch: str
+    a: Any
+    b: Any
+    phase: str
+    verdict: str                       # "found", "none" (proved: the switch changes nothing here), "unknown"
+    rules: list[str] = field(default_factory=list)
+    position: Position | None = None   # under ruleset A
+    player: int | None = None
+    card: Card | None = None
+    turn: Turn | None = None
+    legal_in: str = ""                 # "a" or "b": where the choice is legal
+    summary: str = ""
+    detail: list[str] = field(default_factory=list)
+    engine: str = ""                   # the engine's replay of the witness
+    confirmed: bool = False
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        from ..rules.format import position_to_json
+        out: dict[str, Any] = {"switch": self.switch, "a": self.a, "b": self.b, "phase": self.phase,
+                               "verdict": self.verdict, "rules": self.rules, "summary": self.summary,
+                               "detail": self.detail, "seconds": round(self.seconds, 3)}
+        if self.position is not None:
+            out["position"] = position_to_json(self.position)
+            out["engine"] = self.engine
+            out["confirmed"] = self.confirmed
+        if self.player is not None and self.position is not None:
+            out["player"] = self.position.players[self.player].name
+        if self.card is not None:
+            out["card"] = self.card.to_json()
+        if self.turn is not None:
+            out["turn"] = str(self.turn)
+        if self.legal_in:
+            out["legal_in"] = self.legal_in
+        return out
+
+
+def switch_witness(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int = 2,
+                   timeout: float | None = 60) -> Witness:
+    """A witness that ``switch`` set as in ``b`` (everything else as in ``a``) changes the game."""
+    start = time.perf_counter()
+    other = dataclasses.replace(a, **{switch: getattr(b, switch)})
+    phase = PHASE_OF[switch]
+    values = (a.switches()[switch], other.switches()[switch])
+    finder = {"turn": _turn, "rescue": _rescue, "flow": _flow, "end": _end, "setup": _setup}[phase]
+    witness = finder(board, a, other, switch, players, timeout)
+    witness.a, witness.b = values
+    witness.rules = sorted({*SWITCHES[switch][1].split(", "), *witness.rules}, key=_rule_order)
+    witness.seconds = time.perf_counter() - start
+    return witness
+
+
+def differing_switches(a: Ruleset, b: Ruleset) -> list[str]:
+    """The switches whose values differ, in the order of RULES.md."""
+    sa, sb = a.switches(), b.switches()
+    return [k for k in SWITCHES if sa[k] != sb[k]]
+
+
+# -- the phases ---------------------------------------------------------------------------------------------
+
+def _base(board: Board, rules: Ruleset, players: int) -> Position:
+    return Position.initial(list(_names(players)), board, rules)
+
+
+def _names(players: int) -> tuple[str, ...]:
+    from ..encoding.state import NAMES
+    return NAMES[:players]
+
+
+def _solve(solver: z3.Solver, switch: str, phase: str) -> tuple[str, z3.ModelRef | None, Witness | None]:
+    result = solver.check()
+    if result == z3.unsat:
+        return "none", None, Witness(switch, None, None, phase, "none",
+                                     summary="no position valid under both is affected: proved for all positions")
+    if result != z3.sat:
+        return "unknown", None, Witness(switch, None, None, phase, "unknown",
+                                        summary="the solver gave no answer in time")
+    return "found", solver.model(), None
+
+
+def _size(pre: SymPosition, enc: Encoding) -> Any:
+    """What makes a witness hard to read: gems away from home, gems banked or carried, canoes on the river."""
+    t = enc.tables
+    return (z3.Sum([g for row in pre.cargo for canoe in row for g in canoe])
+            + z3.Sum([g for r in pre.bank for g in r])
+            + z3.Sum([pre.cave[cc][c] for cc in range(NCOL) for c in range(NCOL) if cc != c])
+            + z3.Sum([z3.If(pre.place[p][k] != t.PORT, 1, 0) for p in range(pre.players) for k in range(2)])
+            + z3.Sum([z3.If(h, 0, 1) for row in pre.hand for h in row]))
+
+
+def _shrink(solver: z3.Solver, model: z3.ModelRef, size: Any, rounds: int = 12) -> z3.ModelRef:
+    """A model with a smaller ``size``, by bisection, each question under a deterministic resource limit (a
+    question the limit cuts short counts as "no smaller one")."""
+    low, high = 0, value(model, size)
+    for _ in range(rounds):
+        if low >= high:
+            break
+        middle = (low + high) // 2
+        solver.push()
+        solver.set("rlimit", SHRINK_RLIMIT)
+        solver.add(size <= middle)
+        found = solver.check() == z3.sat
+        if found:
+            model = solver.model()
+            high = value(model, size)
+        else:
+            low = middle + 1
+        solver.pop()
+    solver.set("rlimit", 0)
+    return model
+
+
+def _both_well_formed(pre: SymPosition, tables: Any, a: Ruleset, b: Ruleset, phase: Phase,
+                      all_acted: bool = False) -> list[Any]:
+    """A position valid under both rulesets (only such a position can tell them apart)."""
+    return [c for rules in (a, b) for _, c in well_formed(pre, tables, rules, phase, all_acted)]
+
+
+def _legal(constraints: list[tuple[str, Any]]) -> Any:
+    return z3.And([c for _, c in constraints])
+
+
+def _broken(model: z3.ModelRef, constraints: list[tuple[str, Any]]) -> list[str]:
+    """The rule groups a model's choice breaks (the structural DOMAIN constraints are not rules)."""
+    return sorted({r.split(":")[0] for r, c in constraints
+                   if r != "DOMAIN" and z3.is_false(model.eval(c, model_completion=True))}, key=_rule_order)
+
+
+def _rule_order(rule: str) -> tuple[str, int]:
+    head, _, number = rule.rpartition("-")
+    return (head, int(number)) if number.isdigit() else (rule, 0)
+
+
+def _key(pos: Position) -> Any:
+    """A resulting position, whatever the ruleset and however canoes are ordered."""
+    return (pos.caves, pos.weather, pos.forks,
+            tuple((tuple(sorted((c.place, c.gems) for c in p.canoes)), p.bank) for p in pos.players))
+
+
+def _turn(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
+    enc_a, enc_b = Encoding(board, a, players), Encoding(board, b, players)
+    t = enc_a.tables
+    pre = SymPosition.fresh("diff", players, t)
+    choice = TurnChoice.fresh("diff", max(a.capacity, b.capacity), players)
+    turn_a, turn_b = encode_turn(enc_a, pre, choice, 0), encode_turn(enc_b, pre, choice, 0)
+    legal_a, legal_b = _legal(turn_a.constraints), _legal(turn_b.constraints)
+    solver = make_solver(timeout)
+    solver.add(*_both_well_formed(pre, t, a, b, Phase.TURNS))
+    solver.add(legal_a != legal_b)
+    status, model, empty = _solve(solver, switch, "turn")
+    if model is None:
+        assert empty is not None
+        return empty
+    # Small and plain: a low card, the second canoe idle when it can be.
+    extra = choice.card + z3.If(z3.Or(choice.slots[1].on), 3, 0)
+    model = _shrink(solver, model, _size(pre, enc_a) + extra)
+    card, turn = decode_turn(model, choice, t, pre, 0)
+    base = _base(board, a, players).replace(phase=Phase.TURNS)
+    pos = decode(model, pre, t, a, base)
+    pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, card if i == 0 else None)
+                                    for i, p in enumerate(pos.players)))
+    legal_in = "a" if value(model, legal_a) else "b"
+    broken = _broken(model, (turn_b if legal_in == "a" else turn_a).constraints)
+    w = Witness(switch, None, None, "turn", "found", broken, pos, 0, card, turn, legal_in)
+    here, there = (a, b) if legal_in == "a" else (b, a)
+    mover = pos.players[0].name
+    w.summary = (f"{mover} plays {card.label}: {turn} is legal when {switch} = {here.switches()[switch]}, "
+                 f"illegal when {switch} = {there.switches()[switch]}")
+    w.engine, w.confirmed = _confirm_turn(pos, card, turn, here, there)
+    w.detail = _problems(pos, a, b)
+    return w
+
+
+def _confirm_turn(pos: Position, card: Card, turn: Turn, here: Ruleset, there: Ruleset) -> tuple[str, bool]:
+    """Replay: the turn's result under ``here`` is none of the engine's legal outcomes under ``there``."""
+    try:
+        result = apply_turn(pos.replace(ruleset=here), 0, turn, card).position
+    except NiagaraError as err:
+        return f"the engine refuses the turn where the encoding allows it: {err}", False
+    try:
+        outcomes = {_key(o.position) for o in legal_turns(pos.replace(ruleset=there), 0, card)}
+    except NiagaraError as err:
+        return f"the engine cannot list the other ruleset's turns: {err}", False
+    if _key(result) in outcomes:
+        return "the engine reaches the same result by another turn under the other ruleset", False
+    count = len(outcomes)
+    return (f"the engine agrees: legal with one ruleset; with the other it is none of the {count} legal "
+            f"outcome{'s' if count != 1 else ''}"), True
+
+
+def _rescue(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
+    enc_a, enc_b = Encoding(board, a, players), Encoding(board, b, players)
+    t = enc_a.tables
+    pre = SymPosition.fresh("diff", players, t)
+    choice = RescueChoice.fresh("diff", players)
+    res_a, res_b = encode_rescue(enc_a, pre, choice), encode_rescue(enc_b, pre, choice)
+    legal_a, legal_b = _legal(res_a.constraints), _legal(res_b.constraints)
+    solver = make_solver(timeout)
+    solver.add(*_both_well_formed(pre, t, a, b, Phase.CARDS))
+    solver.add(legal_a != legal_b)
+    status, model, empty = _solve(solver, switch, "rescue")
+    if model is None:
+        assert empty is not None
+        return empty
+    model = _shrink(solver, model, _size(pre, enc_a))
+    pos = decode(model, pre, t, a, _base(board, a, players))
+    pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pos.players))
+    legal_in = "a" if value(model, legal_a) else "b"
+    broken = _broken(model, (res_b if legal_in == "a" else res_a).constraints)
+    here, there = (a, b) if legal_in == "a" else (b, a)
+    decisions = decode_rescues(model, choice)
+    w = Witness(switch, None, None, "rescue", "found", broken, pos, None, None, None, legal_in)
+    # The engine: which player's decision is an option under one ruleset and not the other.
+    confirmed, shown = False, []
+    for i, rescue in decisions.items():
+        mine = rescue_options(pos.replace(ruleset=here), i)
+        theirs = rescue_options(pos.replace(ruleset=there), i)
+        if rescue in mine and rescue not in theirs:
+            confirmed = True
+            w.player = i
+            shown.append(f"{pos.players[i].name} {_rescue_text(rescue)}")
+            w.detail.append(f"options of {pos.players[i].name} when {switch} = {here.switches()[switch]}: "
+                            + ", ".join(_rescue_text(r) for r in mine))
+            w.detail.append(f"options of {pos.players[i].name} when {switch} = {there.switches()[switch]}: "
+                            + ", ".join(_rescue_text(r) for r in theirs))
+    choice_text = ", ".join(shown) or ", ".join(f"{pos.players[i].name} {_rescue_text(r)}"
+                                                for i, r in decisions.items())
+    w.summary = (f"phase I rescue {choice_text} is legal when {switch} = {here.switches()[switch]}, "
+                 f"illegal when {switch} = {there.switches()[switch]}")
+    w.engine = ("the engine agrees: the decision is an option under one ruleset only" if confirmed else
+                "the engine does not confirm: the decision has the same standing under both rulesets")
+    w.confirmed = confirmed
+    w.detail += _problems(pos, a, b)
+    return w
+
+
+def _rescue_text(rescue: Rescue) -> str:
+    if not rescue.payments:
+        return "rescues nothing"
+    return "rescues " + " and ".join("one canoe free" if c is None else f"one canoe for {c.label}"
+                                     for c in rescue.payments)
+
+
+def _flow(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
+    enc_a, enc_b = Encoding(board, a, players), Encoding(board, b, players)
+    t = enc_a.tables
+    pre = SymPosition.fresh("diff", players, t)
+    free_a, free_b = a.fork_policy is ForkPolicy.FREE, b.fork_policy is ForkPolicy.FREE
+    shared = FlowChoice.fresh("diff.flow", enc_a) if free_a or free_b else None
+    flow_a = encode_flow(enc_a, pre, shared if free_a else None)
+    flow_b = encode_flow(enc_b, pre, shared if free_b else None)
+    solver = make_solver(timeout)
+    solver.add(*_both_well_formed(pre, t, a, b, Phase.TURNS, all_acted=True))
+    solver.add(_legal(flow_a.constraints), _legal(flow_b.constraints))
+    solver.add(z3.Or([x != y for x, y in zip(_places(flow_a.post), _places(flow_b.post))]
+                     + [x != y for x, y in zip(_markers(flow_a.post), _markers(flow_b.post))]))
+    status, model, empty = _solve(solver, switch, "flow")
+    if model is None:
+        assert empty is not None
+        return empty
+    model = _shrink(solver, model, _size(pre, enc_a))
+    base = _base(board, a, players).replace(phase=Phase.TURNS, acted=tuple(range(players)))
+    pos = decode(model, pre, t, a, base)
+    w = Witness(switch, None, None, "flow", "found", [], pos)
+    outcomes = {}
+    for side, rules in (("a", a), ("b", b)):
+        here = pos.replace(ruleset=rules)
+        steps = flow_value(here)
+        outcomes[side] = (rules, steps, {_key(p): (choices, p) for choices, p in flow_outcomes(here, steps)})
+    (ra, ka, oa), (rb, kb, ob) = outcomes["a"], outcomes["b"]
+    only_a = [v for k, v in oa.items() if k not in ob]
+    only_b = [v for k, v in ob.items() if k not in oa]
+    for rules, steps, reached in (outcomes["a"], outcomes["b"]):
+        w.detail.append(f"when {switch} = {rules.switches()[switch]}: the river flows {steps} step"
+                        f"{'s' if steps != 1 else ''}, {len(reached)} outcome{'s' if len(reached) != 1 else ''}")
+    for side, only in (("a", only_a), ("b", only_b)):
+        rules = a if side == "a" else b
+        for choices, after in only[:2]:
+            how = f" (branches {choices_text(choices, pos)})" if choices else ""
+            w.detail.append(f"only when {switch} = {rules.switches()[switch]}{how}: {_places_text(after)}")
+    w.confirmed = bool(only_a or only_b)
+    w.engine = ("the engine agrees: the flow's outcomes differ" if w.confirmed else
+                "the engine does not confirm: the flow's outcomes are the same under both rulesets")
+    w.summary = (f"the flow from this position ({ka} step{'s' if ka != 1 else ''} when {switch} = "
+                 f"{ra.switches()[switch]}, {kb} when {rb.switches()[switch]}) ends differently")
+    w.detail += _problems(pos, a, b)
+    return w
+
+
+def _places(pos: SymPosition) -> list[Any]:
+    return [x for row in pos.place for x in row]
+
+
+def _markers(pos: SymPosition) -> list[Any]:
+    return list(pos.marker.values())
+
+
+def _places_text(pos: Position) -> str:
+    canoes = "; ".join(f"{p.name} " + ", ".join(c.place for c in p.canoes) for p in pos.players)
+    forks = ", ".join(f"fork {f} next {b}" for f, b in pos.forks)
+    return canoes + (f"; {forks}" if forks else "")
+
+
+def _end(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
+    enc_a, enc_b = Encoding(board, a, players), Encoding(board, b, players)
+    t = enc_a.tables
+    pre = SymPosition.fresh("diff", players, t)
+    won_a, won_b = encode_end(enc_a, pre), encode_end(enc_b, pre)
+    solver = make_solver(timeout)
+    solver.add(*_both_well_formed(pre, t, a, b, Phase.CARDS))
+    solver.add(z3.Or([x != y for x, y in zip(won_a, won_b)]))
+    status, model, empty = _solve(solver, switch, "end")
+    if model is None:
+        assert empty is not None
+        return empty
+    model = _shrink(solver, model, _size(pre, enc_a))
+    pos = decode(model, pre, t, a, _base(board, a, players))
+    pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pos.players))
+    w = Witness(switch, None, None, "end", "found", [], pos)
+    names = []
+    for rules in (a, b):
+        won = winners(pos.replace(ruleset=rules))
+        names.append(won)
+        who = ", ".join(pos.players[i].name for i in won) or "nobody"
+        plural = "s" if len(won) > 1 else ""
+        w.detail.append(f"when {switch} = {rules.switches()[switch]}: the game ends, winner{plural} {who}")
+    for p in pos.players:
+        w.detail.append(f"{p.name} banked {', '.join(f'{n} {c.label}' for c, n in p.bank.items() if n) or 'nothing'}")
+    w.confirmed = names[0] != names[1]
+    w.engine = ("the engine agrees: the winners differ" if w.confirmed else
+                "the engine does not confirm: the same winners under both rulesets")
+    w.summary = "the game ends here and the winners differ"
+    w.detail += _problems(pos, a, b)
+    return w
+
+
+def _setup(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
+    return Witness(switch, None, None, "setup", "found",
+                   summary=(f"{a.gems_per_colour} against {b.gems_per_colour} gems of each colour: no position is "
+                            "valid under both, so every position and puzzle of one ruleset is invalid under the other"),
+                   confirmed=True, engine="no replay needed: the gem totals differ (R-COMP-3)")
+
+
+def _problems(pos: Position, a: Ruleset, b: Ruleset) -> list[str]:
+    """A witness must be a valid position under both rulesets; say so loudly if not."""
+    out = []
+    for rules in (a, b):
+        for problem in position_problems(pos.replace(ruleset=rules)):
+            out.append(f"INVALID under {rules.describe()}: {problem}")
+    return out
+
+
+# -- the whole diff -----------------------------------------------------------------------------------------
+
+@dataclass
+class DiffReport:
+    """Two rulesets compared: properties, puzzles and a witness per differing switch."""
+
+    a: Ruleset
+    b: Ruleset
+    board: Board
+    players: list[int]
+    properties: list[dict[str, Any]] = field(default_factory=list)
+    puzzles: list[dict[str, Any]] = field(default_factory=list)
+    witnesses: list[Witness] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> int:
+        """0 when everything was decided, 3 when a verdict or a witness is unknown."""
+        unknown = (any("unknown" in (p["a"], p["b"]) for p in self.properties)
+                   or any("unknown" in (p["a"], p["b"]) for p in self.puzzles)
+                   or any(w.verdict == "unknown" for w in self.witnesses))
+        return 3 if unknown else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"a": self.a.to_json(), "b": self.b.to_json(), "board": self.board.to_json(),
+                "players": self.players, "switches": {s: [self.a.switches()[s], self.b.switches()[s]]
+                                                      for s in differing_switches(self.a, self.b)},
+                "properties": self.properties, "puzzles": self.puzzles,
+                "witnesses": [w.to_json() for w in self.witnesses], "seconds": round(self.seconds, 3)}
+
+
+def diff_tasks(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles: str | None = None,
+               timeout: float = 60, witness_players: int = 2) -> list[Task]:
+    """The independent tasks of a diff: both catalogues, every puzzle under both rulesets, one witness per switch."""
+    tasks: list[Task] = []
+    for rules in (a, b):
+        tasks += [("prove", rules.to_json(), board.to_json(), n, None, timeout) for n in players]
+    for rules in (a, b):
+        tasks += [("puzzle", path, rules.to_json(), timeout) for path in puzzle_paths(puzzles)]
+    tasks += [("witness", a.to_json(), b.to_json(), s, board.to_json(), witness_players, timeout)
+              for s in differing_switches(a, b)]
+    return tasks
+
+
+def diff_from(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles: str | None, timeout: float,
+              results: Results, seconds: float = 0.0, witness_players: int = 2) -> DiffReport:
+    """The diff from the results of :func:`diff_tasks` (same arguments)."""
+    report = DiffReport(a, b, board, players, seconds=seconds)
+    merged = [merge_properties([results[task_key(("prove", rules.to_json(), board.to_json(), n, None, timeout))]
+                                for n in players]) for rules in (a, b)]
+    by_id = {p["id"]: p for p in merged[1]}
+    for p in merged[0]:
+        q = by_id[p["id"]]
+        entry = {"id": p["id"], "title": p["title"], "a": p["verdict"], "b": q["verdict"],
+                 "changed": p["verdict"] != q["verdict"], "seconds": [round(p["seconds"], 3), round(q["seconds"], 3)]}
+        for side, item in (("a", p), ("b", q)):
+            if "trace" in item:
+                entry[f"trace_{side}"] = item["trace"]
+                entry[f"counterexample_{side}"] = item.get("counterexample")
+        report.properties.append(entry)
+    for path in puzzle_paths(puzzles):
+        x, y = (results[task_key(("puzzle", path, rules.to_json(), timeout))] for rules in (a, b))
+        if "not a puzzle" in (x["status"], y["status"]):
+            continue
+        va = x["answer"]["verdict"] if "answer" in x else x["status"]
+        vb = y["answer"]["verdict"] if "answer" in y else y["status"]
+        entry = {"name": x["name"], "question": x.get("question", ""), "a": va, "b": vb, "changed": va != vb}
+        if va != vb:
+            entry["answer_a"] = x.get("answer") or x.get("error")
+            entry["answer_b"] = y.get("answer") or y.get("error")
+        report.puzzles.append(entry)
+    report.witnesses = [
+        witness_from_json(results[task_key(("witness", a.to_json(), b.to_json(), s, board.to_json(), witness_players,
+                                            timeout))]["witness"]) for s in differing_switches(a, b)]
+    return report
+
+
+def diff(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles: str | None = None,
+         timeout: float = 60, jobs: int = 1, scheduler: str | None = None, show_progress: bool = False,
+         witness_players: int = 2) -> DiffReport:
+    """Compare two rulesets: properties for each player count, every puzzle of a folder, a witness per switch."""
+    start = time.perf_counter()
+    tasks = diff_tasks(board, a, b, players, puzzles, timeout, witness_players)
+    results = run_all(tasks, jobs, scheduler, Progress(len(tasks), "diff", show_progress))
+    return diff_from(board, a, b, players, puzzles, timeout, results, time.perf_counter() - start, witness_players)
+
+
+def witness_from_json(obj: dict[str, Any]) -> Witness:
+    """A witness back from the JSON a task returned (positions are parsed again, so they can be drawn)."""
+    from ..rules.format import position_from_json
+    pos = position_from_json(obj["position"]) if "position" in obj else None
+    player = pos.index(obj["player"]) if pos is not None and "player" in obj else None
+    return Witness(obj["switch"], obj["a"], obj["b"], obj["phase"], obj["verdict"], list(obj["rules"]), pos, player,
+                   Card.parse(obj["card"]) if "card" in obj else None,
+                   Turn.parse(obj["turn"]) if "turn" in obj else None, obj.get("legal_in", ""), obj["summary"],
+                   list(obj["detail"]), obj.get("engine", ""), bool(obj.get("confirmed", False)), obj["seconds"])

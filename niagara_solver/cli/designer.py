@@ -1,0 +1,294 @@
+"""The designers' and CI's commands: ``render``, ``check``, ``diff``, ``report`` and ``sweep``.
+
+Each is a thin layer over a library call (:mod:`..analysis.check`, :mod:`..analysis.diff`,
+:mod:`..analysis.sweep`, :mod:`..report`). Long runs show a progress bar on standard error when it is a
+terminal, and stay quiet with ``--json``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+from ..errors import InputError
+from ..rules.format import dumps_position, load_board, load_document, load_ruleset
+from .common import emit_json, players_option
+
+_jobs = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Run the independent checks in this many processes.")
+_scheduler = click.option("--scheduler", metavar="ADDRESS",
+                          help="Run the checks on a Dask cluster (tcp://host:8786); needs the dask extra.")
+_timeout = click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+                        help="Seconds per solver question; past it the verdict is UNKNOWN.")
+
+
+@click.command()
+@click.argument("position", type=click.Path(dir_okay=False))
+@click.option("--ruleset", "ruleset_spec", metavar="PRESET|FILE.json", help="Read the position under this ruleset.")
+@click.option("--out", "out_path", metavar="FILE.svg", help="Write the picture here (default: standard output).")
+@click.option("--player", "player_name", help="Draw this player's turn (with --turn).")
+@click.option("--card", "card_text", help="The card of the turn (default: the player's chosen card).")
+@click.option("--turn", "turn_text", help="A turn in the notation, drawn as a path per acting canoe.")
+@click.option("--title", help="The picture's heading.")
+def render(position: str, ruleset_spec: str | None, out_path: str | None, player_name: str | None,
+           card_text: str | None, turn_text: str | None, title: str | None) -> int:
+    """Draw a position as SVG: the river from port to falls, caves, canoes and cargo, markers and banks."""
+    from ..engine.apply import apply_turn
+    from ..engine.notation import Turn
+    from ..engine.rescue import begin_turns
+    from ..report.svg import render_svg
+    from ..rules.atoms import Card, Phase
+    pos, _ = load_document(position, load_ruleset(ruleset_spec) if ruleset_spec else None)
+    turn = player = None
+    if turn_text is not None or player_name is not None:
+        if turn_text is None or player_name is None:
+            raise InputError("--turn" if turn_text is None else "--player", "a turn is drawn with both --player and "
+                             "--turn", "NOTATION")
+        try:
+            player = pos.index(player_name)
+        except KeyError:
+            raise InputError("--player", f"unknown player {player_name!r}; players: "
+                             f"{', '.join(p.name for p in pos.players)}", "R-COMP-1") from None
+        turn = Turn.parse(turn_text)
+        card = None
+        if card_text is not None:
+            try:
+                card = Card.parse(card_text)
+            except ValueError as err:
+                raise InputError("--card", str(err), "R-COMP-2") from None
+        # Only a legal turn is drawn (the error names the rule). At a round's start, phase I comes first with
+        # no rescue but the forced ones (R-ROUND-1, R-RESCUE-2).
+        apply_turn(pos if pos.phase is Phase.TURNS else begin_turns(pos), player, turn, card)
+    svg = render_svg(pos, turn, player, title)
+    if out_path:
+        with open(out_path, "w", encoding="utf-8") as f:
+            f.write(svg)
+        click.echo(f"wrote {out_path}")
+    else:
+        click.echo(svg, nl=False)
+    return 0
+
+
+@click.command()
+@click.option("--ruleset", "ruleset_spec", metavar="PRESET|FILE.json",
+              help="Prove under this ruleset and answer every puzzle under it (default: standard for the "
+                   "proofs; each puzzle under its own ruleset).")
+@click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
+@click.option("--puzzles", "puzzles_dir", type=click.Path(file_okay=False, exists=True),
+              help="A folder of puzzles with recorded answers.")
+@click.option("--players", "players_text", default="2-5", show_default=True, help="A count, a range or a list.")
+@click.option("--junit", "junit_path", metavar="FILE.xml", help="Also write JUnit XML: a test case per property "
+              "and per puzzle.")
+@_jobs
+@_scheduler
+@_timeout
+@click.option("--json", "as_json", is_flag=True, help="The whole report as JSON.")
+def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, players_text: str,
+          junit_path: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
+    """Rule regressions for CI: prove the catalogue, answer every puzzle (exit 0 pass, 1 fail, 3 unknown)."""
+    from ..analysis.check import check as run_check
+    rules = load_ruleset(ruleset_spec or "standard")
+    board = load_board(board_spec)
+    counts = players_option(players_text)
+    report = run_check(board, rules, puzzles_dir, counts, ruleset_spec is not None, timeout, jobs, scheduler,
+                       show_progress=not as_json)
+    if junit_path:
+        with open(junit_path, "w", encoding="utf-8") as f:
+            f.write(report.junit())
+    if as_json:
+        emit_json(report.to_json())
+        return report.status
+    proved = sum(p["verdict"] == "proved" for p in report.properties)
+    refuted = [p for p in report.properties if p["verdict"] == "refuted"]
+    unknown = [p for p in report.properties if p["verdict"] == "unknown"]
+    click.echo(f"check · ruleset {rules.describe()} · board {board.name or 'inline'} · players "
+               f"{players_text} · {len(report.puzzles)} puzzles · {report.seconds:.1f} s")
+    click.echo(f"properties: {proved} proved, {len(refuted)} refuted, {len(unknown)} unknown")
+    same = [p for p in report.puzzles if p["status"] == "same"]
+    changed = [p for p in report.puzzles if p["status"] == "changed"]
+    invalid = [p for p in report.puzzles if p["status"] == "invalid"]
+    lost = [p for p in report.puzzles if p["status"] == "unknown"]
+    if report.puzzles:
+        click.echo(f"puzzles: {len(same)} as recorded, {len(changed)} changed, {len(invalid)} invalid, "
+                   f"{len(lost)} unknown")
+    for p in refuted:
+        click.echo(f"\nFAIL {p['id']} {p['title']}: refuted with "
+                   + ", ".join(f"{n} players" for n, v in p["players"].items() if v == "refuted"))
+        for line in p.get("trace", []):
+            click.echo(f"  {line}")
+        if "replay" in p:
+            click.echo(f"  replay: {p['replay']}")
+    for p in changed:
+        answer = p["answer"]
+        click.echo(f"\nFAIL puzzle {p['name']}: recorded {p['recorded'].upper()}, now {answer['verdict'].upper()}")
+        click.echo(f"  {p['question']}")
+        if answer.get("turn"):
+            click.echo(f"  now: play {answer['card']}, then {answer['turn']}")
+        for r in answer.get("refutations", [])[:5]:
+            click.echo(f"  now: {r['option']}: " + (" → ".join(r["answer"]) or "no way through"))
+    for p in invalid:
+        click.echo(f"\nFAIL puzzle {p['name']}: {p['error']}")
+    for p in unknown:
+        click.echo(f"\nUNKNOWN {p['id']} {p['title']}: the solver gave no answer within {timeout:g} s")
+    for p in lost:
+        click.echo(f"\nUNKNOWN puzzle {p['name']}: no answer within {timeout:g} s")
+    click.echo("\n" + {0: "PASS", 1: "FAIL", 3: "UNKNOWN"}[report.status])
+    if junit_path:
+        click.echo(f"JUnit XML written to {junit_path}")
+    return report.status
+
+
+@click.command()
+@click.argument("ruleset_a", metavar="RULESET_A")
+@click.argument("ruleset_b", metavar="RULESET_B")
+@click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
+@click.option("--players", "players_text", default="2", show_default=True,
+              help="Player counts for the proofs (a count, a range or a list).")
+@click.option("--puzzles", "puzzles_dir", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Answer these puzzles under both rulesets (default: ./puzzles if it exists).")
+@click.option("--save", "save_dir", metavar="DIR", help="Write each witness as a position file and an SVG here.")
+@_jobs
+@_scheduler
+@_timeout
+@click.option("--json", "as_json", is_flag=True)
+def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puzzles_dir: str | None,
+         save_dir: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
+    """What changes between two rulesets: properties, puzzle answers, and a witness per switch (0, or 3 unknown)."""
+    from ..analysis.diff import diff as run_diff
+    from ..report.svg import render_svg
+    from ..rules.catalogue import sentence
+    a, b = load_ruleset(ruleset_a), load_ruleset(ruleset_b)
+    board = load_board(board_spec)
+    counts = players_option(players_text)
+    if puzzles_dir is None and os.path.isdir("puzzles"):
+        puzzles_dir = "puzzles"
+    report = run_diff(board, a, b, counts, puzzles_dir, timeout, jobs, scheduler, show_progress=not as_json)
+    saved: dict[str, list[str]] = {}
+    if save_dir:
+        os.makedirs(save_dir, exist_ok=True)
+        for w in report.witnesses:
+            if w.position is None:
+                continue
+            base = os.path.join(save_dir, f"witness-{w.switch}")
+            with open(base + ".json", "w", encoding="utf-8") as f:
+                f.write(dumps_position(w.position, {"comment": f"{w.switch}: {w.summary}"}))
+            with open(base + ".svg", "w", encoding="utf-8") as f:
+                f.write(render_svg(w.position, w.turn, w.player if w.turn is not None else None,
+                                   f"{w.switch}: {w.a} → {w.b}"))
+            saved[w.switch] = [base + ".json", base + ".svg"]
+    if as_json:
+        data = report.to_json()
+        for item in data["witnesses"]:
+            if item["switch"] in saved:
+                item["saved"] = saved[item["switch"]]
+        emit_json(data)
+        return report.status
+    click.echo(f"A: {a.describe()}\nB: {b.describe()}\nboard {board.name or 'inline'} · players {players_text} · "
+               f"{report.seconds:.1f} s")
+    switches = report.to_json()["switches"]
+    if not switches:
+        click.echo("\nThe rulesets are the same: nothing differs.")
+    else:
+        click.echo("\nswitches that differ:")
+        click.echo(tabulate([[k, x, y] for k, (x, y) in switches.items()], headers=["switch", "A", "B"]))
+    click.echo("\nproperties (for all positions):")
+    click.echo(tabulate([[p["id"], p["title"], p["a"].upper(), p["b"].upper(), "changed" if p["changed"] else ""]
+                         for p in report.properties], headers=["property", "", "A", "B", ""]))
+    if report.puzzles:
+        moved = [p for p in report.puzzles if p["changed"]]
+        click.echo(f"\npuzzles: {len(report.puzzles) - len(moved)} of {len(report.puzzles)} answer the same; "
+                   f"{len(moved)} change")
+        if moved:
+            click.echo(tabulate([[p["name"], p["a"].upper(), p["b"].upper()] for p in moved],
+                                headers=["puzzle", "A", "B"]))
+    for w in report.witnesses:
+        click.echo(f"\nwitness for {w.switch} ({w.a} → {w.b}):")
+        click.echo(f"  {w.summary}")
+        for r in w.rules:
+            click.echo(f"  {r}: {sentence(r)}")
+        if w.engine:
+            click.echo(f"  engine: {w.engine}")
+        for line in w.detail:
+            click.echo(f"  {line}")
+        if w.position is not None:
+            if w.switch in saved:
+                click.echo(f"  written to {saved[w.switch][0]} and {saved[w.switch][1]}")
+            else:
+                click.echo("  position (position file):")
+                click.echo("    " + dumps_position(w.position).rstrip().replace("\n", "\n    "))
+    return report.status
+
+
+@click.command()
+@click.option("--out", "out_dir", default="reports", show_default=True, metavar="DIR")
+@click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
+@click.option("--players", "players_text", default="2-5", show_default=True)
+@click.option("--puzzles", "puzzles_dir", type=click.Path(file_okay=False, exists=True), default="puzzles",
+              show_default=True)
+@click.option("--crosscheck-count", type=click.IntRange(min=0), default=4, show_default=True,
+              help="Random playout positions in the cross-check section.")
+@_jobs
+@_scheduler
+@_timeout
+def report(out_dir: str, board_spec: str, players_text: str, puzzles_dir: str, crosscheck_count: int, jobs: int,
+           scheduler: str | None, timeout: float) -> int:
+    """Write a Markdown report with pictures: proofs per preset, mutants, cross-check coverage, puzzles, diffs."""
+    from ..report.markdown import ReportSettings, make_report
+    settings = ReportSettings(load_board(board_spec), players_option(players_text), puzzles_dir,
+                              crosscheck_count=crosscheck_count, timeout=timeout)
+    written = make_report(out_dir, settings, jobs, scheduler, show_progress=True)
+    pictures = sum(p.endswith(".svg") for p in written)
+    click.echo(f"wrote {os.path.join(out_dir, 'README.md')} and {pictures} pictures")
+    return 0
+
+
+@click.command()
+@click.argument("grid_path", metavar="GRID.json", type=click.Path(dir_okay=False))
+@_jobs
+@_scheduler
+@click.option("--json", "as_json", is_flag=True)
+def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> int:
+    """Prove the catalogue and answer the puzzles for every combination of a grid (exit 0, 1 or 3 as check)."""
+    from ..analysis.sweep import load_grid
+    from ..analysis.sweep import sweep as run_sweep
+    grid = load_grid(grid_path)
+    result = run_sweep(grid, jobs, scheduler, show_progress=not as_json)
+    if as_json:
+        emit_json(result.to_json())
+        return result.status
+    names = list(grid.variants[0][0]) if grid.variants else []
+    rows: list[list[Any]] = []
+    for r in result.rows:
+        verdict = (f"{len(r['proved'])} proved" + (f", REFUTED {' '.join(r['refuted'])}" if r["refuted"] else "")
+                   + (f", unknown {' '.join(r['unknown'])}" if r["unknown"] else ""))
+        rows.append([*(r["switches"][n] for n in names), r["board"], r["players"], verdict, f"{r['seconds']:.1f}"])
+    click.echo(f"{_count(len(grid.variants), 'ruleset')} × {_count(len(grid.boards), 'board')} × "
+               f"{_count(len(grid.players), 'player count')} = {_count(grid.size, 'proof')} of the catalogue · "
+               f"{result.seconds:.1f} s")
+    click.echo(tabulate(rows, headers=[*names, "board", "players", "properties", "seconds"]))
+    if grid.puzzles:
+        prow = []
+        for p in result.puzzles:
+            changed = ", ".join(f"{c['name']} {c['recorded']}→{c['now']}" for c in p["changed"])
+            prow.append([*(p["switches"][n] for n in names), len(p["same"]), changed or "-",
+                         len(p["invalid"]) or "-", len(p["unknown"]) or "-"])
+        click.echo("\npuzzles per ruleset:")
+        click.echo(tabulate(prow, headers=[*names, "as recorded", "changed", "invalid", "unknown"]))
+    for r in result.rows:
+        for pid, trace in r["counterexamples"].items():
+            settings = ", ".join(f"{k}={v}" for k, v in r["switches"].items())
+            click.echo(f"\n{pid} refuted with {settings or 'the base ruleset'}, board {r['board']}, "
+                       f"{r['players']} players:")
+            for line in trace:
+                click.echo(f"  {line}")
+    return result.status
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+COMMANDS = [render, check, diff, report, sweep]

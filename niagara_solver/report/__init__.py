@@ -1,0 +1,1 @@
+"""Pictures and reports: SVG renderings of positions and turns, the Markdown report, designer diffs."""

@@ -1,0 +1,249 @@
+"""``niagara-solve report``: one Markdown page with pictures of what the tool knows about the rules.
+
+Sections: the property proofs for each preset (verdicts per player count and times), the mutation table, the
+cross-check coverage per rule, every puzzle's answer with a picture of the position and the answer's turn, and
+the preset diffs with a picture of each witness. Every number comes from a run made while writing the report;
+the tasks are independent, so ``--jobs`` and ``--scheduler`` spread them like ``check`` does.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..analysis.check import merge_properties, puzzle_paths
+from ..analysis.diff import DiffReport, diff_from, diff_tasks
+from ..analysis.mutants import MUTANTS
+from ..analysis.tasks import Progress, Results, Task, run_all, task_key
+from ..board.graph import Board
+from ..engine.notation import Turn
+from ..rules.catalogue import RULES, sentence
+from ..rules.format import load_document, position_from_json
+from ..rules.ruleset import PRESETS, Ruleset
+from .svg import render_svg
+
+VERDICT = {"proved": "proved", "refuted": "**REFUTED**", "unknown": "unknown"}
+
+
+@dataclass
+class ReportSettings:
+    """What the report covers."""
+
+    board: Board
+    players: list[int]
+    puzzles: str | None = "puzzles"
+    presets: list[str] = field(default_factory=lambda: list(PRESETS))
+    mutant_players: int = 2
+    mutants: list[str] | None = None  # names; None: all of them
+    crosscheck_count: int = 4
+    crosscheck_seed: int = 0
+    timeout: float = 60
+
+
+def report_tasks(settings: ReportSettings) -> list[Task]:
+    """Every task the report needs (shared ones, such as a preset's proofs used by the diff, run once)."""
+    s = settings
+    board = s.board.to_json()
+    tasks: list[Task] = []
+    for name in s.presets:
+        tasks += [("prove", name, board, n, None, s.timeout) for n in s.players]
+    standard = PRESETS["standard"].to_json()
+    tasks += [("mutant", m.name, standard, board, s.mutant_players, s.timeout) for m in _mutants(s)]
+    tasks.append(("crosscheck", standard, board, s.crosscheck_count, s.crosscheck_seed, s.timeout))
+    tasks += [("puzzle", path, None, s.timeout) for path in puzzle_paths(s.puzzles)]
+    for a, b in _pairs(s.presets):
+        tasks += diff_tasks(s.board, PRESETS[a], PRESETS[b], s.players, s.puzzles, s.timeout)
+    return tasks
+
+
+def _mutants(settings: ReportSettings) -> list[Any]:
+    return [m for m in MUTANTS if settings.mutants is None or m.name in settings.mutants]
+
+
+def _pairs(presets: list[str]) -> list[tuple[str, str]]:
+    return [(presets[0], other) for other in presets[1:]]
+
+
+def make_report(out: str, settings: ReportSettings, jobs: int = 1, scheduler: str | None = None,
+                show_progress: bool = False) -> list[str]:
+    """Run everything and write ``out/README.md`` and its pictures; return the files written."""
+    start = time.perf_counter()
+    tasks = report_tasks(settings)
+    results = run_all(tasks, jobs, scheduler, Progress(len(tasks), "report", show_progress))
+    return write_report(out, settings, results, time.perf_counter() - start)
+
+
+def write_report(out: str, settings: ReportSettings, results: Results, seconds: float) -> list[str]:
+    """The report from the tasks' results."""
+    from .. import __version__
+    s = settings
+    img = os.path.join(out, "img")
+    os.makedirs(img, exist_ok=True)
+    written: list[str] = []
+
+    def picture(name: str, svg: str) -> str:
+        path = os.path.join(img, f"{name}.svg")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(svg)
+        written.append(path)
+        return f"img/{name}.svg"
+
+    board = s.board.to_json()
+    lines = [
+        "# niagara-solver report",
+        "",
+        f"Written by `niagara-solve report` (niagara-solver {__version__}) on the board "
+        f"`{s.board.name or 'inline'}`, in {seconds:.0f} s. Regenerate with `make report`.",
+        "",
+        "1. [Rule properties per preset](#rule-properties-per-preset)",
+        "2. [Mutation table](#mutation-table)",
+        "3. [Cross-check coverage per rule](#cross-check-coverage-per-rule)",
+        "4. [Puzzles](#puzzles)",
+        "5. [Preset differences](#preset-differences)",
+        "",
+        "## Rule properties per preset",
+        "",
+        "Each property is proved **for all valid positions and all legal choices** of the phases it is about, "
+        "for each player count (docs/PROPERTIES.md). *unknown* means the solver ran out of time: it is never "
+        "counted as a proof.",
+        "",
+    ]
+    for name in s.presets:
+        runs = [results[task_key(("prove", name, board, n, None, s.timeout))] for n in s.players]
+        merged = merge_properties(runs)
+        header = ["property", "statement", *(f"{n}p" for n in s.players), "seconds", "rests on"]
+        rows = [[p["id"], p["title"], *(VERDICT[p["players"][str(n)]] for n in s.players), f"{p['seconds']:.2f}",
+                 ", ".join(p["depends_on"])] for p in merged]
+        total = sum(r["seconds"] for r in runs)
+        lines += [f"### `{name}`", "", f"Ruleset: {_switches(PRESETS[name])}. Total {total:.1f} s.", "",
+                  *_table(header, rows), ""]
+        for p in merged:
+            if "trace" in p:
+                lines += [f"{p['id']} is refuted:", "", "```", *p["trace"], "```", ""]
+                pos = position_from_json(p["counterexample"])
+                link = picture(f"{name}-{p['id']}", render_svg(pos, title=p["id"]))
+                lines += [f"![{p['id']} counterexample]({link})", ""]
+
+    lines += ["## Mutation table", "",
+              f"Each mutant breaks one rule group of the encoding; the catalogue ({s.mutant_players} players, "
+              "standard rules) must refute at least one property for it (`niagara-solve mutants`). The picture is "
+              "the first counterexample, as a position file would show it.", ""]
+    rows = []
+    shown = []
+    for m in _mutants(s):
+        r = results[task_key(("mutant", m.name, PRESETS["standard"].to_json(), board, s.mutant_players, s.timeout))]
+        rows.append([f"`{m.name}`", m.key, m.description, "killed" if r["killed"] else "**SURVIVED**",
+                     ", ".join(r["by"]), f"{r['seconds']:.1f}"])
+        if r["counterexamples"]:
+            first = r["counterexamples"][0]
+            pos = position_from_json(first["counterexample"])
+            title = f"mutant {m.name}: {first['id']} refuted"
+            shown.append((m.name, first, picture(f"mutant-{m.name}", render_svg(pos, title=title))))
+    lines += _table(["mutant", "rule", "error", "", "refuted by", "seconds"], rows) + [""]
+    for name, first, path in shown:
+        lines += [f"<details><summary><code>{name}</code>: {first['id']} refuted, {first['choices']}</summary>", "",
+                  f"![{name}]({path})", "", "```", *first["trace"], "```", "", "</details>", ""]
+
+    cc = results[task_key(("crosscheck", PRESETS["standard"].to_json(), board, s.crosscheck_count,
+                           s.crosscheck_seed, s.timeout))]
+    lines += ["## Cross-check coverage per rule", "",
+              f"The engine and the encoding compared (`niagara-solve crosscheck --count {s.crosscheck_count} "
+              f"--seed {s.crosscheck_seed}`): {cc['positions']} positions, "
+              f"{sum(cc['cases'].values())} cases, {cc['outcomes']} outcomes, "
+              f"**{len(cc['mismatches'])} mismatches**, {cc['seconds']:.0f} s. A rule's count is the number of "
+              "compared outcomes that exercised it; a rule with 0 was not exercised by this run.", ""]
+    coverage = cc["coverage"]
+    rows = [[rule, coverage.get(rule, 0), RULES[rule]] for rule in RULES
+            if rule.startswith(("R-TURN", "R-MOVE", "R-GEM", "R-STEAL", "R-FLOW", "R-RESCUE", "R-WEATHER",
+                                "R-END", "R-CARD"))]
+    lines += _table(["rule", "outcomes", "statement"], rows) + [""]
+    if cc["mismatches"]:
+        lines += ["Mismatches:", "", "```", *(str(m) for m in cc["mismatches"]), "```", ""]
+
+    lines += ["## Puzzles", "",
+              "Every puzzle of the folder, answered by the search (the answers were checked against the SMT "
+              "backend when the puzzles were written; `niagara-solve check` keeps them). The turn of a *yes* "
+              "answer is drawn as a path from where each canoe starts to where it ends.", ""]
+    for path in puzzle_paths(s.puzzles):
+        r = results[task_key(("puzzle", path, None, s.timeout))]
+        if r["status"] == "not a puzzle":
+            continue
+        pos, extras = load_document(path)
+        puzzle = extras["puzzle"]
+        answer = r["answer"]
+        player = pos.index(puzzle["player"])
+        turn = Turn.parse(answer["turn"]) if answer.get("turn") else None
+        status = {"same": "as recorded", "changed": "**CHANGED**", "unknown": "unknown",
+                  "invalid": "**INVALID**"}[r["status"]]
+        lines += [f"### {r['name']}", "", f"*{r['question']}* (`{os.path.relpath(path)}`, ruleset "
+                  f"{_ruleset_name(pos.ruleset)})", "",
+                  f"Answer: **{answer['verdict'].upper()}** ({status})"
+                  + (f": play {answer['card']}, then `{answer['turn']}`" if answer.get("turn") else "")]
+        if answer.get("line"):
+            lines += ["", "Line: " + " → ".join(answer["line"])]
+        if answer.get("refutations"):
+            lines += ["", "Every option fails:", ""]
+            lines += [f"- {x['option']}: " + (" → ".join(x["answer"]) or "no way through")
+                      for x in answer["refutations"][:6]]
+        svg = render_svg(pos, turn, player if turn is not None else None, title=r["name"])
+        lines += ["", f"![{r['name']}]({picture('puzzle-' + r['name'], svg)})", ""]
+
+    lines += ["## Preset differences", "",
+              "For each pair of presets (`niagara-solve diff A B`): the property verdicts that change, the "
+              "puzzles whose answers change, and for every switch that differs a witness position found by the "
+              "solver, shrunk, and replayed by the engine under both rulesets.", ""]
+    for a, b in _pairs(s.presets):
+        found = diff_from(s.board, PRESETS[a], PRESETS[b], s.players, s.puzzles, s.timeout, results)
+        lines += _diff_section(found, a, b, picture)
+
+    path = os.path.join(out, "README.md")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines).rstrip() + "\n")
+    written.append(path)
+    return written
+
+
+def _diff_section(d: DiffReport, a: str, b: str, picture: Any) -> list[str]:
+    lines = [f"### `{a}` against `{b}`", ""]
+    switches = [f"`{k}`: {x} → {y}" for k, (x, y) in d.to_json()["switches"].items()]
+    lines += ["Switches that differ: " + "; ".join(switches) + ".", ""]
+    changed = [p for p in d.properties if p["changed"]]
+    lines += [f"Properties: {len(d.properties) - len(changed)} of {len(d.properties)} have the same verdict under "
+              "both." + ("" if not changed else " Changed: " + ", ".join(f"{p['id']} {p['a']} → {p['b']}"
+                                                                       for p in changed)), ""]
+    moved = [p for p in d.puzzles if p["changed"]]
+    if moved:
+        lines += _table(["puzzle", "question", a, b], [[p["name"], p["question"], p["a"], p["b"]] for p in moved])
+        lines.append("")
+    else:
+        lines += ["No puzzle changes its answer.", ""]
+    for w in d.witnesses:
+        lines += [f"#### `{w.switch}`: {w.a} → {w.b}", "", f"{w.summary}.", "",
+                  "Rules: " + ", ".join(f"{r} ({sentence(r)})" for r in w.rules), "",
+                  f"Engine: {w.engine}."]
+        if w.detail:
+            lines += ["", *(f"- {x}" for x in w.detail)]
+        if w.position is not None:
+            svg = render_svg(w.position, w.turn, w.player if w.turn is not None else None,
+                             title=f"{w.switch}: {w.a} → {w.b}")
+            lines += ["", f"![witness for {w.switch}]({picture(f'diff-{a}-{b}-{w.switch}', svg)})"]
+        lines.append("")
+    return lines
+
+
+def _switches(rules: Ruleset) -> str:
+    return ", ".join(f"`{k}={v}`" for k, v in rules.switches().items())
+
+
+def _ruleset_name(rules: Ruleset) -> str:
+    return f"`{rules.describe()}`"
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    def cell(x: Any) -> str:
+        return str(x).replace("|", "\\|").replace("\n", " ")
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
+    return out

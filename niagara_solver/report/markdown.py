@@ -141,7 +141,7 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
             pos = position_from_json(first["counterexample"])
             title = f"mutant {m.name}: {first['id']} refuted"
             shown.append((m.name, first, picture(f"mutant-{m.name}", render_svg(pos, title=title))))
-    lines += _table(["mutant", "rule", "error", "", "refuted by", "seconds"], rows) + [""]
+    lines += _table(["mutant", "rule", "error", "verdict", "refuted by", "seconds"], rows) + [""]
     for name, first, path in shown:
         lines += [f"<details><summary><code>{name}</code>: {first['id']} refuted, {first['choices']}</summary>", "",
                   f"![{name}]({path})", "", "```", *first["trace"], "```", "", "</details>", ""]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import z3
 
@@ -126,17 +126,6 @@ def _names(players: int) -> tuple[str, ...]:
     return NAMES[:players]
 
 
-def _solve(solver: z3.Solver, switch: str, phase: str) -> tuple[str, z3.ModelRef | None, Witness | None]:
-    result = solver.check()
-    if result == z3.unsat:
-        return "none", None, Witness(switch, None, None, phase, "none",
-                                     summary="no position valid under both is affected: proved for all positions")
-    if result != z3.sat:
-        return "unknown", None, Witness(switch, None, None, phase, "unknown",
-                                        summary="the solver gave no answer in time")
-    return "found", solver.model(), None
-
-
 def _size(pre: SymPosition, enc: Encoding) -> Any:
     """What makes a witness hard to read: gems away from home, gems banked or carried, canoes on the river."""
     t = enc.tables
@@ -167,6 +156,32 @@ def _shrink(solver: z3.Solver, model: z3.ModelRef, size: Any, rounds: int = 12) 
         solver.pop()
     solver.set("rlimit", 0)
     return model
+
+
+def _witness_model(pre: SymPosition, enc_a: Encoding, a: Ruleset, b: Ruleset, phase: Phase,
+                   differ: Callable[[], list[Any]],
+                   switch: str, kind: str, timeout: float | None, all_acted: bool = False,
+                   extra: Callable[[], Any] | None = None) -> z3.ModelRef | Witness:
+    """A shrunk model of a position valid under both rulesets where ``differ`` holds, or the witness that says
+    there is none (proved) or that the solver gave up. ``extra`` adds to the size to shrink.
+
+    Both are functions that build their terms here, in a fixed order (validity, difference, first answer,
+    extra size, size): z3's search follows the order in which terms are created, and a witness should not
+    change with how its question is put together."""
+    solver = make_solver(timeout)
+    solver.add(*_both_well_formed(pre, enc_a.tables, a, b, phase, all_acted))
+    solver.add(*differ())
+    result = solver.check()
+    if result == z3.unsat:
+        return Witness(switch, None, None, kind, "none",
+                       summary="no position valid under both is affected: proved for all positions")
+    if result != z3.sat:
+        return Witness(switch, None, None, kind, "unknown", summary="the solver gave no answer in time")
+    model = solver.model()
+    if extra is None:
+        return _shrink(solver, model, _size(pre, enc_a))
+    more = extra()
+    return _shrink(solver, model, _size(pre, enc_a) + more)
 
 
 def _both_well_formed(pre: SymPosition, tables: Any, a: Ruleset, b: Ruleset, phase: Phase,
@@ -203,16 +218,11 @@ def _turn(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeo
     choice = TurnChoice.fresh("diff", max(a.capacity, b.capacity), players)
     turn_a, turn_b = encode_turn(enc_a, pre, choice, 0), encode_turn(enc_b, pre, choice, 0)
     legal_a, legal_b = _legal(turn_a.constraints), _legal(turn_b.constraints)
-    solver = make_solver(timeout)
-    solver.add(*_both_well_formed(pre, t, a, b, Phase.TURNS))
-    solver.add(legal_a != legal_b)
-    status, model, empty = _solve(solver, switch, "turn")
-    if model is None:
-        assert empty is not None
-        return empty
     # Small and plain: a low card, the second canoe idle when it can be.
-    extra = choice.card + z3.If(z3.Or(choice.slots[1].on), 3, 0)
-    model = _shrink(solver, model, _size(pre, enc_a) + extra)
+    model = _witness_model(pre, enc_a, a, b, Phase.TURNS, lambda: [legal_a != legal_b], switch, "turn", timeout,
+                           extra=lambda: choice.card + z3.If(z3.Or(choice.slots[1].on), 3, 0))
+    if isinstance(model, Witness):
+        return model
     card, turn = decode_turn(model, choice, t, pre, 0)
     base = _base(board, a, players).replace(phase=Phase.TURNS)
     pos = decode(model, pre, t, a, base)
@@ -254,14 +264,9 @@ def _rescue(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, tim
     choice = RescueChoice.fresh("diff", players)
     res_a, res_b = encode_rescue(enc_a, pre, choice), encode_rescue(enc_b, pre, choice)
     legal_a, legal_b = _legal(res_a.constraints), _legal(res_b.constraints)
-    solver = make_solver(timeout)
-    solver.add(*_both_well_formed(pre, t, a, b, Phase.CARDS))
-    solver.add(legal_a != legal_b)
-    status, model, empty = _solve(solver, switch, "rescue")
-    if model is None:
-        assert empty is not None
-        return empty
-    model = _shrink(solver, model, _size(pre, enc_a))
+    model = _witness_model(pre, enc_a, a, b, Phase.CARDS, lambda: [legal_a != legal_b], switch, "rescue", timeout)
+    if isinstance(model, Witness):
+        return model
     pos = decode(model, pre, t, a, _base(board, a, players))
     pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pos.players))
     legal_in = "a" if value(model, legal_a) else "b"
@@ -308,16 +313,13 @@ def _flow(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeo
     shared = FlowChoice.fresh("diff.flow", enc_a) if free_a or free_b else None
     flow_a = encode_flow(enc_a, pre, shared if free_a else None)
     flow_b = encode_flow(enc_b, pre, shared if free_b else None)
-    solver = make_solver(timeout)
-    solver.add(*_both_well_formed(pre, t, a, b, Phase.TURNS, all_acted=True))
-    solver.add(_legal(flow_a.constraints), _legal(flow_b.constraints))
-    solver.add(z3.Or([x != y for x, y in zip(_places(flow_a.post), _places(flow_b.post))]
-                     + [x != y for x, y in zip(_markers(flow_a.post), _markers(flow_b.post))]))
-    status, model, empty = _solve(solver, switch, "flow")
-    if model is None:
-        assert empty is not None
-        return empty
-    model = _shrink(solver, model, _size(pre, enc_a))
+    def differ() -> list[Any]:
+        return [_legal(flow_a.constraints), _legal(flow_b.constraints),
+                z3.Or([x != y for x, y in zip(_places(flow_a.post), _places(flow_b.post))]
+                      + [x != y for x, y in zip(_markers(flow_a.post), _markers(flow_b.post))])]
+    model = _witness_model(pre, enc_a, a, b, Phase.TURNS, differ, switch, "flow", timeout, all_acted=True)
+    if isinstance(model, Witness):
+        return model
     base = _base(board, a, players).replace(phase=Phase.TURNS, acted=tuple(range(players)))
     pos = decode(model, pre, t, a, base)
     w = Witness(switch, None, None, "flow", "found", [], pos)
@@ -365,14 +367,10 @@ def _end(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeou
     t = enc_a.tables
     pre = SymPosition.fresh("diff", players, t)
     won_a, won_b = encode_end(enc_a, pre), encode_end(enc_b, pre)
-    solver = make_solver(timeout)
-    solver.add(*_both_well_formed(pre, t, a, b, Phase.CARDS))
-    solver.add(z3.Or([x != y for x, y in zip(won_a, won_b)]))
-    status, model, empty = _solve(solver, switch, "end")
-    if model is None:
-        assert empty is not None
-        return empty
-    model = _shrink(solver, model, _size(pre, enc_a))
+    model = _witness_model(pre, enc_a, a, b, Phase.CARDS, lambda: [z3.Or([x != y for x, y in zip(won_a, won_b)])],
+                           switch, "end", timeout)
+    if isinstance(model, Witness):
+        return model
     pos = decode(model, pre, t, a, _base(board, a, players))
     pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pos.players))
     w = Witness(switch, None, None, "end", "found", [], pos)

@@ -16,7 +16,7 @@ from niagara_solver.rules.ruleset import Ruleset
 from strategies import LONG_BOARD, positions, rulesets
 
 TURN_GOALS = [g.name for g in GOALS if g.phase == "turn"]
-OTHER_GOALS = [g.name for g in GOALS if g.phase != "turn"]
+OTHER_GOALS = [g.name for g in GOALS if g.phase not in ("turn", "two-turns")]
 
 
 def test_bounded_crosscheck_agrees_on_every_goal_a_playout_and_first_rounds():
@@ -25,7 +25,7 @@ def test_bounded_crosscheck_agrees_on_every_goal_a_playout_and_first_rounds():
     assert set(report.goals) == {g.name for g in GOALS}
     assert all(v == "checked" for v in report.goals.values()), report.goals
     assert report.cases["round"] >= 1 and report.cases["turn"] >= len(TURN_GOALS)
-    for rule in ("R-STEAL-5", "R-TURN-4", "R-MOVE-4", "R-MOVE-5", "R-GEM-4", "R-FLOW-1", "R-FLOW-2", "R-FLOW-4",
+    for rule in ("R-STEAL-4", "R-STEAL-5", "R-TURN-4", "R-MOVE-4", "R-MOVE-5", "R-GEM-4", "R-FLOW-1", "R-FLOW-2", "R-FLOW-4",
                  "R-FLOW-6", "R-RESCUE-2", "R-END-3", "R-TURN-1", "R-BUOY-1"):
         assert report.coverage[rule] > 0, rule
 
@@ -35,9 +35,10 @@ def test_crosscheck_under_every_other_switch_value():
                                "bank_after_load": False, "must_move": True, "min_flow": 1, "tiebreak": "count",
                                "gems_per_colour": 4, "capacity": 2})
     report = crosscheck(standard_board(), rules, count=0, rounds=False,
-                        goals=["steal", "both-canoes-bank", "port-canoe-stays", *OTHER_GOALS])
+                        goals=["steal", "both-canoes-bank", "port-canoe-stays", "steal-a-stolen-gem", *OTHER_GOALS])
     assert report.mismatches == []
     assert report.goals["both-canoes-bank"] == "checked" and report.coverage["R-RESCUE-3"] > 0
+    assert report.coverage["R-STEAL-4"] > 0
 
 
 def test_crosscheck_with_a_free_fork():
@@ -116,6 +117,28 @@ def test_goals_are_met_by_their_positions(name):
     else:
         from niagara_solver.engine.round import goal_reached
         assert goal_reached(pos.players[0]) and goal_reached(pos.players[1])
+
+
+def test_R_STEAL_4_a_gem_stolen_this_phase_is_compared_when_it_is_stolen_back():
+    # The solver builds a position where red steals and blue then takes the stolen gem back; blue's turns after
+    # red's steal are compared, and only a steal of that very gem counts as exercising R-STEAL-4.
+    from helpers import P, position
+    from niagara_solver.analysis.crosscheck import restolen, steals
+    from niagara_solver.engine.notation import Turn
+    from niagara_solver.engine.turns import legal_turns
+    report = crosscheck(standard_board(), Ruleset(), count=0, rounds=False, goals=["steal-a-stolen-gem"])
+    assert report.mismatches == [] and report.cases["turn"] == 2 and report.coverage["R-STEAL-4"] == 1
+    # red (card 1) steals blue's sapphire at 6L; blue's canoe below (card 1) can take it back.
+    pos = position(P("red", "7L", "fallen", card=1), P("blue", "6L:sapphire", "7L", card=1), phase="turns")
+    red = Turn.parse("7L: <6L xblue/sapphire")
+    assert steals(pos, 0, red) == [(1, (0, "6L", 4))]
+    after = {str(o.turn): o.position for o in legal_turns(pos, 0, 1)}["7L: <6L xblue/sapphire"]
+    stolen = frozenset(mark for _, mark in steals(pos, 0, red))
+    back = {str(o.turn): o.turn for o in legal_turns(after, 1, 1)}
+    assert restolen(after, 1, back["6L: <5; 7L: <6L xred/sapphire"], stolen)
+    assert not restolen(after, 1, back["6L: <5; 7L: <6L"], stolen)
+    case = CrossChecker(standard_board(), Ruleset()).turn(after, 1, after.players[1].card, stolen)
+    assert case.agrees and "R-STEAL-4" in case.rules
 
 
 def test_R_RESCUE_3_the_encoding_gives_the_free_canoe_like_the_engine():

@@ -21,12 +21,12 @@ from typing import Any, Callable, Iterator
 import z3
 
 from ..board.graph import Board
-from ..analysis.prove import SHRINK_RLIMIT
 from ..encoding.core import Encoding, Mutant
 from ..encoding.end import encode_end
 from ..encoding.enumerate import Enumerator
 from ..encoding.flow import RescueChoice, encode_flow, encode_rescue
 from ..encoding.solver import make_solver
+from ..encoding.solver import shrink as shrink_model
 from ..encoding.state import NAMES, NCOL, SymPosition, decode, value, well_formed
 from ..encoding.turn import TurnChoice, encode_turn
 from ..engine.flow import flow_outcomes, flow_value
@@ -36,7 +36,7 @@ from ..engine.rescue import apply_rescue, begin_turns, must_rescue, rescue_optio
 from ..engine.round import winners
 from ..engine.turns import legal_turns
 from ..errors import NiagaraError
-from ..rules.atoms import COLOURS, FULL_HAND, PORT, Card, Gems, Phase
+from ..rules.atoms import COLOURS, FULL_HAND, PORT, Card, Colour, Gems, Phase
 from ..rules.invariants import position_problems
 from ..rules.position import Canoe, Player, Position
 from ..rules.ruleset import Ruleset
@@ -128,8 +128,34 @@ class Report:
 
 # -- which rules a case exercises -----------------------------------------------------------------------
 
-def turn_rules(pos: Position, turn: Turn) -> set[str]:
-    """The rules a turn exercises, read from its notation and the position it starts from."""
+#: A gem stolen earlier in this phase and still in the thief's canoe: (thief's seat, disc, colour).
+StolenMark = tuple[int, str, Colour]
+
+
+def steals(pos: Position, player: int, turn: Turn) -> list[tuple[int, StolenMark]]:
+    """Every steal of ``player``'s turn as (victim's seat, the gem's mark once stolen): the thief takes the gem
+    on the disc where its movement ended (R-STEAL-1), and stays there until the flow (R-STEAL-3)."""
+    seats = {p.name: i for i, p in enumerate(pos.players)}
+    found = []
+    for action in turn.actions:
+        place = action.canoe.place
+        for step in action.steps:
+            if isinstance(step, Move):
+                place = step.dest
+            elif isinstance(step, Steal):
+                found.append((seats[step.victim], (player, place, step.colour)))
+    return found
+
+
+def restolen(pos: Position, player: int, turn: Turn, stolen: frozenset[StolenMark]) -> bool:
+    """Whether the turn takes a gem that was stolen earlier in this phase (R-STEAL-4)."""
+    return any((victim, mark[1], mark[2]) in stolen for victim, mark in steals(pos, player, turn))
+
+
+def turn_rules(pos: Position, turn: Turn, player: int | None = None,
+               stolen: frozenset[StolenMark] = frozenset()) -> set[str]:
+    """The rules a turn exercises, read from its notation and the position it starts from (and, for R-STEAL-4,
+    the gems stolen earlier in this phase)."""
     if turn.is_cloud:
         return {"R-TURN-2", "R-WEATHER-1"}
     rules = {"R-TURN-3"} if not turn.actions else {"R-TURN-3", "R-MOVE-1", "R-MOVE-2", "R-MOVE-3"}
@@ -159,6 +185,8 @@ def turn_rules(pos: Position, turn: Turn) -> set[str]:
                 rules.update({"R-STEAL-1", "R-STEAL-2", "R-STEAL-3"})
                 if unloads:
                     rules.add("R-STEAL-5")
+    if stolen and player is not None and restolen(pos, player, turn, stolen):
+        rules.add("R-STEAL-4")
     return rules
 
 
@@ -180,14 +208,15 @@ class CrossChecker:
                                                     self.timeout)
         return self._enumerators[players]
 
-    def turn(self, pos: Position, player: int, card: Card) -> Case:
+    def turn(self, pos: Position, player: int, card: Card, stolen: frozenset[StolenMark] = frozenset()) -> Case:
+        """``stolen``: the gems stolen earlier in this phase (they only change which rules count as exercised)."""
         case = Case("turn", pos, player=player, card=card)
         case.rules = {"R-CARD-2"} | ({"R-CARD-1"} if pos.players[player].card is not None else set())
         turns = {}
         for outcome in legal_turns(pos, player, card):
             case.engine[outcome.position] = str(outcome.turn)
             turns[outcome.position] = outcome.turn
-            case.rules |= turn_rules(pos, outcome.turn)
+            case.rules |= turn_rules(pos, outcome.turn, player, stolen)
         case.encoding = self.enumerator(len(pos.players)).check_turns(pos, player, card, turns)
         return case
 
@@ -247,18 +276,25 @@ class CrossChecker:
         for i in pos.turn_order():
             rescued = {apply_rescue(s, i, o) for s in rescued for o in rescue_options(s, i)}
         starts: dict[Position, str] = {}
+        case.rules = {"R-ROUND-1", "R-TURN-1", "R-BUOY-1", "R-CARD-2", "R-FLOW-1"}
         for state in rescued:
-            frontier = {begin_turns(state, None, cards)}
+            # Each position of phase II with the gems stolen on the way to it (for R-STEAL-4's coverage).
+            frontier: set[tuple[Position, frozenset[StolenMark]]] = {(begin_turns(state, None, cards), frozenset())}
             for p in pos.turn_order():
-                frontier = {o.position for s in frontier for o in legal_turns(s, p)}
-                if len(frontier) > limit:
+                grown = set()
+                for s, stolen in frontier:
+                    for o in legal_turns(s, p):
+                        if stolen and restolen(s, p, o.turn, stolen):
+                            case.rules.add("R-STEAL-4")
+                        grown.add((o.position, stolen | {mark for _, mark in steals(s, p, o.turn)}))
+                frontier = grown
+                if len({s for s, _ in frontier}) > limit:
                     return None
-            for s in frontier:
+            for s in {s for s, _ in frontier}:
                 for _, after in flow_outcomes(s, flow_value(s)):
                     starts[_next_round(after, s)] = ""
         case.engine = starts
         case.encoding = {p: "" for p in self.enumerator(len(pos.players)).rounds(pos, cards, 20 * limit)}
-        case.rules = {"R-ROUND-1", "R-TURN-1", "R-BUOY-1", "R-CARD-2", "R-FLOW-1"}
         return case
 
 
@@ -337,10 +373,22 @@ GOALS: tuple[Goal, ...] = (
                           c["pre"].place[0][1] == c["enc"].tables.FALLEN, z3.Sum(c["pre"].bank[0]) == 0)),
     Goal("rescue-both-canoes", "rescue", ("R-RESCUE-1",),
          lambda c: z3.And(c["choice"].rescued[0][0], c["choice"].rescued[0][1])),
+    Goal("steal-a-stolen-gem", "two-turns", ("R-STEAL-4",), lambda c: _steal_back(c)),
     Goal("rescue-with-none-in-play-and-gems", "rescue", ("R-RESCUE-2", "R-RESCUE-3"),
          lambda c: z3.And(c["pre"].place[0][0] == c["enc"].tables.FALLEN,
                           c["pre"].place[0][1] == c["enc"].tables.FALLEN, z3.Sum(c["pre"].bank[0]) > 0)),
 )
+
+
+def _steal_back(ctx: dict[str, Any]) -> Any:
+    """Player 0, carrying nothing and loading nothing, steals; then player 1 steals: whatever player 1 takes
+    from player 0 was stolen earlier in this phase. Low cards, one acting canoe for player 0 and empty banks
+    keep the search short (about 2 s rather than 5) and the position's outcomes few."""
+    pre, second = ctx["pre"], ctx["second"]
+    return z3.And(pre.load(0, 0) == 0, pre.load(0, 1) == 0, z3.Sum([_loads(s) for s in _slots(ctx)]) == 0,
+                  z3.Or(_taking(ctx, 0), _taking(ctx, 1)), z3.Or(_taking(second, 0), _taking(second, 1)),
+                  ctx["choice"].card <= 3, second["choice"].card <= 3,
+                  z3.Not(ctx["choice"].slots[1].on), *[g == 0 for row in pre.bank for g in row])
 
 
 def _fork_depth(ctx: dict[str, Any]) -> int:
@@ -367,11 +415,15 @@ def goal_positions(board: Board, rules: Ruleset, players: int = 2, timeout: floa
             continue
         pre = SymPosition.fresh(f"goal.{goal.name}", players, enc.tables)
         choice: Any
-        if goal.phase == "turn":
+        second: dict[str, Any] = {}
+        if goal.phase in ("turn", "two-turns"):
             choice = TurnChoice.fresh(f"goal.{goal.name}", rules.capacity, players)
             transition = encode_turn(enc, pre, choice, 0)
             wf = well_formed(pre, enc.tables, rules, Phase.TURNS)
             start = base.replace(phase=Phase.TURNS)
+            if goal.phase == "two-turns":  # player 1 acts next, from the position player 0's turn left
+                then = TurnChoice.fresh(f"goal.{goal.name}.then", rules.capacity, players)
+                second = {"choice": then, "transition": encode_turn(enc, transition.post, then, 1)}
         elif goal.phase == "flow":
             choice = None
             transition = encode_flow(enc, pre)
@@ -384,20 +436,25 @@ def goal_positions(board: Board, rules: Ruleset, players: int = 2, timeout: floa
             start = base
         solver = make_solver(timeout)
         solver.add(*[c for _, c in wf], *[c for _, c in transition.constraints])
+        if second:
+            solver.add(*[c for _, c in second["transition"].constraints])
         solver.add(goal.condition({"enc": enc, "pre": pre, "choice": choice, "transition": transition,
-                                   "won": encode_end(enc, pre)}))
+                                   "won": encode_end(enc, pre), "second": second}))
         if solver.check() != z3.sat:
             yield goal, None, None
             continue
         extra = []
         if goal.phase == "turn":  # a small card and an idle second canoe keep the turn's outcomes few
             extra = [choice.card, z3.If(z3.And(pre.place[0][1] != enc.tables.FALLEN, z3.Not(choice.slots[1].on)), 3, 0)]
+        elif second:
+            extra = [choice.card, second["choice"].card]
         model = _small(solver, pre, enc, solver.model(), extra)
         pos = decode(model, pre, enc.tables, rules, start)
         card = None
-        if goal.phase == "turn":
+        if goal.phase in ("turn", "two-turns"):
             card = Card(value(model, choice.card))
-            pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, card if i == 0 else None)
+            cards = {0: card, 1: Card(value(model, second["choice"].card))} if second else {0: card}
+            pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, cards.get(i))
                                             for i, p in enumerate(pos.players)))
         elif goal.phase != "flow":  # a start-of-round position: no card chosen yet
             pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pos.players))
@@ -407,27 +464,13 @@ def goal_positions(board: Board, rules: Ruleset, players: int = 2, timeout: floa
 def _small(solver: z3.Solver, pre: SymPosition, enc: Encoding, model: z3.ModelRef,
            extra: list[Any]) -> z3.ModelRef:
     """A goal position with few gems away from home and few canoes on the river besides player 0's first,
-    so that its outcomes stay few enough to enumerate."""
+    so that its outcomes stay few enough to enumerate (and the same every run: see ``shrink``)."""
     t = enc.tables
     size = (z3.Sum([g for row in pre.cargo for canoe in row for g in canoe]) + z3.Sum([g for r in pre.bank for g in r])
             + z3.Sum([pre.cave[cc][c] for cc in range(NCOL) for c in range(NCOL) if cc != c])
             + z3.Sum([z3.If(pre.place[p][k] != t.PORT, 1, 0) for p in range(1, pre.players) for k in range(2)])
             + z3.If(t.is_disc(pre.place[0][1]), 2, 0) + z3.Sum([0, *extra]))
-    for _ in range(6):
-        bound = value(model, size)
-        if bound == 0:
-            break
-        solver.push()
-        solver.set("rlimit", SHRINK_RLIMIT)  # deterministic, unlike a timeout: the same goal positions every run
-        solver.add(size < bound)
-        if solver.check() == z3.sat:
-            model = solver.model()
-            solver.pop()
-        else:
-            solver.pop()
-            break
-    solver.set("rlimit", 0)
-    return model
+    return shrink_model(solver, model, size)
 
 
 # -- shrinking ------------------------------------------------------------------------------------------
@@ -565,6 +608,14 @@ def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mut
             note(source)
             if goal.phase == "turn" and card is not None:
                 turns(pos, source, (0, card))
+            elif goal.phase == "two-turns" and card is not None:
+                turns(pos, source, (0, card))
+                after = _after_a_steal(pos, card)
+                if after is not None:  # player 1's turns, once player 0 has stolen a gem they can take back
+                    mid, stolen = after
+                    second_card = mid.players[1].card
+                    assert second_card is not None
+                    record(checker.turn(mid, 1, second_card, stolen), source)
             elif goal.phase == "flow":
                 for steps in (None, *FLOW_STEPS):
                     record(checker.flow(pos, steps), source)
@@ -619,6 +670,20 @@ def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mut
             pass  # a puzzle whose phase I needs a choice of rescue: its turns are checked from the goals instead
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _after_a_steal(pos: Position, card: Card) -> tuple[Position, frozenset[StolenMark]] | None:
+    """The first (by notation) turn of player 0 with ``card`` after which player 1 can take back a stolen gem:
+    the position it leaves and the gems it stole."""
+    then = pos.players[1].card
+    if then is None:
+        return None
+    for outcome in sorted(legal_turns(pos, 0, card), key=lambda o: str(o.turn)):
+        stolen = frozenset(mark for _, mark in steals(pos, 0, outcome.turn))
+        if stolen and any(restolen(outcome.position, 1, o.turn, stolen)
+                          for o in legal_turns(outcome.position, 1, then)):
+            return outcome.position, stolen
+    return None
 
 
 def _shrunk(checker: CrossChecker, case: Case) -> Case:

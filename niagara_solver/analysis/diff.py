@@ -28,7 +28,7 @@ from ..board.graph import Board
 from ..encoding.core import Encoding
 from ..encoding.end import encode_end
 from ..encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
-from ..encoding.solver import make_solver
+from ..encoding.solver import make_solver, shrink
 from ..encoding.state import NCOL, SymPosition, decode, value, well_formed
 from ..encoding.trace import decode_rescues, decode_turn
 from ..encoding.turn import TurnChoice, encode_turn
@@ -44,7 +44,6 @@ from ..rules.invariants import position_problems
 from ..rules.position import Player, Position
 from ..rules.ruleset import SWITCHES, ForkPolicy, Ruleset
 from .check import merge_properties, puzzle_paths
-from .prove import SHRINK_RLIMIT
 from .tasks import Progress, Results, Task, run_all, task_key
 
 #: The phase in which each switch acts, so the relation where its witness is sought.
@@ -136,28 +135,6 @@ def _size(pre: SymPosition, enc: Encoding) -> Any:
             + z3.Sum([z3.If(h, 0, 1) for row in pre.hand for h in row]))
 
 
-def _shrink(solver: z3.Solver, model: z3.ModelRef, size: Any, rounds: int = 12) -> z3.ModelRef:
-    """A model with a smaller ``size``, by bisection, each question under a deterministic resource limit (a
-    question the limit cuts short counts as "no smaller one")."""
-    low, high = 0, value(model, size)
-    for _ in range(rounds):
-        if low >= high:
-            break
-        middle = (low + high) // 2
-        solver.push()
-        solver.set("rlimit", SHRINK_RLIMIT)
-        solver.add(size <= middle)
-        found = solver.check() == z3.sat
-        if found:
-            model = solver.model()
-            high = value(model, size)
-        else:
-            low = middle + 1
-        solver.pop()
-    solver.set("rlimit", 0)
-    return model
-
-
 def _witness_model(pre: SymPosition, enc_a: Encoding, a: Ruleset, b: Ruleset, phase: Phase,
                    differ: Callable[[], list[Any]],
                    switch: str, kind: str, timeout: float | None, all_acted: bool = False,
@@ -179,9 +156,9 @@ def _witness_model(pre: SymPosition, enc_a: Encoding, a: Ruleset, b: Ruleset, ph
         return Witness(switch, None, None, kind, "unknown", summary="the solver gave no answer in time")
     model = solver.model()
     if extra is None:
-        return _shrink(solver, model, _size(pre, enc_a))
+        return shrink(solver, model, _size(pre, enc_a))
     more = extra()
-    return _shrink(solver, model, _size(pre, enc_a) + more)
+    return shrink(solver, model, _size(pre, enc_a) + more)
 
 
 def _both_well_formed(pre: SymPosition, tables: Any, a: Ruleset, b: Ruleset, phase: Phase,

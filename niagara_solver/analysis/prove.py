@@ -24,7 +24,7 @@ from ..engine.rescue import apply_rescue
 from ..errors import NiagaraError
 from ..encoding.core import Encoding, Mutant
 from ..encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
-from ..encoding.solver import Verdict, make_solver, verdict
+from ..encoding.solver import SHRINK_RLIMIT, Verdict, make_solver, verdict
 from ..encoding.state import NAMES, NCOL, SymPosition, card_in_hand, decode, value, well_formed
 from ..encoding.trace import decode_branches, decode_rescues, decode_turn
 from ..encoding.turn import TurnChoice, Transition, encode_turn
@@ -33,10 +33,6 @@ from ..rules.invariants import position_problems
 from ..rules.position import Player, Position
 from ..rules.ruleset import ForkPolicy, Ruleset
 from .properties import BY_ID, CATALOGUE, FLOW, RESCUE, TURN, Context, Property
-
-
-#: z3 resource units allowed to each shrinking question (about 2 s here); deterministic, unlike a timeout.
-SHRINK_RLIMIT = 20_000_000
 
 
 @dataclass

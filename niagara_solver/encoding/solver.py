@@ -10,10 +10,13 @@ from typing import Iterable
 
 import z3
 
-from .state import Constraint, Expr
+from .state import Constraint, Expr, value
 
 #: Fixed seeds: the same question gets the same answer (and the same counterexample) on every run.
 SEED = 7
+
+#: z3 resource units allowed to each shrinking question (about 2 s here); deterministic, unlike a timeout.
+SHRINK_RLIMIT = 20_000_000
 
 
 class Verdict(Enum):
@@ -44,6 +47,28 @@ def fresh_context() -> None:
     or on a cluster, whatever ran before. Terms of the old context must not be used afterwards.
     """
     z3.z3._main_ctx = None  # main_ctx() makes a new one on first use
+
+
+def shrink(solver: z3.Solver, model: z3.ModelRef, size: Expr, rounds: int = 12) -> z3.ModelRef:
+    """A model of ``solver``'s assertions with a smaller ``size`` (an integer term), by bisection; each question
+    runs under a deterministic resource limit, and one the limit cuts short counts as "no smaller one"."""
+    low, high = 0, value(model, size)
+    for _ in range(rounds):
+        if low >= high:
+            break
+        middle = (low + high) // 2
+        solver.push()
+        solver.set("rlimit", SHRINK_RLIMIT)
+        solver.add(size <= middle)
+        found = solver.check() == z3.sat
+        if found:
+            model = solver.model()
+            high = value(model, size)
+        else:
+            low = middle + 1
+        solver.pop()
+    solver.set("rlimit", 0)
+    return model
 
 
 def add(solver: z3.Solver, constraints: Iterable[Constraint]) -> None:

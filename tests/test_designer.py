@@ -84,6 +84,24 @@ def test_render_refuses_an_illegal_turn_naming_the_rule(capsys):
     assert status == 2 and "--player" in err
 
 
+def test_an_output_that_cannot_be_written_is_an_error_not_a_traceback(tmp_path, capsys):
+    path = os.path.join(PUZZLES, "steal-after-unloading.json")
+    missing = tmp_path / "no-such-folder" / "picture.svg"
+    status, out, err = run(capsys, "render", path, "--out", str(missing))
+    assert status == 2 and out == ""
+    assert err == f"niagara-solve: error: cannot write {missing}: No such file or directory\n"
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    status, _, err = run(capsys, "report", "--out", str(blocker / "report"))  # refused before any work
+    assert status == 2 and err.startswith(f"niagara-solve: error: cannot write {blocker / 'report'}")
+
+
+def test_diff_names_the_argument_with_an_unknown_preset(capsys):
+    status, out, err = run(capsys, "diff", "standard", "no-such-preset")
+    assert status == 2 and out == ""
+    assert "RULESET_B: unknown ruleset preset 'no-such-preset'" in err
+
+
 # -- check --------------------------------------------------------------------------------------------------
 
 def test_check_passes_with_junit_xml_one_case_per_property_and_puzzle(tmp_path, capsys):

@@ -160,11 +160,13 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
     from ..analysis.diff import diff as run_diff
     from ..report.svg import render_svg
     from ..rules.catalogue import sentence
-    a, b = load_ruleset(ruleset_a), load_ruleset(ruleset_b)
+    a, b = load_ruleset(ruleset_a, "RULESET_A"), load_ruleset(ruleset_b, "RULESET_B")
     board = load_board(board_spec)
     counts = players_option(players_text)
     if puzzles_dir is None and os.path.isdir("puzzles"):
         puzzles_dir = "puzzles"
+    if save_dir:
+        os.makedirs(save_dir, exist_ok=True)  # fail now, not after the whole run
     report = run_diff(board, a, b, counts, puzzles_dir, timeout, jobs, scheduler, show_progress=not as_json)
     saved: dict[str, list[str]] = {}
     if save_dir:
@@ -237,6 +239,7 @@ def report(out_dir: str, board_spec: str, players_text: str, puzzles_dir: str, c
            scheduler: str | None, timeout: float) -> int:
     """Write a Markdown report with pictures: proofs per preset, mutants, cross-check coverage, puzzles, diffs."""
     from ..report.markdown import ReportSettings, make_report
+    os.makedirs(os.path.join(out_dir, "img"), exist_ok=True)  # fail now, not after the whole run
     settings = ReportSettings(load_board(board_spec), players_option(players_text), puzzles_dir,
                               crosscheck_count=crosscheck_count, timeout=timeout)
     written = make_report(out_dir, settings, jobs, scheduler, show_progress=True)

@@ -351,6 +351,9 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
     from ..analysis.prove import prove as run_prove
     from ..encoding.solver import Verdict
     rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
+    if save_dir:
+        import os
+        os.makedirs(save_dir, exist_ok=True)  # fail now, not after the proofs
     for pid in ids:
         if pid not in BY_ID:
             raise InputError("--property", f"unknown property {pid!r}; properties: {', '.join(BY_ID)}", "R-PROP")
@@ -620,6 +623,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return err.exit_status
     except BrokenPipeError:
         return 0
+    except OSError as err:  # an output file or folder that cannot be written (inputs fail as NiagaraError)
+        where = f" {err.filename}" if err.filename else ""
+        click.echo(f"niagara-solve: error: cannot write{where}: {err.strerror or err}", err=True)
+        return 2
     return result if isinstance(result, int) else 0
 
 

@@ -348,15 +348,16 @@ def loads_position(text: str) -> Position:
     return position_from_json(parse_json_text(text))
 
 
-def load_ruleset(spec: str) -> Ruleset:
-    """A ruleset from a preset name or a ruleset JSON file (the same object as in a position)."""
+def load_ruleset(spec: str, where: str = "--ruleset") -> Ruleset:
+    """A ruleset from a preset name or a ruleset JSON file (the same object as in a position); ``where`` names
+    the option or argument in errors about a preset name."""
     if spec.endswith(".json") or "/" in spec:
         obj = read_json_file(spec)
         try:
             return Ruleset.from_json(obj, "")
         except InputError as err:
             raise err.with_source(spec) from None
-    return Ruleset.from_json(spec, "--ruleset")
+    return Ruleset.from_json(spec, where)
 
 
 def load_board(spec: str) -> Board:

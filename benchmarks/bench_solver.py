@@ -72,6 +72,7 @@ def main() -> None:
     compare("5 players, horizon 1, win, both (first 5)", five[:5], ["search", "smt"])
     three = [(pos, rng.randrange(3), Goal.WIN, 2) for pos in generated(3, 6, 200)]
     compare("3 players, horizon 2, win, search", three, ["search"])
+    compare("3 players, horizon 2, win, both (first 3)", three[:3], ["search", "smt"])
 
 
 if __name__ == "__main__":

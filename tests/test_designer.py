@@ -94,6 +94,10 @@ def test_an_output_that_cannot_be_written_is_an_error_not_a_traceback(tmp_path, 
     blocker.write_text("")
     status, _, err = run(capsys, "report", "--out", str(blocker / "report"))  # refused before any work
     assert status == 2 and err.startswith(f"niagara-solve: error: cannot write {blocker / 'report'}")
+    junit = tmp_path / "no-such-folder" / "results.xml"
+    status, out, err = run(capsys, "check", "--players", "2", "--junit", str(junit))  # before the proofs, too
+    assert status == 2 and out == ""
+    assert err == f"niagara-solve: error: cannot write {junit}: No such file or directory\n"
 
 
 def test_diff_names_the_argument_with_an_unknown_preset(capsys):

@@ -7,6 +7,7 @@ terminal, and stay quiet with ``--json``.
 
 from __future__ import annotations
 
+import errno
 import os
 from typing import Any
 
@@ -93,6 +94,8 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
     rules = load_ruleset(ruleset_spec or "standard")
     board = load_board(board_spec)
     counts = players_option(players_text)
+    if junit_path and not os.path.isdir(os.path.dirname(os.path.abspath(junit_path))):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", junit_path)  # now, not after the run
     report = run_check(board, rules, puzzles_dir, counts, ruleset_spec is not None, timeout, jobs, scheduler,
                        show_progress=not as_json)
     if junit_path:

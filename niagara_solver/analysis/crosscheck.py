@@ -25,7 +25,7 @@ from ..encoding.core import Encoding, Mutant
 from ..encoding.end import encode_end
 from ..encoding.enumerate import Enumerator
 from ..encoding.flow import RescueChoice, encode_flow, encode_rescue
-from ..encoding.solver import make_solver
+from ..encoding.solver import fresh_context, make_solver
 from ..encoding.solver import shrink as shrink_model
 from ..encoding.state import NAMES, NCOL, SymPosition, decode, value, well_formed
 from ..encoding.turn import TurnChoice, encode_turn
@@ -566,7 +566,11 @@ def playout_positions(board: Board, rules: Ruleset, count: int, seed: int) -> It
 def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mutant: Mutant | None = None,
                puzzles: list[Position] | None = None, goals: bool | list[str] = True, rounds: bool = True,
                timeout: float | None = 60, progress: Callable[[str], None] | None = None) -> Report:
-    """Compare the engine and the encoding on goal positions, ``count`` playout positions and ``puzzles``."""
+    """Compare the engine and the encoding on goal positions, ``count`` playout positions and ``puzzles``.
+
+    Runs in a fresh z3 context, so the goal positions (and so the report) are the same whatever the process
+    asked z3 before (``fresh_context``)."""
+    fresh_context()
     start = time.perf_counter()
     checker = CrossChecker(board, rules, mutant, timeout)
     report = Report()

@@ -8,7 +8,7 @@ comparable with the engine's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import z3
 
@@ -213,13 +213,7 @@ class Enumerator:
         solver.add(*fix(pre, pos, self.tables))
         if steps is not None:
             solver.add(transition.extra["steps"] == steps)
-
-        def finish(model: z3.ModelRef) -> Position:
-            after = decode(model, transition.post, self.tables, pos.ruleset, pos)
-            players = tuple(Player(p.name, a.canoes, p.hand, a.bank, p.card)
-                            for p, a in zip(pos.players, after.players))
-            return after.replace(players=players)
-        found = self._collect(solver, transition.post, pos, finish, limit)
+        found = self._collect(solver, transition.post, pos, self._keeping_hands(transition, pos), limit)
         solver.pop()
         return found
 
@@ -228,15 +222,19 @@ class Enumerator:
         pre, _, transition, solver = self._relation(("rescue",))
         solver.push()
         solver.add(*fix(pre, pos, self.tables))
+        found = self._collect(solver, transition.post, pos, self._keeping_hands(transition, pos), limit)
+        solver.pop()
+        return found
 
+    def _keeping_hands(self, transition: Transition, pos: Position) -> Callable[[z3.ModelRef], Position]:
+        """The position a model of a rescue or flow leads to: canoes, banks, caves and markers from the model;
+        hands and cards as in ``pos`` (phases I and III never touch them)."""
         def finish(model: z3.ModelRef) -> Position:
             after = decode(model, transition.post, self.tables, pos.ruleset, pos)
             players = tuple(Player(p.name, a.canoes, p.hand, a.bank, p.card)
                             for p, a in zip(pos.players, after.players))
             return after.replace(players=players)
-        found = self._collect(solver, transition.post, pos, finish, limit)
-        solver.pop()
-        return found
+        return finish
 
     def winners(self, pos: Position) -> tuple[int, ...]:
         """The winners the encoding's end check names for the banks of ``pos``."""

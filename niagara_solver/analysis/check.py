@@ -18,6 +18,12 @@ from ..rules.ruleset import Ruleset
 from .tasks import Progress, Results, Task, run_all, task_key
 
 
+def exit_status(failed: bool, unknown: bool) -> int:
+    """The exit status of a regression run: 1 when something failed, else 3 when something is unknown, else 0
+    (unknown is never counted as a pass)."""
+    return 1 if failed else 3 if unknown else 0
+
+
 @dataclass
 class CheckReport:
     """Every property's merged verdict and every puzzle's status."""
@@ -28,14 +34,11 @@ class CheckReport:
 
     @property
     def status(self) -> int:
-        bad = any(p["verdict"] == "refuted" for p in self.properties) or any(
-            p["status"] in ("changed", "invalid") for p in self.puzzles)
-        if bad:
-            return 1
-        if (any(p["verdict"] == "unknown" for p in self.properties)
-                or any(p["status"] == "unknown" for p in self.puzzles)):
-            return 3
-        return 0
+        return exit_status(
+            failed=any(p["verdict"] == "refuted" for p in self.properties)
+            or any(p["status"] in ("changed", "invalid") for p in self.puzzles),
+            unknown=any(p["verdict"] == "unknown" for p in self.properties)
+            or any(p["status"] == "unknown" for p in self.puzzles))
 
     def to_json(self) -> dict[str, Any]:
         return {"status": {0: "pass", 1: "fail", 3: "unknown"}[self.status], "properties": self.properties,
@@ -45,29 +48,32 @@ class CheckReport:
         """JUnit XML: one test case per property and per puzzle."""
         cases = []
         failures = skipped = 0
+
+        def case(classname: str, name: str, seconds: float, failure: tuple[str, str] | None, unknown: str) -> None:
+            nonlocal failures, skipped
+            body = ""
+            if failure is not None:
+                failures += 1
+                body = f'<failure message={quoteattr(failure[0])}>{escape(failure[1])}</failure>'
+            elif unknown:
+                skipped += 1
+                body = f'<skipped message={quoteattr(unknown)}/>'
+            cases.append(f'<testcase classname="{classname}" name={quoteattr(name)} '
+                         f'time="{seconds:.3f}">{body}</testcase>')
+
         for p in self.properties:
-            body = ""
-            if p["verdict"] == "refuted":
-                failures += 1
-                trace = "\n".join(p.get("trace", []))
-                body = f'<failure message={quoteattr(p["id"] + " refuted")}>{escape(trace)}</failure>'
-            elif p["verdict"] == "unknown":
-                skipped += 1
-                body = '<skipped message="unknown: the solver gave no answer in time"/>'
-            cases.append(f'<testcase classname="properties" name={quoteattr(p["id"] + " " + p["title"])} '
-                         f'time="{p["seconds"]:.3f}">{body}</testcase>')
+            case("properties", p["id"] + " " + p["title"], p["seconds"],
+                 (p["id"] + " refuted", "\n".join(p.get("trace", []))) if p["verdict"] == "refuted" else None,
+                 "unknown: the solver gave no answer in time" if p["verdict"] == "unknown" else "")
         for p in self.puzzles:
-            body = ""
-            if p["status"] in ("changed", "invalid"):
-                failures += 1
-                what = (f'answer changed: recorded {p["recorded"]}, now {p["answer"]["verdict"]}'
-                        if p["status"] == "changed" else f'invalid under this ruleset: {p["error"]}')
-                body = f'<failure message={quoteattr(what)}>{escape(p.get("question", ""))}</failure>'
-            elif p["status"] == "unknown":
-                skipped += 1
-                body = '<skipped message="unknown: the search ran out of time"/>'
-            cases.append(f'<testcase classname="puzzles" name={quoteattr(p["name"])} '
-                         f'time="{p["seconds"]:.3f}">{body}</testcase>')
+            failure = None
+            if p["status"] == "changed":
+                failure = (f'answer changed: recorded {p["recorded"]}, now {p["answer"]["verdict"]}',
+                           p.get("question", ""))
+            elif p["status"] == "invalid":
+                failure = (f'invalid under this ruleset: {p["error"]}', p.get("question", ""))
+            case("puzzles", p["name"], p["seconds"], failure,
+                 "unknown: the search ran out of time" if p["status"] == "unknown" else "")
         total = len(cases)
         return ('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n'
                 f'<testsuite name="niagara-solve check" tests="{total}" failures="{failures}" errors="0" '

@@ -27,7 +27,7 @@ from ..board.graph import Board
 from ..errors import InputError, RulesetError
 from ..rules.format import load_board, read_json_file
 from ..rules.ruleset import SWITCHES, Ruleset
-from .check import merge_properties, puzzle_paths
+from .check import exit_status, merge_properties, puzzle_paths
 from .tasks import Progress, Results, Task, run_all, task_key
 
 KEYS = ("base", "switches", "boards", "players", "puzzles", "timeout", "comment")
@@ -147,11 +147,9 @@ class SweepReport:
     @property
     def status(self) -> int:
         """0 all proved and every puzzle as recorded, 1 something refuted or changed, 3 something unknown."""
-        if any(r["refuted"] for r in self.rows) or any(p["changed"] or p["invalid"] for p in self.puzzles):
-            return 1
-        if any(r["unknown"] for r in self.rows) or any(p["unknown"] for p in self.puzzles):
-            return 3
-        return 0
+        return exit_status(
+            failed=any(r["refuted"] for r in self.rows) or any(p["changed"] or p["invalid"] for p in self.puzzles),
+            unknown=any(r["unknown"] for r in self.rows) or any(p["unknown"] for p in self.puzzles))
 
     def to_json(self) -> dict[str, Any]:
         return {"status": {0: "pass", 1: "fail", 3: "unknown"}[self.status], "rows": self.rows,

@@ -9,9 +9,9 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
-from niagara_solver.analysis.crosscheck import crosscheck  # noqa: E402
-from niagara_solver.board import standard_board  # noqa: E402
-from niagara_solver.rules.ruleset import Ruleset  # noqa: E402
+from niagara_solver.verify.crosscheck import crosscheck  # noqa: E402
+from niagara_solver.model.board import standard_board  # noqa: E402
+from niagara_solver.model.ruleset import Ruleset  # noqa: E402
 
 
 def main() -> None:

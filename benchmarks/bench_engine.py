@@ -20,8 +20,8 @@ sys.path.insert(0, ROOT)
 from niagara_solver.engine.playout import random_playout, random_round, Uniform  # noqa: E402
 from niagara_solver.engine.rescue import begin_turns, rescue_options  # noqa: E402
 from niagara_solver.engine.turns import legal_turns  # noqa: E402
-from niagara_solver.rules.atoms import Phase  # noqa: E402
-from niagara_solver.rules.position import Position  # noqa: E402
+from niagara_solver.model.atoms import Phase  # noqa: E402
+from niagara_solver.model.position import Position  # noqa: E402
 
 REPEATS = 5
 

@@ -12,9 +12,9 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
-from niagara_solver.analysis.check import check  # noqa: E402
-from niagara_solver.board import standard_board  # noqa: E402
-from niagara_solver.rules.ruleset import Ruleset  # noqa: E402
+from niagara_solver.design.check import check  # noqa: E402
+from niagara_solver.model.board import standard_board  # noqa: E402
+from niagara_solver.model.ruleset import Ruleset  # noqa: E402
 
 REPEATS = 3
 

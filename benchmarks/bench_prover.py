@@ -14,10 +14,10 @@ sys.path.insert(0, ROOT)
 
 import z3  # noqa: E402
 
-from niagara_solver.analysis.properties import CATALOGUE  # noqa: E402
-from niagara_solver.analysis.prove import Prover  # noqa: E402
-from niagara_solver.board import standard_board  # noqa: E402
-from niagara_solver.rules.ruleset import Ruleset  # noqa: E402
+from niagara_solver.verify.properties import CATALOGUE  # noqa: E402
+from niagara_solver.verify.prove import Prover  # noqa: E402
+from niagara_solver.model.board import standard_board  # noqa: E402
+from niagara_solver.model.ruleset import Ruleset  # noqa: E402
 
 REPEATS = 3
 

@@ -12,11 +12,11 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
-from niagara_solver.analysis.search import Goal  # noqa: E402
-from niagara_solver.analysis.solve import solve  # noqa: E402
+from niagara_solver.solver.search import Goal  # noqa: E402
+from niagara_solver.solver.solve import solve  # noqa: E402
 from niagara_solver.engine.playout import random_playout  # noqa: E402
-from niagara_solver.rules.format import load_document  # noqa: E402
-from niagara_solver.rules.position import Position  # noqa: E402
+from niagara_solver.model.format import load_document  # noqa: E402
+from niagara_solver.model.position import Position  # noqa: E402
 
 FOLDER = os.path.join(ROOT, "puzzles")
 

@@ -1,5 +1,5 @@
 """``python -m niagara_solver`` runs the command line."""
 
-from .cli.main import run
+from niagara_solver.cli.main import run
 
 run()

@@ -6,11 +6,11 @@ from __future__ import annotations
 from itertools import product
 
 from niagara_solver.engine.apply import _act, _Table, apply_turn, check_acting
-from niagara_solver.engine.notation import CanoeAction, CanoeRef, Load, Move, Steal, Step, Turn, Unload
+from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, Step, Turn, Unload
 from niagara_solver.engine.turns import after_reveal
-from niagara_solver.errors import TurnError
-from niagara_solver.rules.atoms import COLOURS, PORT, Card, Colour
-from niagara_solver.rules.position import Position
+from niagara_solver.model.errors import TurnError
+from niagara_solver.model.atoms import COLOURS, PORT, Card, Colour
+from niagara_solver.model.position import Position
 
 
 def _op_sequences(count: int, carried: tuple[Colour, ...]) -> list[tuple[Step, ...]]:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from niagara_solver.engine.apply import apply_turn
-from niagara_solver.engine.notation import Turn
+from niagara_solver.model.notation import Turn
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.rules.atoms import Card
-from niagara_solver.rules.format import FORMAT_ID, position_from_json
-from niagara_solver.rules.position import Position
+from niagara_solver.model.atoms import Card
+from niagara_solver.model.format import FORMAT_ID, position_from_json
+from niagara_solver.model.position import Position
 
 
 def P(name: str, *canoes: str, **fields: Any) -> dict[str, Any]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from niagara_solver.board import Board, standard_board
-from niagara_solver.rules.atoms import COLOURS, FALLEN, FULL_HAND, PORT, Colour, Gems, Phase
-from niagara_solver.rules.position import Canoe, Player, Position
-from niagara_solver.rules.ruleset import SWITCHES, Ruleset
+from niagara_solver.model.board import Board, standard_board
+from niagara_solver.model.atoms import COLOURS, FALLEN, FULL_HAND, PORT, Colour, Gems, Phase
+from niagara_solver.model.position import Canoe, Player, Position
+from niagara_solver.model.ruleset import SWITCHES, Ruleset
 
 #: A longer main bed and two forks (one on the main bed, one on a branch), caves in new places.
 LONG_BOARD = Board.from_json({

@@ -1,9 +1,9 @@
 """The analysis tables: steal chances, threats, fall risk and flows, on positions where they are known."""
 
 from helpers import P, position
-from niagara_solver.analysis.analyze import analyze, flow_table, steal_table
-from niagara_solver.analysis.search import Goal
-from niagara_solver.analysis.solve import fall_risk, solve, threats
+from niagara_solver.solver.analysis import analyze, flow_table, steal_table
+from niagara_solver.solver.search import Goal
+from niagara_solver.solver.solve import fall_risk, solve, threats
 
 
 def test_steal_chances_possible_and_sure():

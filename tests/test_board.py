@@ -3,12 +3,12 @@
 import pytest
 
 from helpers import P, assert_turns, position
-from niagara_solver.board import Board, standard_board
+from niagara_solver.model.board import Board, standard_board
 from niagara_solver.engine.flow import flow_detail
-from niagara_solver.errors import BoardError
-from niagara_solver.rules.atoms import Colour
-from niagara_solver.rules.format import dumps_position, loads_position, position_to_json
-from niagara_solver.rules.position import Canoe
+from niagara_solver.model.errors import BoardError
+from niagara_solver.model.atoms import Colour
+from niagara_solver.model.format import dumps_position, loads_position, position_to_json
+from niagara_solver.model.position import Canoe
 from strategies import LONG_BOARD
 
 LONG = LONG_BOARD.description()

@@ -7,8 +7,8 @@ import pytest
 
 from helpers import P, doc
 from niagara_solver.cli.main import main
-from niagara_solver.engine.notation import Turn
-from niagara_solver.rules.format import loads_position, position_from_json
+from niagara_solver.model.notation import Turn
+from niagara_solver.model.format import loads_position, position_from_json
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 ERRATUM = os.path.join(ROOT, "puzzles", "erratum-two-canoes.json")

@@ -5,7 +5,7 @@ import os
 
 from helpers import P, doc
 from niagara_solver.cli.main import main
-from niagara_solver.rules.format import load_position, position_from_json
+from niagara_solver.model.format import load_position, position_from_json
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 ERRATUM = os.path.join(ROOT, "puzzles", "erratum-two-canoes.json")

@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from niagara_solver.analysis.crosscheck import GOALS, CrossChecker, crosscheck
-from niagara_solver.analysis.mutants import BY_NAME
-from niagara_solver.board import standard_board
+from niagara_solver.verify.crosscheck import GOALS, CrossChecker, crosscheck
+from niagara_solver.verify.mutants import BY_NAME
+from niagara_solver.model.board import standard_board
 from niagara_solver.cli.main import main
 from niagara_solver.engine import turns as engine_turns
-from niagara_solver.rules.ruleset import Ruleset
+from niagara_solver.model.ruleset import Ruleset
 from strategies import LONG_BOARD, positions, rulesets
 
 TURN_GOALS = [g.name for g in GOALS if g.phase == "turn"]
@@ -105,7 +105,7 @@ def test_crosscheck_command(capsys):
 
 @pytest.mark.parametrize("name", ["steal-after-unload", "rescue-with-an-empty-bank", "two-players-reach-the-goal"])
 def test_goals_are_met_by_their_positions(name):
-    from niagara_solver.analysis.crosscheck import goal_positions
+    from niagara_solver.verify.crosscheck import goal_positions
     ((goal, pos, card),) = list(goal_positions(standard_board(), Ruleset(), names=[name]))
     assert pos is not None
     if name == "steal-after-unload":
@@ -123,8 +123,8 @@ def test_R_STEAL_4_a_gem_stolen_this_phase_is_compared_when_it_is_stolen_back():
     # The solver builds a position where red steals and blue then takes the stolen gem back; blue's turns after
     # red's steal are compared, and only a steal of that very gem counts as exercising R-STEAL-4.
     from helpers import P, position
-    from niagara_solver.analysis.crosscheck import restolen, steals
-    from niagara_solver.engine.notation import Turn
+    from niagara_solver.verify.crosscheck import restolen, steals
+    from niagara_solver.model.notation import Turn
     from niagara_solver.engine.turns import legal_turns
     report = crosscheck(standard_board(), Ruleset(), count=0, rounds=False, goals=["steal-a-stolen-gem"])
     assert report.mismatches == [] and report.cases["turn"] == 2 and report.coverage["R-STEAL-4"] == 1

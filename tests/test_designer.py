@@ -8,18 +8,18 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from niagara_solver.analysis.diff import PHASE_OF, switch_witness
-from niagara_solver.analysis.tasks import Progress, run_all, task_key
-from niagara_solver.board.graph import Board, standard_board
+from niagara_solver.design.diff import PHASE_OF, switch_witness
+from niagara_solver.jobs import Progress, run_all, task_key
+from niagara_solver.model.board import Board, standard_board
 from niagara_solver.cli.main import main
 from niagara_solver.engine.apply import apply_turn
-from niagara_solver.engine.notation import Steal, Unload
+from niagara_solver.model.notation import Steal, Unload
 from niagara_solver.engine.rescue import rescue_options
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.report.svg import render_svg
-from niagara_solver.rules.format import load_document, load_position
-from niagara_solver.rules.invariants import position_problems
-from niagara_solver.rules.ruleset import PRESETS, Ruleset
+from niagara_solver.model.format import load_document, load_position
+from niagara_solver.model.invariants import position_problems
+from niagara_solver.model.ruleset import PRESETS, Ruleset
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 PUZZLES = os.path.join(ROOT, "puzzles")
@@ -382,8 +382,8 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
 
 
 def test_a_long_search_reports_its_progress_now_and_then():
-    from niagara_solver.analysis.search import Goal
-    from niagara_solver.analysis.solve import solve
+    from niagara_solver.solver.search import Goal
+    from niagara_solver.solver.solve import solve
     pos = load_position(os.path.join(PUZZLES, "a-thief-dodged.json"))
     calls = []
     answer = solve(pos, pos.index("red"), Goal.SAFE, 3, "search", 120, progress=calls.append)

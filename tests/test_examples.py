@@ -5,12 +5,12 @@ import pytest
 from helpers import P, assert_turns, card, expected, notations, outcomes, position
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import flow_value_of
-from niagara_solver.engine.notation import Turn
+from niagara_solver.model.notation import Turn
 from niagara_solver.engine.round import play_round
-from niagara_solver.errors import IllegalTurnError
-from niagara_solver.rules.atoms import Card, Colour
-from niagara_solver.rules.position import Canoe
-from niagara_solver.rules.ruleset import STANDARD
+from niagara_solver.model.errors import IllegalTurnError
+from niagara_solver.model.atoms import Card, Colour
+from niagara_solver.model.position import Canoe
+from niagara_solver.model.ruleset import STANDARD
 
 
 def test_bga_both_canoes_in_port_paddle_5_has_exactly_two_outcomes():

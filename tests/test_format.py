@@ -8,9 +8,9 @@ from hypothesis import given
 
 from helpers import P, doc
 from niagara_solver.cli.main import main
-from niagara_solver.rules.atoms import Colour, Gems, Phase
-from niagara_solver.rules.format import dumps_position, loads_position, position_from_json, position_to_json
-from niagara_solver.rules.position import Canoe
+from niagara_solver.model.atoms import Colour, Gems, Phase
+from niagara_solver.model.format import dumps_position, loads_position, position_from_json, position_to_json
+from niagara_solver.model.position import Canoe
 from strategies import positions
 
 FORMAT_EXAMPLE = {

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from brute import brute_force_outcomes
 from helpers import P, position
 from niagara_solver.engine.apply import apply_turn
-from niagara_solver.engine.notation import Turn
+from niagara_solver.model.notation import Turn
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.rules.atoms import Card
-from niagara_solver.rules.invariants import position_problems
+from niagara_solver.model.atoms import Card
+from niagara_solver.model.invariants import position_problems
 from strategies import positions
 
 

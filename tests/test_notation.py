@@ -6,10 +6,10 @@ from hypothesis import strategies as st
 
 from helpers import P, position
 from niagara_solver.engine.apply import apply_turn
-from niagara_solver.engine.notation import CanoeAction, CanoeRef, Load, Move, Rescue, Steal, Turn, Unload
+from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Rescue, Steal, Turn, Unload
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.errors import AmbiguousTurnError, IllegalTurnError, InvalidTurnError
-from niagara_solver.rules.atoms import Card, Colour
+from niagara_solver.model.errors import AmbiguousTurnError, IllegalTurnError, InvalidTurnError
+from niagara_solver.model.atoms import Card, Colour
 from strategies import positions
 
 EXAMPLES = ["port: >3 +amethyst", "4: -ruby +diamond <3", "3: <1 xblue/ruby", "4: <port; port: >5", "cloud up",

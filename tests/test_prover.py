@@ -5,19 +5,19 @@ import pytest
 import z3
 
 from helpers import P, position
-from niagara_solver.analysis.mutants import MUTANTS, check_mutants
-from niagara_solver.analysis.prove import Prover, prove
-from niagara_solver.analysis.properties import BY_ID, CATALOGUE
-from niagara_solver.board import Board, standard_board
+from niagara_solver.verify.mutants import MUTANTS, check_mutants
+from niagara_solver.verify.prove import Prover, prove
+from niagara_solver.verify.properties import BY_ID, CATALOGUE
+from niagara_solver.model.board import Board, standard_board
 from niagara_solver.encoding.core import GROUPS, Encoding
 from niagara_solver.encoding.enumerate import turn_outcomes
 from niagara_solver.encoding.flow import encode_flow
 from niagara_solver.encoding.solver import Verdict
 from niagara_solver.encoding.state import SymPosition
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.rules.atoms import Card
-from niagara_solver.rules.invariants import position_problems
-from niagara_solver.rules.ruleset import Ruleset
+from niagara_solver.model.atoms import Card
+from niagara_solver.model.invariants import position_problems
+from niagara_solver.model.ruleset import Ruleset
 from strategies import LONG_BOARD
 
 #: A river forking right below its top disc: a port canoe reaches depth 3 at most, so a 6 cannot be spent.
@@ -134,9 +134,9 @@ def test_a_whole_round_in_the_encoding_matches_the_engine():
     from niagara_solver.encoding.round import RoundChoice, encode_round
     from niagara_solver.encoding.solver import make_solver
     from niagara_solver.encoding.state import decode, fix
-    from niagara_solver.engine.notation import Rescue, Turn
+    from niagara_solver.model.notation import Rescue, Turn
     from niagara_solver.engine.round import play_round
-    from niagara_solver.rules.atoms import Colour
+    from niagara_solver.model.atoms import Colour
     start = position(P("a", "4:ruby", "fallen", bank={"amber": 1}), P("b", "2:amber", "6L"),
                      P("c", "5", "port"), phase="cards", lifebuoy="b", weather=1)
     cards = {0: Card.FIVE, 1: Card.THREE, 2: Card.CLOUD}

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from niagara_solver.analysis.search import Goal
-from niagara_solver.analysis.solve import solve
+from niagara_solver.solver.search import Goal
+from niagara_solver.solver.solve import solve
 from niagara_solver.cli.main import main
-from niagara_solver.rules.format import load_document
-from niagara_solver.rules.position import Player
+from niagara_solver.model.format import load_document
+from niagara_solver.model.position import Player
 from strategies import positions
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")

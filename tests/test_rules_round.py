@@ -3,16 +3,16 @@
 import pytest
 
 from helpers import P, doc, position
-from niagara_solver.board import standard_board
+from niagara_solver.model.board import standard_board
 from niagara_solver.engine.flow import flow, flow_detail, flow_value
-from niagara_solver.engine.notation import Rescue
+from niagara_solver.model.notation import Rescue
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import end_round, goal_reached, is_finished, play_round, winners
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.errors import IllegalTurnError, PhaseError, PositionError
-from niagara_solver.rules.atoms import COLOURS, FULL_HAND, Card, Colour, Gems, Phase
-from niagara_solver.rules.format import position_from_json
-from niagara_solver.rules.position import Canoe, Player, Position
+from niagara_solver.model.errors import IllegalTurnError, PhaseError, PositionError
+from niagara_solver.model.atoms import COLOURS, FULL_HAND, Card, Colour, Gems, Phase
+from niagara_solver.model.format import position_from_json
+from niagara_solver.model.position import Canoe, Player, Position
 
 
 def refused(document):

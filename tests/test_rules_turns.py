@@ -8,11 +8,11 @@ import pytest
 
 from helpers import P, assert_turns, card, expected, notations, outcomes, position
 from niagara_solver.engine.apply import apply_turn
-from niagara_solver.engine.notation import Turn
+from niagara_solver.model.notation import Turn
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.errors import IllegalTurnError
-from niagara_solver.rules.atoms import Card, Colour, Gems
-from niagara_solver.rules.position import Canoe
+from niagara_solver.model.errors import IllegalTurnError
+from niagara_solver.model.atoms import Card, Colour, Gems
+from niagara_solver.model.position import Canoe
 
 
 def illegal(pos, name, value, turn):

@@ -7,13 +7,13 @@ import random
 
 import pytest
 
-from niagara_solver.board import standard_board
+from niagara_solver.model.board import standard_board
 from niagara_solver.engine.playout import random_playout
-from niagara_solver.rules.atoms import COLOURS, Card, Phase
-from niagara_solver.rules.format import dumps_position, loads_position
-from niagara_solver.rules.invariants import position_problems
-from niagara_solver.rules.position import Position
-from niagara_solver.rules.ruleset import Ruleset
+from niagara_solver.model.atoms import COLOURS, Card, Phase
+from niagara_solver.model.format import dumps_position, loads_position
+from niagara_solver.model.invariants import position_problems
+from niagara_solver.model.position import Position
+from niagara_solver.model.ruleset import Ruleset
 from strategies import LONG_BOARD, SWITCH_VALUES
 
 

@@ -7,10 +7,10 @@ from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.rescue import rescue_options
 from niagara_solver.engine.round import end_round, winners
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.errors import PositionError, RulesetError
-from niagara_solver.rules.atoms import Card
-from niagara_solver.rules.position import Canoe
-from niagara_solver.rules.ruleset import PRESETS, Ruleset
+from niagara_solver.model.errors import PositionError, RulesetError
+from niagara_solver.model.atoms import Card
+from niagara_solver.model.position import Canoe
+from niagara_solver.model.ruleset import PRESETS, Ruleset
 
 
 def with_rules(rules, *players, **fields):

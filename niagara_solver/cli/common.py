@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from ..errors import InputError
-from ..rules.format import dumps
+from niagara_solver.model.errors import InputError
+from niagara_solver.model.format import dumps
 
 
 def emit_json(obj: Any) -> None:

@@ -14,9 +14,9 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from ..errors import InputError
-from ..rules.format import dumps_position, load_board, load_document, load_ruleset
-from .common import emit_json, players_option
+from niagara_solver.model.errors import InputError
+from niagara_solver.model.format import dumps_position, load_board, load_document, load_ruleset
+from niagara_solver.cli.common import emit_json, players_option
 
 _jobs = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Run the independent checks in this many processes.")
@@ -37,11 +37,11 @@ _timeout = click.option("--timeout", type=click.FloatRange(min=0.1), default=60.
 def render(position: str, ruleset_spec: str | None, out_path: str | None, player_name: str | None,
            card_text: str | None, turn_text: str | None, title: str | None) -> int:
     """Draw a position as SVG: the river from port to falls, caves, canoes and cargo, markers and banks."""
-    from ..engine.apply import apply_turn
-    from ..engine.notation import Turn
-    from ..engine.rescue import begin_turns
-    from ..report.svg import render_svg
-    from ..rules.atoms import Card, Phase
+    from niagara_solver.engine.apply import apply_turn
+    from niagara_solver.model.notation import Turn
+    from niagara_solver.engine.rescue import begin_turns
+    from niagara_solver.report.svg import render_svg
+    from niagara_solver.model.atoms import Card, Phase
     pos, _ = load_document(position, load_ruleset(ruleset_spec) if ruleset_spec else None)
     turn = player = None
     if turn_text is not None or player_name is not None:
@@ -90,7 +90,7 @@ def render(position: str, ruleset_spec: str | None, out_path: str | None, player
 def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, players_text: str,
           junit_path: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
     """Rule regressions for CI: prove the catalogue, answer every puzzle (exit 0 pass, 1 fail, 3 unknown)."""
-    from ..analysis.check import check as run_check
+    from niagara_solver.design.check import check as run_check
     rules = load_ruleset(ruleset_spec or "standard")
     board = load_board(board_spec)
     counts = players_option(players_text)
@@ -160,9 +160,9 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
 def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puzzles_dir: str | None,
          save_dir: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
     """What changes between two rulesets: properties, puzzle answers, and a witness per switch (0, or 3 unknown)."""
-    from ..analysis.diff import diff as run_diff
-    from ..report.svg import render_svg
-    from ..rules.catalogue import sentence
+    from niagara_solver.design.diff import diff as run_diff
+    from niagara_solver.report.svg import render_svg
+    from niagara_solver.model.catalogue import sentence
     a, b = load_ruleset(ruleset_a, "RULESET_A"), load_ruleset(ruleset_b, "RULESET_B")
     board = load_board(board_spec)
     counts = players_option(players_text)
@@ -241,7 +241,7 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
 def report(out_dir: str, board_spec: str, players_text: str, puzzles_dir: str, crosscheck_count: int, jobs: int,
            scheduler: str | None, timeout: float) -> int:
     """Write a Markdown report with pictures: proofs per preset, mutants, cross-check coverage, puzzles, diffs."""
-    from ..report.markdown import ReportSettings, make_report
+    from niagara_solver.report.markdown import ReportSettings, make_report
     os.makedirs(os.path.join(out_dir, "img"), exist_ok=True)  # fail now, not after the whole run
     settings = ReportSettings(load_board(board_spec), players_option(players_text), puzzles_dir,
                               crosscheck_count=crosscheck_count, timeout=timeout)
@@ -258,8 +258,8 @@ def report(out_dir: str, board_spec: str, players_text: str, puzzles_dir: str, c
 @click.option("--json", "as_json", is_flag=True)
 def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> int:
     """Prove the catalogue and answer the puzzles for every combination of a grid (exit 0, 1 or 3 as check)."""
-    from ..analysis.sweep import load_grid
-    from ..analysis.sweep import sweep as run_sweep
+    from niagara_solver.design.sweep import load_grid
+    from niagara_solver.design.sweep import sweep as run_sweep
     grid = load_grid(grid_path)
     result = run_sweep(grid, jobs, scheduler, show_progress=not as_json)
     if as_json:

@@ -12,21 +12,21 @@ from typing import Any, Callable, Sequence
 import click
 from tabulate import tabulate
 
-from ..engine.apply import CanoeReport, apply_turn
-from ..engine.flow import choices_text, flow_detail, flow_outcomes, parse_choices
-from ..engine.notation import Rescue, Turn
-from ..engine.playout import POLICIES, random_playout
-from ..engine.rescue import begin_turns, must_rescue, rescue_options
-from ..engine.round import RoundRecord, is_finished, play_round, winners
-from ..engine.turns import legal_turns
-from ..errors import InputError, NiagaraError
-from ..rules.atoms import Card, Phase
-from ..rules.catalogue import sentence
-from ..rules.format import dumps, dumps_position, load_board, load_document, load_ruleset, position_to_json
-from ..rules.position import Position
-from . import render
-from .common import emit_json as _emit_json
-from .common import players_option as _players_option
+from niagara_solver.engine.apply import CanoeReport, apply_turn
+from niagara_solver.engine.flow import choices_text, flow_detail, flow_outcomes, parse_choices
+from niagara_solver.model.notation import Rescue, Turn
+from niagara_solver.engine.playout import POLICIES, random_playout
+from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
+from niagara_solver.engine.round import RoundRecord, is_finished, play_round, winners
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.model.errors import InputError, NiagaraError
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.catalogue import sentence
+from niagara_solver.model.format import dumps, dumps_position, load_board, load_document, load_ruleset, position_to_json
+from niagara_solver.model.position import Position
+from niagara_solver.report import text as render
+from niagara_solver.cli.common import emit_json as _emit_json
+from niagara_solver.cli.common import players_option as _players_option
 
 
 class _Group(click.Group):
@@ -300,7 +300,7 @@ def round_(position: str, ruleset_spec: str | None, card_texts: tuple[str, ...],
 def analyze(position: str, ruleset_spec: str | None, rescue_texts: tuple[str, ...], timeout: float,
             as_json: bool) -> int:
     """Analyse a position for every player: forced wins this round, steal chances, threats, falls, flows."""
-    from ..analysis.analyze import analyze as run_analysis
+    from niagara_solver.solver.analysis import analyze as run_analysis
     pos, extras = _load(position, ruleset_spec)
     rescues = _rescues(pos, rescue_texts)
     notes: list[str] = []
@@ -329,7 +329,7 @@ def _save_counterexample(folder: str, name: str, ce: Any) -> str:
     path = os.path.join(folder, f"{name}.json")
     with open(path, "w", encoding="utf-8") as f:
         f.write(dumps_position(ce.position, {"comment": " | ".join([*ce.trace, ce.replay])}))
-    from ..report.svg import render_svg
+    from niagara_solver.report.svg import render_svg
     with open(os.path.join(folder, f"{name}.svg"), "w", encoding="utf-8") as f:  # and its picture
         f.write(render_svg(ce.position, title=f"{name}: {ce.choices}"))
     return path
@@ -347,9 +347,9 @@ def _save_counterexample(folder: str, name: str, ce: Any) -> str:
 def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str, ...], timeout: float,
           save_dir: str | None, as_json: bool) -> int:
     """Prove the rule properties R-PROP-1..16 for all valid positions (exit 0 proved, 1 refuted, 3 unknown)."""
-    from ..analysis.properties import BY_ID
-    from ..analysis.prove import prove as run_prove
-    from ..encoding.solver import Verdict
+    from niagara_solver.verify.properties import BY_ID
+    from niagara_solver.verify.prove import prove as run_prove
+    from niagara_solver.encoding.solver import Verdict
     rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
     if save_dir:
         import os
@@ -424,7 +424,7 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
 def mutants(ruleset_spec: str, board_spec: str, players: int, names: tuple[str, ...], timeout: float,
             as_json: bool) -> int:
     """Check that the property catalogue catches every rule mutant (exit 0 all killed, 1 one survived)."""
-    from ..analysis.mutants import BY_NAME, check_mutants
+    from niagara_solver.verify.mutants import BY_NAME, check_mutants
     rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
     for name in names:
         if name not in BY_NAME:
@@ -458,7 +458,7 @@ def mutants(ruleset_spec: str, board_spec: str, players: int, names: tuple[str, 
 def why(position: str, ruleset_spec: str | None, player_name: str, card_text: str, turn_text: str,
         rescue_texts: tuple[str, ...], as_json: bool) -> int:
     """Is this turn legal? If so, where it leads; if not, the rules that forbid it (from a minimal unsat core)."""
-    from ..analysis.why import why as explain
+    from niagara_solver.verify.why import why as explain
     pos = _load(position, ruleset_spec)[0]
     player = _player_index(pos, player_name)
     card = _card(card_text)
@@ -511,8 +511,8 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
                timeout: float, as_json: bool) -> int:
     """Compare the engine and the SMT encoding outcome by outcome (exit 0 agreement, 1 a mismatch)."""
     import os
-    from ..analysis.crosscheck import crosscheck as run_crosscheck
-    from ..rules.catalogue import RULES
+    from niagara_solver.verify.crosscheck import crosscheck as run_crosscheck
+    from niagara_solver.model.catalogue import RULES
     rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
     puzzles = []
     folder = os.path.join(os.path.dirname(__file__), "..", "..", "puzzles")
@@ -525,7 +525,7 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
                     continue
                 if pos.board == board and pos.ruleset == rules:
                     puzzles.append(pos)
-    from ..analysis.tasks import Progress
+    from niagara_solver.jobs import Progress
     bar = Progress(0, "crosscheck: cases", not as_json)  # on a terminal only
     report = run_crosscheck(board, rules, count, seed, puzzles=puzzles, goals=not no_goals, rounds=not no_rounds,
                             timeout=timeout, progress=bar.step if bar.enabled else None)
@@ -570,13 +570,13 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
 def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, horizon: int, backend: str,
           timeout: float, as_json: bool) -> int:
     """Can the player force a win / a steal / keep every gem, whatever the others do? (0 definite, 3 unknown)"""
-    from ..analysis.search import Goal
-    from ..analysis.solve import solve as run_solve
+    from niagara_solver.solver.search import Goal
+    from niagara_solver.solver.solve import solve as run_solve
     pos = _load(position, ruleset_spec)[0]
     player = _player_index(pos, player_name)
     wanted = Goal(goal)
     backends = ["search", "smt"] if backend == "both" else [backend]
-    from ..analysis.tasks import Progress
+    from niagara_solver.jobs import Progress
     bar = Progress(0, "solve: positions searched", not as_json and horizon >= 2)  # on a terminal only
 
     def searched(nodes: int) -> None:
@@ -630,7 +630,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return result if isinstance(result, int) else 0
 
 
-from .designer import COMMANDS  # noqa: E402  (the designers' commands register on the group above)
+from niagara_solver.cli.designer import COMMANDS  # noqa: E402  (the designers' commands register on the group above)
 
 for _command in COMMANDS:
     cli.add_command(_command)

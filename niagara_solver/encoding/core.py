@@ -15,10 +15,10 @@ from typing import Any, Callable
 
 import z3
 
-from ..board.graph import Board
-from ..rules.ruleset import PortDeparture, RescueWhenNone, Ruleset
-from .state import NCOL, Constraint, Expr
-from .tables import BoardTables
+from niagara_solver.model.board import Board
+from niagara_solver.model.ruleset import PortDeparture, RescueWhenNone, Ruleset
+from niagara_solver.encoding.state import NCOL, Constraint, Expr
+from niagara_solver.encoding.tables import BoardTables
 
 Group = Callable[..., Any]
 GROUPS: dict[str, Group] = {}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import z3
 
-from .core import Encoding
-from .state import Expr, SymPosition
+from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.state import Expr, SymPosition
 
 
 def encode_end(enc: Encoding, pos: SymPosition) -> list[Expr]:

@@ -12,16 +12,16 @@ from typing import Any, Callable
 
 import z3
 
-from ..engine.notation import Turn
-from ..rules.atoms import Card, Phase
-from ..rules.position import Player, Position
-from .core import Encoding, Mutant
-from .end import encode_end
-from .flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
-from .round import RoundChoice, encode_round
-from .solver import make_solver
-from .state import NCOL, SymPosition, decode, fix, value
-from .turn import Transition, TurnChoice, encode_turn
+from niagara_solver.model.notation import Turn
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.position import Player, Position
+from niagara_solver.encoding.core import Encoding, Mutant
+from niagara_solver.encoding.end import encode_end
+from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
+from niagara_solver.encoding.round import RoundChoice, encode_round
+from niagara_solver.encoding.solver import make_solver
+from niagara_solver.encoding.state import NCOL, SymPosition, decode, fix, value
+from niagara_solver.encoding.turn import Transition, TurnChoice, encode_turn
 
 
 def _canoe_terms(post: SymPosition, p: int, k: int) -> list[Any]:
@@ -48,7 +48,7 @@ def _same(post: SymPosition, model: z3.ModelRef) -> Any:
 
 def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
     """The result equals a concrete position (canoes of a player in either order)."""
-    from ..rules.atoms import Gems
+    from niagara_solver.model.atoms import Gems
     parts = []
     for p, player in enumerate(known.players):
         cs = [[tables.index[c.place], *Gems.of(c.gems)] for c in player.canoes]
@@ -123,7 +123,7 @@ class Enumerator:
 
     def turns_with_notation(self, pos: Position, player: int, card: Card, limit: int = 100000) -> dict[Position, str]:
         """Every position ``player`` can reach with ``card``, with a turn (in the notation) that reaches it."""
-        from .trace import decode_turn
+        from niagara_solver.encoding.trace import decode_turn
         pre, choice, transition, _ = self._relation(("turn", player))
         me = pos.players[player]
         found: dict[Position, str] = {}
@@ -156,8 +156,8 @@ class Enumerator:
         enumerated. The answer is the encoding's whole outcome set, as :meth:`turns_with_notation` would give,
         several times faster when the claim is right (docs/PROVER.md).
         """
-        from .pin import canoe_order, pin_turn
-        from .trace import decode_turn
+        from niagara_solver.encoding.pin import canoe_order, pin_turn
+        from niagara_solver.encoding.trace import decode_turn
         pre, choice, transition, _ = self._relation(("turn", player))
         me = pos.players[player]
         orders = [(0, 1)] if me.canoes[0] == me.canoes[1] else [(0, 1), (1, 0)]

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 import z3
 
-from ..rules.ruleset import ForkPolicy
-from .core import Encoding
-from .state import NCOL, Constraint, Expr, SymPosition
-from .tables import BoardTables
-from .turn import Transition
+from niagara_solver.model.ruleset import ForkPolicy
+from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.state import NCOL, Constraint, Expr, SymPosition
+from niagara_solver.encoding.tables import BoardTables
+from niagara_solver.encoding.turn import Transition
 
 #: The most steps a river can flow: the largest paddle plus the stormiest weather.
 MAX_STEPS = 6 + 2

@@ -6,12 +6,12 @@ from typing import Any
 
 import z3
 
-from ..engine.notation import Load, Move, Steal, Turn, Unload
-from ..rules.atoms import Card
-from ..rules.position import Position
-from .core import Encoding
-from .state import NCOL
-from .turn import GemOp, TurnChoice
+from niagara_solver.model.notation import Load, Move, Steal, Turn, Unload
+from niagara_solver.model.atoms import Card
+from niagara_solver.model.position import Position
+from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.state import NCOL
+from niagara_solver.encoding.turn import GemOp, TurnChoice
 
 # The turn notation is the project's shared vocabulary (docs/NOTATION.md); this module only reads it.
 

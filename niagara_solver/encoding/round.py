@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import z3
 
-from .core import Encoding
-from .flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
-from .state import Constraint, Expr, SymPosition
-from .turn import Transition, TurnChoice, encode_turn
+from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
+from niagara_solver.encoding.state import Constraint, Expr, SymPosition
+from niagara_solver.encoding.turn import Transition, TurnChoice, encode_turn
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import Iterable
 
 import z3
 
-from .state import Constraint, Expr, value
+from niagara_solver.encoding.state import Constraint, Expr, value
 
 #: Fixed seeds: the same question gets the same answer (and the same counterexample) on every run.
 SEED = 7

@@ -12,10 +12,10 @@ from typing import Any
 
 import z3
 
-from ..rules.atoms import COLOURS, Card, Gems, Phase
-from ..rules.position import Canoe, Player, Position
-from ..rules.ruleset import Ruleset
-from .tables import BoardTables
+from niagara_solver.model.atoms import COLOURS, Card, Gems, Phase
+from niagara_solver.model.position import Canoe, Player, Position
+from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.encoding.tables import BoardTables
 
 Expr = Any  # a z3 term (ArithRef or BoolRef); z3's Python types are too loose for more precision
 NCOL = 5

@@ -13,8 +13,8 @@ from typing import Any, Iterable, Mapping
 
 import z3
 
-from ..board.graph import Board
-from ..rules.atoms import FALLEN, PORT, Colour
+from niagara_solver.model.board import Board
+from niagara_solver.model.atoms import FALLEN, PORT, Colour
 
 IntLike = Any  # a z3 integer term or a Python int
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import z3
 
-from ..engine.notation import CanoeAction, CanoeRef, Load, Move, Rescue, Steal, Step, Turn, Unload
-from ..rules.atoms import COLOURS, Card, Colour
-from .flow import FlowChoice, RescueChoice
-from .state import NAMES, SymPosition, value
-from .tables import BoardTables
-from .turn import GemOp, TurnChoice
+from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Rescue, Steal, Step, Turn, Unload
+from niagara_solver.model.atoms import COLOURS, Card, Colour
+from niagara_solver.encoding.flow import FlowChoice, RescueChoice
+from niagara_solver.encoding.state import NAMES, SymPosition, value
+from niagara_solver.encoding.tables import BoardTables
+from niagara_solver.encoding.turn import GemOp, TurnChoice
 
 # The notation module is the shared vocabulary of the project (like the rule IDs); decoding a model into it
 # lets the engine replay a counterexample. Nothing here decides what is legal.

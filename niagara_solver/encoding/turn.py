@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 import z3
 
-from .core import Encoding
-from .state import NCOL, Constraint, Expr, SymPosition, card_in_hand
+from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.state import NCOL, Constraint, Expr, SymPosition, card_in_hand
 
 OPS = 3  # gem actions at one stop: at most three (six points)
 

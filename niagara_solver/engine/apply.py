@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..errors import AmbiguousTurnError, IllegalTurnError
-from ..rules.atoms import FALLEN, PORT, Card, Colour
-from ..rules.position import Canoe, Player, Position
-from ..rules.ruleset import PortDeparture
-from .notation import CanoeAction, CanoeRef, Load, Move, Steal, Turn, Unload
-from .turns import after_reveal, check_turn_context
+from niagara_solver.model.errors import AmbiguousTurnError, IllegalTurnError
+from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour
+from niagara_solver.model.position import Canoe, Player, Position
+from niagara_solver.model.ruleset import PortDeparture
+from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, Turn, Unload
+from niagara_solver.engine.turns import after_reveal, check_turn_context
 
 
 @dataclass

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple, Sequence
 
-from ..errors import IllegalTurnError, PhaseError
-from ..rules.atoms import FALLEN, Card, Colour, Phase
-from ..rules.position import Canoe, Player, Position
-from ..rules.ruleset import ForkPolicy, Ruleset
+from niagara_solver.model.errors import IllegalTurnError, PhaseError
+from niagara_solver.model.atoms import FALLEN, Card, Colour, Phase
+from niagara_solver.model.position import Canoe, Player, Position
+from niagara_solver.model.ruleset import ForkPolicy, Ruleset
 
 #: One step's branch choices: (fork disc, branch label) for every fork the pushed disc passes.
 StepChoice = tuple[tuple[str, str], ...]

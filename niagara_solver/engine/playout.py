@@ -17,15 +17,15 @@ from __future__ import annotations
 import random
 from typing import Iterator
 
-from ..errors import DeadlockError
-from ..rules.atoms import Phase
-from ..rules.position import Position
-from ..rules.ruleset import ForkPolicy
-from .flow import StepChoice, flow_outcomes, flow_value
-from .notation import Rescue
-from .rescue import begin_turns, rescue_options
-from .round import RoundRecord, TurnRecord, end_round_detail, is_finished
-from .turns import TurnOutcome, legal_turns
+from niagara_solver.model.errors import DeadlockError
+from niagara_solver.model.atoms import Phase
+from niagara_solver.model.position import Position
+from niagara_solver.model.ruleset import ForkPolicy
+from niagara_solver.engine.flow import StepChoice, flow_outcomes, flow_value
+from niagara_solver.model.notation import Rescue
+from niagara_solver.engine.rescue import begin_turns, rescue_options
+from niagara_solver.engine.round import RoundRecord, TurnRecord, end_round_detail, is_finished
+from niagara_solver.engine.turns import TurnOutcome, legal_turns
 
 
 class Uniform:

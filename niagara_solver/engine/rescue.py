@@ -5,11 +5,11 @@ from __future__ import annotations
 from itertools import combinations_with_replacement
 from typing import Mapping
 
-from ..errors import IllegalTurnError, PhaseError
-from ..rules.atoms import FALLEN, PORT, Card, Colour, Phase
-from ..rules.position import Canoe, Player, Position
-from ..rules.ruleset import RescueWhenNone
-from .notation import Rescue
+from niagara_solver.model.errors import IllegalTurnError, PhaseError
+from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Phase
+from niagara_solver.model.position import Canoe, Player, Position
+from niagara_solver.model.ruleset import RescueWhenNone
+from niagara_solver.model.notation import Rescue
 
 
 def must_rescue(player: Player) -> bool:

@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from ..errors import IllegalTurnError, PhaseError
-from ..rules.atoms import COLOURS, FULL_HAND, Card, Colour, Phase
-from ..rules.position import Player, Position
-from ..rules.ruleset import Tiebreak
-from .apply import apply_turn
-from .flow import FlowResult, StepChoice, flow_detail, flow_value
-from .notation import Rescue, Turn
-from .rescue import begin_turns
+from niagara_solver.model.errors import IllegalTurnError, PhaseError
+from niagara_solver.model.atoms import COLOURS, FULL_HAND, Card, Colour, Phase
+from niagara_solver.model.position import Player, Position
+from niagara_solver.model.ruleset import Tiebreak
+from niagara_solver.engine.apply import apply_turn
+from niagara_solver.engine.flow import FlowResult, StepChoice, flow_detail, flow_value
+from niagara_solver.model.notation import Rescue, Turn
+from niagara_solver.engine.rescue import begin_turns
 
 #: R-END-1: seven gems, or one of each colour, or four of one colour.
 GOAL_TOTAL = 7

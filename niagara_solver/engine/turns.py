@@ -19,11 +19,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Iterator, NamedTuple, TypeVar
 
-from ..errors import IllegalTurnError, PhaseError
-from ..rules.atoms import PORT, Card, Colour, Gems, Phase
-from ..rules.position import Canoe, Player, Position
-from ..rules.ruleset import PortDeparture
-from .notation import CanoeAction, CanoeRef, Load, Move, Steal, Step, Turn, Unload
+from niagara_solver.model.errors import IllegalTurnError, PhaseError
+from niagara_solver.model.atoms import PORT, Card, Colour, Gems, Phase
+from niagara_solver.model.position import Canoe, Player, Position
+from niagara_solver.model.ruleset import PortDeparture
+from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, Step, Turn, Unload
 
 CanoeState = tuple[str, tuple[Colour, ...]]
 T = TypeVar("T")

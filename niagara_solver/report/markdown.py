@@ -13,16 +13,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analysis.check import merge_properties, puzzle_paths
-from ..analysis.diff import DiffReport, diff_from, diff_tasks
-from ..analysis.mutants import MUTANTS
-from ..analysis.tasks import Progress, Results, Task, run_all, task_key
-from ..board.graph import Board
-from ..engine.notation import Turn
-from ..rules.catalogue import RULES, sentence
-from ..rules.format import load_document, position_from_json
-from ..rules.ruleset import PRESETS, Ruleset
-from .svg import render_svg
+from niagara_solver.design.check import merge_properties, puzzle_paths
+from niagara_solver.design.diff import DiffReport, diff_from, diff_tasks
+from niagara_solver.verify.mutants import MUTANTS
+from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
+from niagara_solver.model.board import Board
+from niagara_solver.model.notation import Turn
+from niagara_solver.model.catalogue import RULES, sentence
+from niagara_solver.model.format import load_document, position_from_json
+from niagara_solver.model.ruleset import PRESETS, Ruleset
+from niagara_solver.report.svg import render_svg
 
 VERDICT = {"proved": "proved", "refuted": "**REFUTED**", "unknown": "unknown"}
 
@@ -77,7 +77,7 @@ def make_report(out: str, settings: ReportSettings, jobs: int = 1, scheduler: st
 
 def write_report(out: str, settings: ReportSettings, results: Results, seconds: float) -> list[str]:
     """The report from the tasks' results."""
-    from .. import __version__
+    from niagara_solver import __version__
     s = settings
     img = os.path.join(out, "img")
     os.makedirs(img, exist_ok=True)

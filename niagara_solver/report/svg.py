@@ -7,10 +7,10 @@ from __future__ import annotations
 from html import escape
 from typing import Iterable
 
-from ..board.graph import Board
-from ..engine.notation import Move, Turn
-from ..rules.atoms import COLOURS, FALLEN, PORT, Colour
-from ..rules.position import Position
+from niagara_solver.model.board import Board
+from niagara_solver.model.notation import Move, Turn
+from niagara_solver.model.atoms import COLOURS, FALLEN, PORT, Colour
+from niagara_solver.model.position import Position
 
 GEM_FILL = {Colour.AMETHYST: "#8e44ad", Colour.DIAMOND: "#f4f6f7", Colour.AMBER: "#f1c40f",
             Colour.SAPPHIRE: "#2e6bd8", Colour.RUBY: "#e0245e"}

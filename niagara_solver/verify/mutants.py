@@ -14,13 +14,13 @@ from typing import Any
 
 import z3
 
-from ..board.graph import Board
-from ..encoding.core import Encoding, Mutant
-from ..encoding.state import NCOL, Constraint, Expr
-from ..encoding.solver import Verdict
-from ..rules.ruleset import PortDeparture, Ruleset
-from .properties import CATALOGUE
-from .prove import PropertyResult, Prover
+from niagara_solver.model.board import Board
+from niagara_solver.encoding.core import Encoding, Mutant
+from niagara_solver.encoding.state import NCOL, Constraint, Expr
+from niagara_solver.encoding.solver import Verdict
+from niagara_solver.model.ruleset import PortDeparture, Ruleset
+from niagara_solver.verify.properties import CATALOGUE
+from niagara_solver.verify.prove import PropertyResult, Prover
 
 
 def _marker_stuck(enc: Encoding, marker: Expr, labels: int) -> Expr:

@@ -30,14 +30,14 @@ def run_task(task: Task) -> dict[str, Any]:
     ("witness", ruleset_a, ruleset_b, switch, board, players, timeout),
     ("mutant", name, ruleset, board, players, timeout) or ("crosscheck", ruleset, board, count, seed, timeout).
     """
-    from ..board.graph import Board
-    from ..rules.ruleset import Ruleset
-    from ..encoding.solver import fresh_context
+    from niagara_solver.model.board import Board
+    from niagara_solver.model.ruleset import Ruleset
+    from niagara_solver.encoding.solver import fresh_context
     fresh_context()  # the same answer whichever process runs the task, and after whatever
     kind = task[0]
     start = time.perf_counter()
     if kind == "prove":
-        from .prove import prove
+        from niagara_solver.verify.prove import prove
         _, ruleset, board, players, ids, timeout = task
         results = prove(Board.from_json(board), Ruleset.from_json(ruleset), players, ids, timeout)
         return {"kind": kind, "players": players, "ruleset": ruleset, "board": board,
@@ -45,18 +45,18 @@ def run_task(task: Task) -> dict[str, Any]:
     if kind == "puzzle":
         return _puzzle(task, start)
     if kind == "witness":
-        from .diff import switch_witness
+        from niagara_solver.design.diff import switch_witness
         _, a, b, switch, board, players, timeout = task
         found = switch_witness(Board.from_json(board), Ruleset.from_json(a), Ruleset.from_json(b), switch, players,
                                timeout)
         return {"kind": kind, "switch": switch, "witness": found.to_json(), "seconds": time.perf_counter() - start}
     if kind == "mutant":
-        from .mutants import check_mutants
+        from niagara_solver.verify.mutants import check_mutants
         _, name, ruleset, board, players, timeout = task
         (result,) = check_mutants(Board.from_json(board), Ruleset.from_json(ruleset), players, [name], timeout)
         return {"kind": kind, **result.to_json()}
     if kind == "crosscheck":
-        from .crosscheck import crosscheck
+        from niagara_solver.verify.crosscheck import crosscheck
         _, ruleset, board, count, seed, timeout = task
         report = crosscheck(Board.from_json(board), Ruleset.from_json(ruleset), count, seed, timeout=timeout)
         return {"kind": kind, **report.to_json()}
@@ -66,11 +66,11 @@ def run_task(task: Task) -> dict[str, Any]:
 def _puzzle(task: Task, start: float) -> dict[str, Any]:
     """("puzzle", path, ruleset, timeout[, changes]): answer a puzzle under ``ruleset`` (None: its own), or
     under its own ruleset with the switch values ``changes``, and compare with the recorded answer."""
-    from ..errors import NiagaraError
-    from ..rules.format import load_document
-    from ..rules.ruleset import Ruleset
-    from .search import Goal
-    from .solve import solve
+    from niagara_solver.model.errors import NiagaraError
+    from niagara_solver.model.format import load_document
+    from niagara_solver.model.ruleset import Ruleset
+    from niagara_solver.solver.search import Goal
+    from niagara_solver.solver.solve import solve
     path, ruleset, timeout = task[1:4]
     changes = task[4] if len(task) > 4 else None
     name = os.path.splitext(os.path.basename(path))[0]
@@ -150,7 +150,7 @@ def run_all(tasks: Iterable[Task], jobs: int = 1, scheduler: str | None = None, 
             from dask.distributed import Client
             from dask.distributed import as_completed as dask_completed
         except ImportError:
-            from ..errors import InputError
+            from niagara_solver.model.errors import InputError
             raise InputError("--scheduler", "Dask is not installed: pip install 'niagara-solver[dask]'",
                              "FORMAT") from None
         with Client(scheduler) as client:

@@ -16,11 +16,11 @@ from typing import Any, Callable
 
 import z3
 
-from ..encoding.core import Encoding
-from ..encoding.state import NCOL, Expr, SymPosition
-from ..encoding.tables import BoardTables
-from ..encoding.turn import SlotObservation, Transition, TurnChoice
-from ..rules.ruleset import RescueWhenNone
+from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.state import NCOL, Expr, SymPosition
+from niagara_solver.encoding.tables import BoardTables
+from niagara_solver.encoding.turn import SlotObservation, Transition, TurnChoice
+from niagara_solver.model.ruleset import RescueWhenNone
 
 TURN, FLOW, RESCUE = "turn", "flow", "rescue"
 

@@ -24,8 +24,8 @@ from typing import Any, Iterator, Mapping
 
 import networkx as nx
 
-from ..errors import BoardError
-from ..rules.atoms import COLOURS, FALLS, PORT, RESERVED_PLACES, Colour
+from niagara_solver.model.errors import BoardError
+from niagara_solver.model.atoms import COLOURS, FALLS, PORT, RESERVED_PLACES, Colour
 
 #: River spec of one disc: the next disc, "falls", or branch label -> first disc of the branch.
 NextSpec = str | tuple[tuple[str, str], ...]

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from ..board.graph import Board
-from ..rules.ruleset import Ruleset
-from .tasks import Progress, Results, Task, run_all, task_key
+from niagara_solver.model.board import Board
+from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
 
 
 def exit_status(failed: bool, unknown: bool) -> int:

@@ -20,26 +20,26 @@ from typing import Any, Callable, Iterator
 
 import z3
 
-from ..board.graph import Board
-from ..encoding.core import Encoding, Mutant
-from ..encoding.end import encode_end
-from ..encoding.enumerate import Enumerator
-from ..encoding.flow import RescueChoice, encode_flow, encode_rescue
-from ..encoding.solver import fresh_context, make_solver
-from ..encoding.solver import shrink as shrink_model
-from ..encoding.state import NAMES, NCOL, SymPosition, decode, value, well_formed
-from ..encoding.turn import TurnChoice, encode_turn
-from ..engine.flow import flow_outcomes, flow_value
-from ..engine.notation import Load, Move, Steal, Turn, Unload
-from ..engine.playout import random_playout
-from ..engine.rescue import apply_rescue, begin_turns, must_rescue, rescue_options
-from ..engine.round import winners
-from ..engine.turns import legal_turns
-from ..errors import NiagaraError
-from ..rules.atoms import COLOURS, FULL_HAND, PORT, Card, Colour, Gems, Phase
-from ..rules.invariants import position_problems
-from ..rules.position import Canoe, Player, Position
-from ..rules.ruleset import Ruleset
+from niagara_solver.model.board import Board
+from niagara_solver.encoding.core import Encoding, Mutant
+from niagara_solver.encoding.end import encode_end
+from niagara_solver.encoding.enumerate import Enumerator
+from niagara_solver.encoding.flow import RescueChoice, encode_flow, encode_rescue
+from niagara_solver.encoding.solver import fresh_context, make_solver
+from niagara_solver.encoding.solver import shrink as shrink_model
+from niagara_solver.encoding.state import NAMES, NCOL, SymPosition, decode, value, well_formed
+from niagara_solver.encoding.turn import TurnChoice, encode_turn
+from niagara_solver.engine.flow import flow_outcomes, flow_value
+from niagara_solver.model.notation import Load, Move, Steal, Turn, Unload
+from niagara_solver.engine.playout import random_playout
+from niagara_solver.engine.rescue import apply_rescue, begin_turns, must_rescue, rescue_options
+from niagara_solver.engine.round import winners
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.model.errors import NiagaraError
+from niagara_solver.model.atoms import COLOURS, FULL_HAND, PORT, Card, Colour, Gems, Phase
+from niagara_solver.model.invariants import position_problems
+from niagara_solver.model.position import Canoe, Player, Position
+from niagara_solver.model.ruleset import Ruleset
 
 FLOW_STEPS = range(0, 9)
 #: How many disagreements are shrunk (each takes many more comparisons); later ones are reported as found.
@@ -83,7 +83,7 @@ class Mismatch:
     source: str
 
     def to_json(self) -> dict[str, Any]:
-        from ..rules.format import position_to_json
+        from niagara_solver.model.format import position_to_json
 
         def outcome(x: Any, label: str) -> Any:
             if isinstance(x, Position):

@@ -13,17 +13,17 @@ from typing import Any
 
 import z3
 
-from ..engine.apply import apply_turn
-from ..engine.notation import Move, Steal, Turn
-from ..errors import NiagaraError, TurnError
-from ..encoding.core import Encoding
-from ..encoding.solver import make_solver
-from ..encoding.state import SymPosition, decode, fix
-from ..encoding.pin import canoe_order, pin_turn
-from ..encoding.turn import OPS, TurnChoice, encode_turn
-from ..rules.atoms import Card
-from ..rules.catalogue import sentence
-from ..rules.position import Player, Position
+from niagara_solver.engine.apply import apply_turn
+from niagara_solver.model.notation import Move, Steal, Turn
+from niagara_solver.model.errors import NiagaraError, TurnError
+from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.solver import make_solver
+from niagara_solver.encoding.state import SymPosition, decode, fix
+from niagara_solver.encoding.pin import canoe_order, pin_turn
+from niagara_solver.encoding.turn import OPS, TurnChoice, encode_turn
+from niagara_solver.model.atoms import Card
+from niagara_solver.model.catalogue import sentence
+from niagara_solver.model.position import Player, Position
 
 
 @dataclass
@@ -46,7 +46,7 @@ class WhyResult:
         return [(r, sentence(r)) for r in self.rules]
 
     def to_json(self) -> dict[str, Any]:
-        from ..rules.format import position_to_json
+        from niagara_solver.model.format import position_to_json
         out: dict[str, Any] = {"turn": str(self.turn), "player": self.player, "card": self.card.to_json(),
                                "legal": self.legal, "engine": self.engine, "agree": self.agree}
         if self.legal and self.after is not None:

@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable, Iterable
 
-from ..engine.flow import flow_outcomes, flow_value
-from ..engine.notation import Steal, Turn
-from ..engine.rescue import apply_rescue, begin_turns, rescue_options
-from ..engine.round import goal_reached, is_finished, winners
-from ..engine.turns import TurnOutcome, legal_turns
-from ..rules.atoms import FULL_HAND, Card, Phase
-from ..rules.position import Player, Position
-from ..rules.ruleset import ForkPolicy
+from niagara_solver.engine.flow import flow_outcomes, flow_value
+from niagara_solver.model.notation import Steal, Turn
+from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
+from niagara_solver.engine.round import goal_reached, is_finished, winners
+from niagara_solver.engine.turns import TurnOutcome, legal_turns
+from niagara_solver.model.atoms import FULL_HAND, Card, Phase
+from niagara_solver.model.position import Player, Position
+from niagara_solver.model.ruleset import ForkPolicy
 
 
 class Goal(Enum):

@@ -17,22 +17,22 @@ from typing import Any, Iterable
 
 import z3
 
-from ..board.graph import Board
-from ..engine.apply import apply_turn
-from ..engine.flow import flow_detail
-from ..engine.rescue import apply_rescue
-from ..errors import NiagaraError
-from ..encoding.core import Encoding, Mutant
-from ..encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
-from ..encoding.solver import SHRINK_RLIMIT, Verdict, make_solver, verdict
-from ..encoding.state import NAMES, NCOL, SymPosition, card_in_hand, decode, value, well_formed
-from ..encoding.trace import decode_branches, decode_rescues, decode_turn
-from ..encoding.turn import TurnChoice, Transition, encode_turn
-from ..rules.atoms import Phase
-from ..rules.invariants import position_problems
-from ..rules.position import Player, Position
-from ..rules.ruleset import ForkPolicy, Ruleset
-from .properties import BY_ID, CATALOGUE, FLOW, RESCUE, TURN, Context, Property
+from niagara_solver.model.board import Board
+from niagara_solver.engine.apply import apply_turn
+from niagara_solver.engine.flow import flow_detail
+from niagara_solver.engine.rescue import apply_rescue
+from niagara_solver.model.errors import NiagaraError
+from niagara_solver.encoding.core import Encoding, Mutant
+from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
+from niagara_solver.encoding.solver import SHRINK_RLIMIT, Verdict, make_solver, verdict
+from niagara_solver.encoding.state import NAMES, NCOL, SymPosition, card_in_hand, decode, value, well_formed
+from niagara_solver.encoding.trace import decode_branches, decode_rescues, decode_turn
+from niagara_solver.encoding.turn import TurnChoice, Transition, encode_turn
+from niagara_solver.model.atoms import Phase
+from niagara_solver.model.invariants import position_problems
+from niagara_solver.model.position import Player, Position
+from niagara_solver.model.ruleset import ForkPolicy, Ruleset
+from niagara_solver.verify.properties import BY_ID, CATALOGUE, FLOW, RESCUE, TURN, Context, Property
 
 
 @dataclass
@@ -62,7 +62,7 @@ class PropertyResult:
     note: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        from ..rules.format import position_to_json
+        from niagara_solver.model.format import position_to_json
         out: dict[str, Any] = {"id": self.id, "title": self.title, "verdict": self.verdict.value,
                                "seconds": round(self.seconds, 3), "method": self.method,
                                "depends_on": list(self.rules), "phases": list(self.phases)}
@@ -284,7 +284,7 @@ class Prover:
         found = verdict(exists.check())
         base = Position.initial(list(NAMES[:n]), self.board, self.rules).replace(phase=Phase.TURNS)
         position = decode(model, pre, t, self.rules, base)
-        from ..rules.atoms import Card
+        from niagara_solver.model.atoms import Card
         held = Card(value(model, card))
         position = position.replace(players=tuple(
             Player(p.name, p.canoes, p.hand, p.bank, held if i == 0 else None) for i, p in enumerate(position.players)))
@@ -307,7 +307,7 @@ def _variables(pos: SymPosition) -> list[Any]:
 
 
 def _engine_has_no_turn(position: Position, model: z3.ModelRef, card: Any) -> bool:
-    from ..engine.turns import legal_turns
+    from niagara_solver.engine.turns import legal_turns
     return not legal_turns(position, 0)
 
 
@@ -315,7 +315,7 @@ def _witness(enc: Encoding, pre: SymPosition, choice: TurnChoice) -> list[Any]:
     """A turn for every position and card: the cloud moves the weather toward the middle; with a paddle,
     every river canoe paddles straight upstream (home if the budget reaches), and of two port canoes one paddles
     straight down (``exactly_one``) or none acts (``at_most_one``); a port canoe beside a river canoe stays."""
-    from ..rules.ruleset import PortDeparture
+    from niagara_solver.model.ruleset import PortDeparture
     t, rules = enc.tables, enc.rules
     n = choice.card
     paddle = n != 0
@@ -370,7 +370,7 @@ def _diff(pre: Position, post: Position) -> list[str]:
 
 
 def _colour(c: int) -> str:
-    from ..rules.atoms import COLOURS
+    from niagara_solver.model.atoms import COLOURS
     return COLOURS[c].label
 
 

@@ -6,11 +6,11 @@ from typing import Any, Sequence
 
 from tabulate import tabulate
 
-from ..engine.apply import CanoeReport
-from ..engine.flow import choices_text
-from ..engine.round import RoundRecord, goal_reached, winners
-from ..rules.atoms import PORT, Phase
-from ..rules.position import Position
+from niagara_solver.engine.apply import CanoeReport
+from niagara_solver.engine.flow import choices_text
+from niagara_solver.engine.round import RoundRecord, goal_reached, winners
+from niagara_solver.model.atoms import PORT, Phase
+from niagara_solver.model.position import Position
 
 WEATHER_NAMES = {-1: "sun", 0: "calm", 1: "rain", 2: "storm"}
 

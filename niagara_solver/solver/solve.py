@@ -17,12 +17,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..engine.rescue import begin_turns, must_rescue, rescue_options
-from ..engine.round import is_finished, winners
-from ..engine.turns import legal_turns
-from ..rules.atoms import Card, Phase
-from ..rules.position import Player, Position
-from .search import Goal, Node, OutOfTime, Search, has_steal, trace
+from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
+from niagara_solver.engine.round import is_finished, winners
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.position import Player, Position
+from niagara_solver.solver.search import Goal, Node, OutOfTime, Search, has_steal, trace
 
 VERDICTS = ("yes", "no", "unknown")
 
@@ -83,7 +83,7 @@ def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str
     """Answer ``goal`` for ``player`` in ``pos`` within ``horizon`` rounds with one backend (``progress``, for
     the search, is told how many positions it searched, now and then)."""
     if backend == "smt":
-        from .solve_smt import solve_smt
+        from niagara_solver.solver.smt import solve_smt
         return solve_smt(pos, player, goal, horizon, timeout)
     start = time.perf_counter()
     name = pos.players[player].name
@@ -182,7 +182,7 @@ def frontier(pos: Position, x: int, limit: int = 20000) -> list[Position] | None
 
 
 def _rescued(pos: Position, i: int) -> list[Position]:
-    from ..engine.rescue import apply_rescue
+    from niagara_solver.engine.rescue import apply_rescue
     return [apply_rescue(pos, i, o) for o in rescue_options(pos, i)]
 
 
@@ -247,9 +247,9 @@ def fall_risk(pos: Position, x: int) -> list[dict[str, Any]]:
     """For each canoe of X on the river: the flows (0 to 8 steps) that carry it over the falls if it stays where
     it is (with ``fork_policy: free``, those where it falls whichever branches the discs take, and those where
     it may)."""
-    from ..engine.flow import flow_outcomes
-    from ..rules.atoms import PORT
-    from ..rules.position import Canoe
+    from niagara_solver.engine.flow import flow_outcomes
+    from niagara_solver.model.atoms import PORT
+    from niagara_solver.model.position import Canoe
     out = []
     me = pos.players[x]
     for canoe in me.canoes:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Callable
 
-from ..errors import RulesetError
+from niagara_solver.model.errors import RulesetError
 
 
 class RescueWhenNone(StrEnum):

@@ -10,12 +10,12 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..board.graph import Board
-from ..errors import InputError, PositionError
-from .atoms import COLOURS, FALLEN, FULL_HAND, PORT, Card, Colour, Gems, Phase
-from .invariants import canoe_problems, position_problems
-from .position import Canoe, Player, Position
-from .ruleset import Ruleset
+from niagara_solver.model.board import Board
+from niagara_solver.model.errors import InputError, PositionError
+from niagara_solver.model.atoms import COLOURS, FALLEN, FULL_HAND, PORT, Card, Colour, Gems, Phase
+from niagara_solver.model.invariants import canoe_problems, position_problems
+from niagara_solver.model.position import Canoe, Player, Position
+from niagara_solver.model.ruleset import Ruleset
 
 FORMAT_ID = "niagara-position/1"
 

@@ -24,27 +24,27 @@ from typing import Any, Callable
 
 import z3
 
-from ..board.graph import Board
-from ..encoding.core import Encoding
-from ..encoding.end import encode_end
-from ..encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
-from ..encoding.solver import make_solver, shrink
-from ..encoding.state import NCOL, SymPosition, decode, value, well_formed
-from ..encoding.trace import decode_rescues, decode_turn
-from ..encoding.turn import TurnChoice, encode_turn
-from ..engine.apply import apply_turn
-from ..engine.flow import choices_text, flow_outcomes, flow_value
-from ..engine.notation import Rescue, Turn
-from ..engine.rescue import rescue_options
-from ..engine.round import winners
-from ..engine.turns import legal_turns
-from ..errors import NiagaraError
-from ..rules.atoms import Card, Phase
-from ..rules.invariants import position_problems
-from ..rules.position import Player, Position
-from ..rules.ruleset import SWITCHES, ForkPolicy, Ruleset
-from .check import merge_properties, puzzle_paths
-from .tasks import Progress, Results, Task, run_all, task_key
+from niagara_solver.model.board import Board
+from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.end import encode_end
+from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
+from niagara_solver.encoding.solver import make_solver, shrink
+from niagara_solver.encoding.state import NCOL, SymPosition, decode, value, well_formed
+from niagara_solver.encoding.trace import decode_rescues, decode_turn
+from niagara_solver.encoding.turn import TurnChoice, encode_turn
+from niagara_solver.engine.apply import apply_turn
+from niagara_solver.engine.flow import choices_text, flow_outcomes, flow_value
+from niagara_solver.model.notation import Rescue, Turn
+from niagara_solver.engine.rescue import rescue_options
+from niagara_solver.engine.round import winners
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.model.errors import NiagaraError
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.invariants import position_problems
+from niagara_solver.model.position import Player, Position
+from niagara_solver.model.ruleset import SWITCHES, ForkPolicy, Ruleset
+from niagara_solver.design.check import merge_properties, puzzle_paths
+from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
 
 #: The phase in which each switch acts, so the relation where its witness is sought.
 PHASE_OF = {"steal_after_unload": "turn", "port_departure": "turn", "bank_after_load": "turn",
@@ -74,7 +74,7 @@ class Witness:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        from ..rules.format import position_to_json
+        from niagara_solver.model.format import position_to_json
         out: dict[str, Any] = {"switch": self.switch, "a": self.a, "b": self.b, "phase": self.phase,
                                "verdict": self.verdict, "rules": self.rules, "summary": self.summary,
                                "detail": self.detail, "seconds": round(self.seconds, 3)}
@@ -121,7 +121,7 @@ def _base(board: Board, rules: Ruleset, players: int) -> Position:
 
 
 def _names(players: int) -> tuple[str, ...]:
-    from ..encoding.state import NAMES
+    from niagara_solver.encoding.state import NAMES
     return NAMES[:players]
 
 
@@ -473,7 +473,7 @@ def diff(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles: str 
 
 def witness_from_json(obj: dict[str, Any]) -> Witness:
     """A witness back from the JSON a task returned (positions are parsed again, so they can be drawn)."""
-    from ..rules.format import position_from_json
+    from niagara_solver.model.format import position_from_json
     pos = position_from_json(obj["position"]) if "position" in obj else None
     player = pos.index(obj["player"]) if pos is not None and "player" in obj else None
     return Witness(obj["switch"], obj["a"], obj["b"], obj["phase"], obj["verdict"], list(obj["rules"]), pos, player,

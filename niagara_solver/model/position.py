@@ -11,10 +11,10 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from ..board.graph import Board, standard_board
-from .atoms import (COLOURS, FALLEN, FULL_HAND, NO_GEMS, PORT, Card, Colour, Gems, Phase, hand_order,
-                    place_key)
-from .ruleset import STANDARD, Ruleset
+from niagara_solver.model.board import Board, standard_board
+from niagara_solver.model.atoms import (COLOURS, FALLEN, FULL_HAND, NO_GEMS, PORT, Card, Colour, Gems, Phase,
+                                        hand_order, place_key)
+from niagara_solver.model.ruleset import STANDARD, Ruleset
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from ..errors import InvalidTurnError
-from ..rules.atoms import PORT, Colour
+from niagara_solver.model.errors import InvalidTurnError
+from niagara_solver.model.atoms import PORT, Colour
 
 
 def _colour(text: str, where: str) -> Colour:

@@ -22,18 +22,18 @@ from typing import Any
 
 import z3
 
-from ..encoding.core import Encoding
-from ..encoding.end import encode_end
-from ..encoding.enumerate import Enumerator
-from ..encoding.flow import FlowChoice, encode_flow
-from ..encoding.solver import make_solver
-from ..encoding.state import NCOL, SymPosition, decode, fix, value
-from ..encoding.trace import decode_turn
-from ..encoding.turn import TurnChoice, encode_turn
-from ..rules.atoms import Card, Phase
-from ..rules.position import Player, Position
-from .search import Goal, OutOfTime, could_reach_goal, x_gems
-from .solve import Answer
+from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.end import encode_end
+from niagara_solver.encoding.enumerate import Enumerator
+from niagara_solver.encoding.flow import FlowChoice, encode_flow
+from niagara_solver.encoding.solver import make_solver
+from niagara_solver.encoding.state import NCOL, SymPosition, decode, fix, value
+from niagara_solver.encoding.trace import decode_turn
+from niagara_solver.encoding.turn import TurnChoice, encode_turn
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.position import Player, Position
+from niagara_solver.solver.search import Goal, OutOfTime, could_reach_goal, x_gems
+from niagara_solver.solver.solve import Answer
 
 
 class SmtSolver:
@@ -287,7 +287,7 @@ def _turns_phase(pos: Position) -> Position:
 
 def _next_round(after_flow: Position, before_flow: Position) -> Position:
     """Phase IV: the lifebuoy passes (R-BUOY-1); cards leave the table, empty hands refill (R-CARD-2)."""
-    from ..rules.atoms import FULL_HAND
+    from niagara_solver.model.atoms import FULL_HAND
     players = tuple(Player(p.name, p.canoes, p.hand or FULL_HAND, p.bank, None) for p in after_flow.players)
     return after_flow.replace(players=players, lifebuoy=(before_flow.lifebuoy + 1) % len(players),
                               round=before_flow.round + 1, phase=Phase.CARDS, acted=())

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.rescue import begin_turns
-from ..engine.round import is_finished, winners
-from ..engine.turns import legal_turns
-from ..rules.atoms import Card, Phase
-from ..rules.position import Player, Position
-from .search import Goal, has_steal
-from .solve import fall_risk, frontier, solve, threats
+from niagara_solver.engine.rescue import begin_turns
+from niagara_solver.engine.round import is_finished, winners
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.position import Player, Position
+from niagara_solver.solver.search import Goal, has_steal
+from niagara_solver.solver.solve import fall_risk, frontier, solve, threats
 
 
 def steal_table(pos: Position, x: int, limit: int = 3000) -> dict[str, Any]:

@@ -23,12 +23,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..board.graph import Board
-from ..errors import InputError, RulesetError
-from ..rules.format import load_board, read_json_file
-from ..rules.ruleset import SWITCHES, Ruleset
-from .check import exit_status, merge_properties, puzzle_paths
-from .tasks import Progress, Results, Task, run_all, task_key
+from niagara_solver.model.board import Board
+from niagara_solver.model.errors import InputError, RulesetError
+from niagara_solver.model.format import load_board, read_json_file
+from niagara_solver.model.ruleset import SWITCHES, Ruleset
+from niagara_solver.design.check import exit_status, merge_properties, puzzle_paths
+from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
 
 KEYS = ("base", "switches", "boards", "players", "puzzles", "timeout", "comment")
 

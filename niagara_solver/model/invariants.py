@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .atoms import COLOURS, Phase
-from .position import Canoe, Position
-from .ruleset import Ruleset
+from niagara_solver.model.atoms import COLOURS, Phase
+from niagara_solver.model.position import Canoe, Position
+from niagara_solver.model.ruleset import Ruleset
 
 
 class Problem(NamedTuple):

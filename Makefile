@@ -1,6 +1,7 @@
 # niagara-solver: two commands do everything on a fresh machine with Python 3.11.
 #   make run    set up .venv if missing, then analyse a bundled puzzle
-#   make test   set up .venv if missing, then run the whole test suite, the type check and the linter
+#   make test   set up .venv if missing, then run the whole test suite, the type check, the linter and the
+#               architecture contracts (import-linter: docs/ARCHITECTURE.md)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -21,6 +22,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n auto
 	$(BIN)/python -m mypy niagara_solver
 	$(BIN)/ruff check niagara_solver tests benchmarks
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy niagara_solver

@@ -18,6 +18,7 @@ from niagara_solver.verify.properties import CATALOGUE  # noqa: E402
 from niagara_solver.verify.prove import Prover  # noqa: E402
 from niagara_solver.model.board import standard_board  # noqa: E402
 from niagara_solver.model.ruleset import Ruleset  # noqa: E402
+from niagara_solver.model.verdict import Verdict  # noqa: E402
 
 REPEATS = 3
 
@@ -31,7 +32,7 @@ def catalogue(players: int) -> tuple[float, dict[str, float], float]:
         prover = Prover(standard_board(), Ruleset(), players, timeout=120)
         for prop in CATALOGUE:
             result = prover.check(prop)
-            assert result.verdict.value == "proved", (prop.id, result.verdict)
+            assert result.verdict is Verdict.PROVED, (prop.id, result.verdict)
             per[prop.id].append(result.seconds)
         totals.append(time.perf_counter() - start)
         build.append(prover.build_seconds)

@@ -12,7 +12,7 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
-from niagara_solver.solver.search import Goal  # noqa: E402
+from niagara_solver.solver.answers import Goal  # noqa: E402
 from niagara_solver.solver.solve import solve  # noqa: E402
 from niagara_solver.engine.playout import random_playout  # noqa: E402
 from niagara_solver.model.format import load_document  # noqa: E402

@@ -1,22 +1,52 @@
-"""Every ruleset switch of RULES.md: a position where its two values give different outcome sets, exactly."""
+"""Every ruleset switch of RULES.md: a position where its two values give different outcome sets, exactly.
+
+Each such test is registered under its switch (:func:`shows`); a switch with no test here must have a ``diff``
+witness test (tests/test_designer.py, ``WITNESS_VALUES``), and one with neither fails
+:func:`test_every_switch_is_shown_to_change_what_may_happen`. The switch table of docs/RULES.md (the one table;
+docs/FORMAT.md refers to it) is checked against the rows of the switches (``niagara_solver.model.switches``).
+"""
+
+import json
+import os
+import re
+from typing import Callable
 
 import pytest
 
-from helpers import P, assert_turns, position
+from helpers import P, assert_turns, notations, position
+from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.rescue import rescue_options
 from niagara_solver.engine.round import end_round, winners
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.errors import PositionError, RulesetError
+from niagara_solver.model.errors import IllegalTurnError, PositionError, RulesetError
 from niagara_solver.model.atoms import Card
+from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Canoe
-from niagara_solver.model.ruleset import PRESETS, Ruleset
+from niagara_solver.model.ruleset import PRESETS, SWITCHES, Ruleset
+from niagara_solver.model.switches import Integer
+
+DOCS = os.path.join(os.path.dirname(__file__), "..", "docs")
+
+#: Switch -> the test here that shows its values giving different outcomes.
+OUTCOME_TESTS: dict[str, Callable[[], None]] = {}
+
+
+def shows(switch: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
+    """Register a test as the one showing that ``switch``'s values give different outcomes."""
+    assert switch in SWITCHES, switch
+
+    def register(test: Callable[[], None]) -> Callable[[], None]:
+        OUTCOME_TESTS[switch] = test
+        return test
+    return register
 
 
 def with_rules(rules, *players, **fields):
     return position(*players, ruleset=rules, **fields)
 
 
+@shows("steal_after_unload")
 def test_steal_after_unload():
     players = (P("a", "4:ruby", "fallen"), P("b", "2:amber", "port"))
     common = ["4: <port", "4: >6L -ruby", "4: >6R -ruby", "4: -ruby <2", "4: -ruby >6L", "4: -ruby >6R",
@@ -25,6 +55,7 @@ def test_steal_after_unload():
     assert_turns(with_rules({"steal_after_unload": False}, *players), "a", 4, common)
 
 
+@shows("rescue_when_none")
 def test_rescue_when_none():
     players = (P("a", "fallen", "fallen", bank={"ruby": 1}), P("b", "port", "port"))
     pay = with_rules({"rescue_when_none": "pay_or_free"}, *players, phase="cards")
@@ -33,12 +64,14 @@ def test_rescue_when_none():
     assert [str(r) for r in rescue_options(free, 0)] == ["free", "free,ruby"]
 
 
+@shows("port_departure")
 def test_port_departure():
     players = (P("a", "port", "port"), P("b", "port", "port"))
     assert_turns(with_rules({"port_departure": "exactly_one"}, *players), "a", 1, ["port: >1"])
     assert_turns(with_rules({"port_departure": "at_most_one"}, *players), "a", 1, ["stay", "port: >1"])
 
 
+@shows("bank_after_load")
 def test_bank_after_load():
     players = (P("a", "3", "fallen"), P("b", "port", "port"))
     common = ["3: <port", "3: >6L +sapphire", "3: >6R +sapphire", "3: +amethyst >6L", "3: +amethyst >6R"]
@@ -46,6 +79,7 @@ def test_bank_after_load():
     assert_turns(with_rules({"bank_after_load": False}, *players), "a", 5, common)
 
 
+@shows("must_move")
 def test_must_move():
     players = (P("a", "4:ruby", "fallen"), P("b", "port", "port"))
     common = ["4: -ruby <2", "4: -ruby >6L", "4: -ruby >6R", "4: <port", "4: >6L -ruby", "4: >6R -ruby"]
@@ -53,6 +87,7 @@ def test_must_move():
     assert_turns(with_rules({"must_move": True}, *players), "a", 4, common)
 
 
+@shows("min_flow")
 def test_min_flow():
     def after_turns(rules):  # both players have played a 1 with the weather at -1 (sun)
         return with_rules(rules, P("a", "2", "port", hand=[2, 3], card=1), P("b", "port", "port", hand=[2], card=1),
@@ -63,6 +98,7 @@ def test_min_flow():
     assert end_round(one).players[0].canoes == (Canoe("port"), Canoe("3"))
 
 
+@shows("fork_policy")
 def test_fork_policy():
     players = (P("a", "5", "port"), P("b", "port", "port"))
     alternate = with_rules({"fork_policy": "alternate"}, *players, fork="L")
@@ -72,12 +108,14 @@ def test_fork_policy():
     assert ends(free) == {"6L", "6R", "7L", "7R"}
 
 
+@shows("tiebreak")
 def test_tiebreak():
     players = (P("a", "port", "port", bank={"ruby": 4}), P("b", "port", "port", bank={"amethyst": 7}))
     assert winners(with_rules({"tiebreak": "value"}, *players, phase="cards")) == (0,)   # 20 against 7
     assert winners(with_rules({"tiebreak": "count"}, *players, phase="cards")) == (1,)   # 4 gems against 7
 
 
+@shows("gems_per_colour")
 def test_gems_per_colour():
     players = (P("a", "3", "fallen"), P("b", "port", "port", bank={"amethyst": 1}))
     assert_turns(with_rules({"gems_per_colour": 8}, *players), "a", 2, ["3: +amethyst", "3: <1", "3: >5"])
@@ -87,10 +125,35 @@ def test_gems_per_colour():
     assert err.value.rule == "R-COMP-3"
 
 
+@shows("capacity")
 def test_capacity():
     players = (P("a", "3:ruby", "fallen"), P("b", "port", "port"))
     assert_turns(with_rules({"capacity": 1}, *players), "a", 2, ["3: -ruby", "3: <1", "3: >5"])
     assert_turns(with_rules({"capacity": 2}, *players), "a", 2, ["3: -ruby", "3: +amethyst", "3: <1", "3: >5"])
+
+
+@shows("gem_sides")
+@pytest.mark.rule("R-MOVE-1")
+def test_gem_sides():
+    # R-MOVE-1: "both" lets a canoe unload, move, then load; "one" keeps its gem actions on one side of the
+    # movement. A steal is not a gem action: unload, move, steal stays legal under both.
+    players = (P("a", "5:ruby", "fallen"), P("b", "1:amber", "port"))
+    common = ["5: -ruby +amber <3", "5: -ruby +amber >7L", "5: -ruby +amber >7R", "5: -ruby <1", "5: -ruby <1 xb/amber",
+              "5: <3 -ruby +amethyst", "5: <port"]
+    both, one = with_rules({"gem_sides": "both"}, *players), with_rules({"gem_sides": "one"}, *players)
+    assert_turns(both, "a", 6, common + ["5: -ruby <3 +amethyst"])
+    assert_turns(one, "a", 6, common)
+    assert sorted(notations(both, "a", 6)) == sorted(common + ["5: -ruby <3 +amethyst"])
+    assert sorted(notations(one, "a", 6)) == sorted(common)
+    with pytest.raises(IllegalTurnError) as err:
+        apply_turn(one, 0, Turn.parse("5: -ruby <3 +amethyst"), Card.SIX)
+    assert err.value.rule == "R-MOVE-1"
+    # A canoe that does not move (d = 0) has nothing to split: unload and load where it stands stays legal.
+    still = (P("a", "4:ruby", "fallen"), P("b", "port", "port"))
+    same = ["4: -ruby <2", "4: -ruby >6L", "4: -ruby >6R", "4: <port", "4: >6L -ruby", "4: >6R -ruby",
+            "4: -ruby +diamond"]
+    for sides in ("both", "one"):
+        assert_turns(with_rules({"gem_sides": sides}, *still), "a", 4, same)
 
 
 def test_capacity_two_steals_from_two_canoes():
@@ -111,3 +174,43 @@ def test_presets_and_unknown_switches():
     with pytest.raises(RulesetError) as err:
         Ruleset.from_json({"min_flow": 2})
     assert err.value.rule == "R-FLOW-2"
+
+
+def test_every_switch_is_shown_to_change_what_may_happen():
+    # A switch is shown to matter by an exact outcome test here or by a diff witness the engine confirms.
+    from test_designer import WITNESS_VALUES
+    assert set(OUTCOME_TESTS) <= set(SWITCHES) and set(WITNESS_VALUES) <= set(SWITCHES)
+    unshown = [name for name in SWITCHES if name not in OUTCOME_TESTS and name not in WITNESS_VALUES]
+    assert unshown == [], f"switches with neither an outcome test here nor a diff witness test: {unshown}"
+    assert all(OUTCOME_TESTS[name].__name__ == f"test_{name}" for name in OUTCOME_TESTS)
+
+
+def _switch_table(document: str) -> list[list[str]]:
+    """The rows of the switch table of a document: the table whose header starts ``| switch | default``."""
+    with open(os.path.join(DOCS, document), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| switch | default | other values | rules |"))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
+def _json_cells(text: str) -> list[object]:
+    return [json.loads(code) for code in re.findall(r"`([^`]+)`", text)]
+
+
+def test_the_switch_table_of_the_docs_is_the_switch_rows():
+    rows = _switch_table("RULES.md")
+    assert [row[0] for row in rows] == [f"`{name}`" for name in SWITCHES]
+    for (_, default, others, rules), switch in zip(rows, SWITCHES.values()):
+        assert _json_cells(default) == [switch.default_json], switch.name
+        domain = switch.values.domain
+        if domain is None:  # no upper bound: the table says "any ... ≥ LOW"
+            assert isinstance(switch.values, Integer) and re.fullmatch(rf"any (integer )?≥ {switch.values.low}",
+                                                                       others), switch.name
+        else:
+            assert _json_cells(others) == [v for v in domain if v != switch.default_json], switch.name
+        assert rules == ", ".join(switch.rules), switch.name

@@ -6,8 +6,11 @@ from typing import Any
 
 import click
 
-from niagara_solver.model.errors import InputError
-from niagara_solver.model.format import dumps
+from niagara_solver.model.atoms import MAX_PLAYERS, MIN_PLAYERS, Card
+from niagara_solver.model.errors import InputError, quoted
+from niagara_solver.model.format import dumps, load_document, load_ruleset
+from niagara_solver.model.limits import LIMITS, check_flow_steps, check_timeout
+from niagara_solver.model.position import Position
 
 
 def emit_json(obj: Any) -> None:
@@ -16,16 +19,95 @@ def emit_json(obj: Any) -> None:
 
 
 def players_option(text: str) -> list[int]:
-    """``5``, ``2-5`` or ``2,3,5``."""
+    """``5``, ``2-5`` or ``2,3,5``; every count within R-COMP-1's bounds, checked before a range is listed."""
     try:
         if "-" in text:
-            low, high = (int(x) for x in text.split("-", 1))
-            counts = list(range(low, high + 1))
+            ends = [int(x) for x in text.split("-", 1)]
         else:
-            counts = [int(x) for x in text.split(",")]
+            ends = [int(x) for x in text.split(",")]
     except ValueError:
-        raise InputError("--players", f"write a count (5), a range (2-5) or a list (2,3,5), got {text!r}",
+        raise InputError("--players", f"write a count (5), a range (2-5) or a list (2,3,5), got {quoted(text)}",
                          "R-COMP-1") from None
-    if not counts or any(not 2 <= n <= 5 for n in counts):
-        raise InputError("--players", f"2 to 5 players play, got {text!r}", "R-COMP-1")
+    if any(not MIN_PLAYERS <= n <= MAX_PLAYERS for n in ends):
+        raise InputError("--players", f"{MIN_PLAYERS} to {MAX_PLAYERS} players play, got {quoted(text)}",
+                         "R-COMP-1")
+    counts = list(range(ends[0], ends[1] + 1)) if "-" in text else ends
+    if not counts:
+        raise InputError("--players", f"an empty range of player counts: {quoted(text)}", "R-COMP-1")
     return counts
+
+
+class Seconds(click.ParamType):
+    """The type of every ``--timeout``: seconds, finite, within the limits of docs/FORMAT.md ("Limits").
+
+    A bad value is an :class:`InputError` (one line naming the option and ``LIMITS``), not a usage error."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        option = param.opts[0] if param is not None and param.opts else "--timeout"
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                raise InputError(option, f"a timeout is a number of seconds, got {quoted(value)}", LIMITS) from None
+        return check_timeout(value, option)
+
+
+class Steps(click.ParamType):
+    """The type of ``flow --steps``: a whole number of flow steps within the limits of docs/FORMAT.md."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        option = param.opts[0] if param is not None and param.opts else "--steps"
+        if isinstance(value, str):
+            try:
+                if len(value) > 30:  # never int() of thousands of digits
+                    raise ValueError(value)
+                value = int(value)
+            except ValueError:
+                raise InputError(option, f"a whole number of steps, got {quoted(value)}", LIMITS) from None
+        return check_flow_steps(value, option)
+
+
+class PlayerCount(click.ParamType):
+    """One count of players (R-COMP-1)."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        option = param.opts[0] if param is not None and param.opts else "--players"
+        counts = players_option(str(value)) if isinstance(value, str) else [value]
+        if len(counts) != 1 or not MIN_PLAYERS <= counts[0] <= MAX_PLAYERS:
+            raise InputError(option, f"one count of players, {MIN_PLAYERS} to {MAX_PLAYERS}, got {quoted(value)}",
+                             "R-COMP-1")
+        return counts[0]
+
+
+#: The shared option types (``type=TIMEOUT`` on every ``--timeout``).
+TIMEOUT = Seconds()
+STEPS = Steps()
+PLAYER_COUNT = PlayerCount()
+
+
+def load(position: str, ruleset_spec: str | None) -> tuple[Position, dict[str, Any]]:
+    """A position file and its extra fields, under its own ruleset or under ``--ruleset``."""
+    return load_document(position, load_ruleset(ruleset_spec) if ruleset_spec else None)
+
+
+def player_index(pos: Position, name: str, option: str = "--player") -> int:
+    """The seat of the player named ``name`` (an error naming the players otherwise)."""
+    try:
+        return pos.index(name)
+    except KeyError:
+        raise InputError(option, f"unknown player {quoted(name)}; players: "
+                         f"{', '.join(p.name for p in pos.players)}", "R-COMP-1") from None
+
+
+def parse_card(text: str, option: str = "--card") -> Card:
+    """A card written as ``1``..``6`` or ``cloud`` (R-COMP-2)."""
+    try:
+        return Card.parse(text)
+    except ValueError as err:
+        raise InputError(option, str(err), "R-COMP-2") from None

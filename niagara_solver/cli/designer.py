@@ -15,14 +15,14 @@ import click
 from tabulate import tabulate
 
 from niagara_solver.model.errors import InputError
-from niagara_solver.model.format import dumps_position, load_board, load_document, load_ruleset
-from niagara_solver.cli.common import emit_json, players_option
+from niagara_solver.model.format import dumps_position, load_board, load_ruleset
+from niagara_solver.cli.common import TIMEOUT, emit_json, load, parse_card, player_index, players_option
 
 _jobs = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Run the independent checks in this many processes.")
 _scheduler = click.option("--scheduler", metavar="ADDRESS",
                           help="Run the checks on a Dask cluster (tcp://host:8786); needs the dask extra.")
-_timeout = click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+_timeout = click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True,
                         help="Seconds per solver question; past it the verdict is UNKNOWN.")
 
 
@@ -41,25 +41,16 @@ def render(position: str, ruleset_spec: str | None, out_path: str | None, player
     from niagara_solver.model.notation import Turn
     from niagara_solver.engine.rescue import begin_turns
     from niagara_solver.report.svg import render_svg
-    from niagara_solver.model.atoms import Card, Phase
-    pos, _ = load_document(position, load_ruleset(ruleset_spec) if ruleset_spec else None)
+    from niagara_solver.model.atoms import Phase
+    pos, _ = load(position, ruleset_spec)
     turn = player = None
     if turn_text is not None or player_name is not None:
         if turn_text is None or player_name is None:
             raise InputError("--turn" if turn_text is None else "--player", "a turn is drawn with both --player and "
                              "--turn", "NOTATION")
-        try:
-            player = pos.index(player_name)
-        except KeyError:
-            raise InputError("--player", f"unknown player {player_name!r}; players: "
-                             f"{', '.join(p.name for p in pos.players)}", "R-COMP-1") from None
+        player = player_index(pos, player_name)
         turn = Turn.parse(turn_text)
-        card = None
-        if card_text is not None:
-            try:
-                card = Card.parse(card_text)
-            except ValueError as err:
-                raise InputError("--card", str(err), "R-COMP-2") from None
+        card = parse_card(card_text) if card_text is not None else None
         # Only a legal turn is drawn (the error names the rule). At a round's start, phase I comes first with
         # no rescue but the forced ones (R-ROUND-1, R-RESCUE-2).
         apply_turn(pos if pos.phase is Phase.TURNS else begin_turns(pos), player, turn, card)

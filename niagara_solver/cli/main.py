@@ -17,16 +17,21 @@ from niagara_solver.engine.flow import choices_text, flow_detail, flow_outcomes,
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.engine.playout import POLICIES, random_playout
 from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
-from niagara_solver.engine.round import RoundRecord, is_finished, play_round, winners
+from niagara_solver.engine.round import is_finished, play_round, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.errors import InputError, NiagaraError
-from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.atoms import Phase
 from niagara_solver.model.catalogue import sentence
-from niagara_solver.model.format import dumps, dumps_position, load_board, load_document, load_ruleset, position_to_json
+from niagara_solver.model.format import dumps, dumps_position, load_board, load_ruleset, position_to_json
 from niagara_solver.model.position import Position
+from niagara_solver.model.verdict import PROOF
 from niagara_solver.report import text as render
 from niagara_solver.cli.common import emit_json as _emit_json
+from niagara_solver.cli.common import load as _load
+from niagara_solver.cli.common import parse_card as _card
+from niagara_solver.cli.common import player_index as _player_index
 from niagara_solver.cli.common import players_option as _players_option
+from niagara_solver.cli.common import PLAYER_COUNT, STEPS, TIMEOUT
 
 
 class _Group(click.Group):
@@ -41,25 +46,6 @@ class _Group(click.Group):
 def _ruleset_option(command: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--ruleset", "ruleset_spec", metavar="PRESET|FILE.json",
                         help="Play the position under this ruleset instead of its own.")(command)
-
-
-def _load(position: str, ruleset_spec: str | None) -> tuple[Position, dict[str, Any]]:
-    return load_document(position, load_ruleset(ruleset_spec) if ruleset_spec else None)
-
-
-def _player_index(pos: Position, name: str) -> int:
-    try:
-        return pos.index(name)
-    except KeyError:
-        raise InputError("--player", f"unknown player {name!r}; players: "
-                         f"{', '.join(p.name for p in pos.players)}", "R-COMP-1") from None
-
-
-def _card(text: str, option: str = "--card") -> Card:
-    try:
-        return Card.parse(text)
-    except ValueError as err:
-        raise InputError(option, str(err), "R-COMP-2") from None
 
 
 def _pairs(pos: Position, values: Sequence[str], option: str) -> dict[int, str]:
@@ -186,7 +172,7 @@ def turns(position: str, ruleset_spec: str | None, player_name: str, card_text: 
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
-@click.option("--steps", type=click.IntRange(min=0), required=True, help="How many single steps the river flows.")
+@click.option("--steps", type=STEPS, required=True, help="How many single steps the river flows.")
 @click.option("--branches", help="With fork_policy free: each step's branch, e.g. L,R,L (default: every outcome).")
 @click.option("--json", "as_json", is_flag=True, help="The resulting position (an array of outcomes under free).")
 def flow(position: str, ruleset_spec: str | None, steps: int, branches: str | None, as_json: bool) -> int:
@@ -215,20 +201,6 @@ def flow(position: str, ruleset_spec: str | None, steps: int, branches: str | No
     return 0
 
 
-def _record_json(record: RoundRecord) -> dict[str, Any]:
-    start = record.start
-    names = [p.name for p in start.players]
-    return {"round": start.round,
-            "rescues": {names[i]: str(r) for i, r in record.rescues},
-            "cards": {p.name: p.card.to_json() for p in record.turns_start.players if p.card is not None},
-            "turns": [{"player": names[t.player], "card": t.card.to_json(), "turn": str(t.turn)}
-                      for t in record.turns],
-            "flow": record.flow,
-            "branches": choices_text(record.choices, start) if record.choices is not None else None,
-            "fell": [{"player": names[o], "from": d, "gems": [g.label for g in gems]} for o, d, gems in record.fell],
-            "position": position_to_json(record.end)}
-
-
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
@@ -250,7 +222,7 @@ def play(position: str, ruleset_spec: str | None, seed: int, rounds: int, policy
     names = [p.name for p in final.players]
     won = [names[i] for i in winners(final)] if is_finished(final) else []
     if as_json:
-        _emit_json({"seed": seed, "policy": policy, "rounds": [_record_json(r) for r in records], "finished": bool(won),
+        _emit_json({"seed": seed, "policy": policy, "rounds": [r.to_json() for r in records], "finished": bool(won),
                     "winners": won, "position": position_to_json(final)})
         return 0
     if won:
@@ -281,7 +253,7 @@ def round_(position: str, ruleset_spec: str | None, card_texts: tuple[str, ...],
         choices = parse_choices(branches, record.before_flow, record.flow)
         record = play_round(pos, cards, turn_map, rescues, choices)
     if as_json:
-        _emit_json(_record_json(record))
+        _emit_json(record.to_json())
         return 0
     click.echo(render.round_text(record))
     click.echo("")
@@ -294,7 +266,7 @@ def round_(position: str, ruleset_spec: str | None, card_texts: tuple[str, ...],
 @_ruleset_option
 @click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE",
               help="Phase I decisions already made (a start-of-round position).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+@click.option("--timeout", type=TIMEOUT, default=10.0, show_default=True,
               help="Seconds for each player's forced-win search; past it the answer is unknown.")
 @click.option("--json", "as_json", is_flag=True, help="The analysis as JSON.")
 def analyze(position: str, ruleset_spec: str | None, rescue_texts: tuple[str, ...], timeout: float,
@@ -340,58 +312,35 @@ def _save_counterexample(folder: str, name: str, ce: Any) -> str:
 @click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
 @click.option("--players", "players_text", default="2-5", show_default=True, help="A count, a range or a list.")
 @click.option("--property", "ids", multiple=True, metavar="R-PROP-N", help="Check only these (repeatable).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+@click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True,
               help="Seconds per solver question; past it the verdict is UNKNOWN.")
 @click.option("--save", "save_dir", metavar="DIR", help="Write each counterexample as a position file here.")
 @click.option("--json", "as_json", is_flag=True, help="An object with a \"properties\" array.")
 def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str, ...], timeout: float,
           save_dir: str | None, as_json: bool) -> int:
     """Prove the rule properties R-PROP-1..16 for all valid positions (exit 0 proved, 1 refuted, 3 unknown)."""
-    from niagara_solver.verify.properties import BY_ID
-    from niagara_solver.verify.prove import prove as run_prove
-    from niagara_solver.encoding.solver import Verdict
+    from niagara_solver.verify.catalogue import check_ids, prove_catalogue
     rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
     if save_dir:
         import os
         os.makedirs(save_dir, exist_ok=True)  # fail now, not after the proofs
-    for pid in ids:
-        if pid not in BY_ID:
-            raise InputError("--property", f"unknown property {pid!r}; properties: {', '.join(BY_ID)}", "R-PROP")
+    check_ids(ids)
     counts = _players_option(players_text)
-    merged: dict[str, dict[str, Any]] = {}
-    for n in counts:
-        for result in run_prove(board, rules, n, list(ids) or None, timeout):
-            entry = merged.setdefault(result.id, {"result": result, "seconds": 0.0, "by": {}, "first": None})
-            entry["seconds"] += result.seconds
-            entry["by"][n] = result.verdict
-            if result.verdict is Verdict.REFUTED and entry["first"] is None:
-                entry["first"] = (n, result)
-    rank = {Verdict.PROVED: 0, Verdict.UNKNOWN: 1, Verdict.REFUTED: 2}
+    report = prove_catalogue(board, rules, counts, list(ids) or None, timeout)
     rows, items = [], []
-    worst = Verdict.PROVED
-    for pid, entry in merged.items():
-        result = entry["result"]
-        verdict = max(entry["by"].values(), key=rank.__getitem__)
-        worst = max(worst, verdict, key=rank.__getitem__)
-        item = result.to_json()
-        item["verdict"], item["seconds"] = verdict.value, round(entry["seconds"], 3)
-        item["players"] = {str(n): v.value for n, v in entry["by"].items()}
-        for key in ("counterexample", "after", "choices", "trace", "replay"):
-            item.pop(key, None)
-        if entry["first"] is not None:
-            n, refuted = entry["first"]
-            item.update({k: v for k, v in refuted.to_json().items()
-                         if k in ("counterexample", "after", "choices", "trace", "replay")})
-            item["counterexample_players"] = n
-            if save_dir:
-                item["saved"] = _save_counterexample(save_dir, f"{pid}-{n}p", refuted.counterexample)
+    for merged in report.properties:
+        result = merged.result
+        item = merged.to_json()
+        if merged.refuted is not None and save_dir:
+            n, refuted = merged.refuted
+            assert refuted.counterexample is not None
+            item["saved"] = _save_counterexample(save_dir, f"{merged.id}-{n}p", refuted.counterexample)
         items.append(item)
-        rows.append([pid, result.title, verdict.value.upper(), f"{entry['seconds']:.2f}", result.method,
+        rows.append([merged.id, result.title, PROOF(merged.verdict).upper(), f"{merged.seconds:.2f}", result.method,
                      ", ".join(result.rules)])
-    status = {Verdict.PROVED: 0, Verdict.REFUTED: 1, Verdict.UNKNOWN: 3}[worst]
+    status = report.exit_status
     if as_json:
-        _emit_json({"ruleset": rules.to_json(), "board": board.to_json(), "players": counts,
-                    "properties": items})
+        _emit_json({**report.to_json(), "properties": items})
         return status
     span = f"{counts[0]}-{counts[-1]}" if len(counts) > 1 and counts == list(range(counts[0], counts[-1] + 1)) \
         else ",".join(map(str, counts))
@@ -417,9 +366,9 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
 @cli.command()
 @click.option("--ruleset", "ruleset_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
 @click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
-@click.option("--players", type=click.IntRange(2, 5), default=2, show_default=True)
+@click.option("--players", type=PLAYER_COUNT, default=2, show_default=True)
 @click.option("--mutant", "names", multiple=True, metavar="NAME", help="Check only these mutants (repeatable).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True)
+@click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="An array of {mutant, killed, by, ...}.")
 def mutants(ruleset_spec: str, board_spec: str, players: int, names: tuple[str, ...], timeout: float,
             as_json: bool) -> int:
@@ -505,26 +454,16 @@ def why(position: str, ruleset_spec: str | None, player_name: str, card_text: st
 @click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
 @click.option("--no-goals", is_flag=True, help="Skip the solver-directed positions.")
 @click.option("--no-rounds", is_flag=True, help="Skip the whole-round comparisons.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True)
+@click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="An object with positions, mismatches and coverage.")
 def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goals: bool, no_rounds: bool,
                timeout: float, as_json: bool) -> int:
     """Compare the engine and the SMT encoding outcome by outcome (exit 0 agreement, 1 a mismatch)."""
-    import os
+    from niagara_solver.model.puzzles import bundled_puzzles, positions_under
     from niagara_solver.verify.crosscheck import crosscheck as run_crosscheck
     from niagara_solver.model.catalogue import RULES
     rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
-    puzzles = []
-    folder = os.path.join(os.path.dirname(__file__), "..", "..", "puzzles")
-    if os.path.isdir(folder):
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".json"):
-                try:
-                    pos = load_document(os.path.join(folder, name))[0]
-                except NiagaraError:
-                    continue
-                if pos.board == board and pos.ruleset == rules:
-                    puzzles.append(pos)
+    puzzles = positions_under(bundled_puzzles(), board, rules)
     from niagara_solver.jobs import Progress
     bar = Progress(0, "crosscheck: cases", not as_json)  # on a terminal only
     report = run_crosscheck(board, rules, count, seed, puzzles=puzzles, goals=not no_goals, rounds=not no_rounds,
@@ -565,44 +504,34 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
 @click.option("--goal", type=click.Choice(["win", "steal", "safe"]), required=True)
 @click.option("--horizon", type=click.IntRange(1, 6), default=1, show_default=True, help="Rounds to look ahead.")
 @click.option("--backend", type=click.Choice(["search", "smt", "both"]), default="search", show_default=True)
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=120.0, show_default=True)
+@click.option("--timeout", type=TIMEOUT, default=120.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, horizon: int, backend: str,
           timeout: float, as_json: bool) -> int:
     """Can the player force a win / a steal / keep every gem, whatever the others do? (0 definite, 3 unknown)"""
-    from niagara_solver.solver.search import Goal
-    from niagara_solver.solver.solve import solve as run_solve
+    from niagara_solver.jobs import Progress
+    from niagara_solver.solver.answers import Backend, Goal
+    from niagara_solver.solver.solve import solve_with
     pos = _load(position, ruleset_spec)[0]
     player = _player_index(pos, player_name)
-    wanted = Goal(goal)
-    backends = ["search", "smt"] if backend == "both" else [backend]
-    from niagara_solver.jobs import Progress
     bar = Progress(0, "solve: positions searched", not as_json and horizon >= 2)  # on a terminal only
 
     def searched(nodes: int) -> None:
         bar.done = nodes
         bar.show()
-    answers = [run_solve(pos, player, wanted, horizon, b, timeout, progress=searched if bar.enabled else None)
-               for b in backends]
+    solution = solve_with(pos, player, Goal(goal), horizon, Backend(backend), timeout,
+                          progress=searched if bar.enabled else None)
     bar.close()
-    main_answer = answers[0]
-    agree = len({a.verdict for a in answers}) == 1
     if as_json:
-        data = main_answer.to_json()
-        if len(answers) > 1:
-            data["backends"] = {a.backend: a.to_json() for a in answers}
-            data["agree"] = agree
-        _emit_json(data)
+        _emit_json(solution.to_json())
     else:
-        click.echo(render.answer_text(main_answer))
-        if len(answers) > 1:
-            click.echo("\nbackends: " + ", ".join(f"{a.backend} {a.verdict.upper()} ({a.seconds:.2f} s)"
-                                                    for a in answers))
-            if not agree:
+        click.echo(render.answer_text(solution.answer))
+        if len(solution.answers) > 1:
+            click.echo("\nbackends: " + ", ".join(f"{a.backend} {a.word.upper()} ({a.seconds:.2f} s)"
+                                                    for a in solution.answers))
+            if not solution.agree:
                 click.echo("BACKENDS DISAGREE: one of the engine and the encoding is wrong here", err=True)
-    if not agree:
-        return 1
-    return 3 if main_answer.verdict == "unknown" else 0
+    return solution.exit_status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,7 +7,6 @@ or the new answer), 3 when something is unknown. ``--junit`` writes one test cas
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,12 +15,9 @@ from xml.sax.saxutils import escape, quoteattr
 from niagara_solver.model.board import Board
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
-
-
-def exit_status(failed: bool, unknown: bool) -> int:
-    """The exit status of a regression run: 1 when something failed, else 3 when something is unknown, else 0
-    (unknown is never counted as a pass)."""
-    return 1 if failed else 3 if unknown else 0
+from niagara_solver.model.verdict import PROOF, STATUS, Verdict
+from niagara_solver.solver.puzzles import NOT_A_PUZZLE, puzzle_paths, puzzle_task, status_verdict
+from niagara_solver.verify.jobs import merge_properties, properties_verdict, prove_task
 
 
 @dataclass
@@ -33,15 +29,18 @@ class CheckReport:
     seconds: float = 0.0
 
     @property
+    def verdict(self) -> Verdict:
+        """The merged verdict: REFUTED when a property is refuted or a puzzle changed or became invalid, else
+        UNKNOWN when anything is unknown (never counted as a pass), else CONFIRMED."""
+        return max([properties_verdict(self.properties), *(status_verdict(p["status"]) for p in self.puzzles)])
+
+    @property
     def status(self) -> int:
-        return exit_status(
-            failed=any(p["verdict"] == "refuted" for p in self.properties)
-            or any(p["status"] in ("changed", "invalid") for p in self.puzzles),
-            unknown=any(p["verdict"] == "unknown" for p in self.properties)
-            or any(p["status"] == "unknown" for p in self.puzzles))
+        """The exit status: 0 pass, 1 fail, 3 unknown."""
+        return self.verdict.exit_status
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": {0: "pass", 1: "fail", 3: "unknown"}[self.status], "properties": self.properties,
+        return {"status": STATUS(self.verdict), "properties": self.properties,
                 "puzzles": self.puzzles, "seconds": round(self.seconds, 3)}
 
     def junit(self) -> str:
@@ -63,8 +62,9 @@ class CheckReport:
 
         for p in self.properties:
             case("properties", p["id"] + " " + p["title"], p["seconds"],
-                 (p["id"] + " refuted", "\n".join(p.get("trace", []))) if p["verdict"] == "refuted" else None,
-                 "unknown: the solver gave no answer in time" if p["verdict"] == "unknown" else "")
+                 (p["id"] + " refuted", "\n".join(p.get("trace", [])))
+                 if p["verdict"] == PROOF(Verdict.REFUTED) else None,
+                 "unknown: the solver gave no answer in time" if p["verdict"] == PROOF(Verdict.UNKNOWN) else "")
         for p in self.puzzles:
             failure = None
             if p["status"] == "changed":
@@ -81,36 +81,11 @@ class CheckReport:
                 + "\n</testsuite>\n</testsuites>\n")
 
 
-def merge_properties(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One entry per property over several player counts: the worst verdict, the first counterexample."""
-    rank = {"proved": 0, "unknown": 1, "refuted": 2}
-    merged: dict[str, dict[str, Any]] = {}
-    for result in results:
-        for item in result["properties"]:
-            entry = merged.setdefault(item["id"], {"id": item["id"], "title": item["title"], "verdict": "proved",
-                                                    "seconds": 0.0, "players": {}, "depends_on": item["depends_on"]})
-            entry["seconds"] += item["seconds"]
-            entry["players"][str(result["players"])] = item["verdict"]
-            if rank[item["verdict"]] > rank[entry["verdict"]]:
-                entry["verdict"] = item["verdict"]
-                for key in ("counterexample", "trace", "choices", "replay"):
-                    if key in item:
-                        entry[key] = item[key]
-    return list(merged.values())
-
-
-def puzzle_paths(folder: str | None) -> list[str]:
-    """The position files of a puzzle folder, sorted by name."""
-    if not folder:
-        return []
-    return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json"))
-
-
 def check_tasks(board: Board, rules: Ruleset, puzzles: str | None, players: list[int], override: bool,
                 timeout: float = 60) -> list[Task]:
     """The independent tasks of a check: the catalogue per player count, then each puzzle."""
-    tasks: list[Task] = [("prove", rules.to_json(), board.to_json(), n, None, timeout) for n in players]
-    tasks += [("puzzle", path, rules.to_json() if override else None, timeout) for path in puzzle_paths(puzzles)]
+    tasks: list[Task] = [prove_task(rules.to_json(), board.to_json(), n, None, timeout) for n in players]
+    tasks += [puzzle_task(path, rules.to_json() if override else None, timeout) for path in puzzle_paths(puzzles)]
     return tasks
 
 
@@ -119,7 +94,7 @@ def check_from(tasks: list[Task], results: Results, seconds: float = 0.0) -> Che
     done = [results[task_key(t)] for t in tasks]
     report = CheckReport(seconds=seconds)
     report.properties = merge_properties([r for r in done if r["kind"] == "prove"])
-    report.puzzles = [r for r in done if r["kind"] == "puzzle" and r["status"] != "not a puzzle"]
+    report.puzzles = [r for r in done if r["kind"] == "puzzle" and r["status"] != NOT_A_PUZZLE]
     return report
 
 

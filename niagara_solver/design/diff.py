@@ -25,13 +25,8 @@ from typing import Any, Callable
 import z3
 
 from niagara_solver.model.board import Board
-from niagara_solver.encoding.core import Encoding
-from niagara_solver.encoding.end import encode_end
-from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
+from niagara_solver.encoding.relations import NAMES, NCOL, Relations, SymPosition, value
 from niagara_solver.encoding.solver import make_solver, shrink
-from niagara_solver.encoding.state import NCOL, SymPosition, decode, value, well_formed
-from niagara_solver.encoding.trace import decode_rescues, decode_turn
-from niagara_solver.encoding.turn import TurnChoice, encode_turn
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import choices_text, flow_outcomes, flow_value
 from niagara_solver.model.notation import Rescue, Turn
@@ -42,14 +37,12 @@ from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.position import Player, Position
-from niagara_solver.model.ruleset import SWITCHES, ForkPolicy, Ruleset
-from niagara_solver.design.check import merge_properties, puzzle_paths
+from niagara_solver.model.ruleset import SWITCHES, Ruleset
+from niagara_solver.encoding.solver import fresh_context
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
-
-#: The phase in which each switch acts, so the relation where its witness is sought.
-PHASE_OF = {"steal_after_unload": "turn", "port_departure": "turn", "bank_after_load": "turn",
-            "must_move": "turn", "capacity": "turn", "rescue_when_none": "rescue", "min_flow": "flow",
-            "fork_policy": "flow", "tiebreak": "end", "gems_per_colour": "setup"}
+from niagara_solver.model.verdict import WITNESS, Verdict
+from niagara_solver.solver.puzzles import NOT_A_PUZZLE, puzzle_paths, puzzle_task
+from niagara_solver.verify.jobs import merge_properties, prove_task
 
 
 @dataclass
@@ -98,12 +91,12 @@ def switch_witness(board: Board, a: Ruleset, b: Ruleset, switch: str, players: i
     """A witness that ``switch`` set as in ``b`` (everything else as in ``a``) changes the game."""
     start = time.perf_counter()
     other = dataclasses.replace(a, **{switch: getattr(b, switch)})
-    phase = PHASE_OF[switch]
+    phase = SWITCHES[switch].phases[0]  # the part of a round the switch acts in: its witness is sought there
     values = (a.switches()[switch], other.switches()[switch])
     finder = {"turn": _turn, "rescue": _rescue, "flow": _flow, "end": _end, "setup": _setup}[phase]
     witness = finder(board, a, other, switch, players, timeout)
     witness.a, witness.b = values
-    witness.rules = sorted({*SWITCHES[switch][1].split(", "), *witness.rules}, key=_rule_order)
+    witness.rules = sorted({SWITCHES[switch].rule, *witness.rules}, key=_rule_order)
     witness.seconds = time.perf_counter() - start
     return witness
 
@@ -121,13 +114,12 @@ def _base(board: Board, rules: Ruleset, players: int) -> Position:
 
 
 def _names(players: int) -> tuple[str, ...]:
-    from niagara_solver.encoding.state import NAMES
     return NAMES[:players]
 
 
-def _size(pre: SymPosition, enc: Encoding) -> Any:
+def _size(pre: SymPosition, relations: Relations) -> Any:
     """What makes a witness hard to read: gems away from home, gems banked or carried, canoes on the river."""
-    t = enc.tables
+    t = relations.tables
     return (z3.Sum([g for row in pre.cargo for canoe in row for g in canoe])
             + z3.Sum([g for r in pre.bank for g in r])
             + z3.Sum([pre.cave[cc][c] for cc in range(NCOL) for c in range(NCOL) if cc != c])
@@ -135,7 +127,7 @@ def _size(pre: SymPosition, enc: Encoding) -> Any:
             + z3.Sum([z3.If(h, 0, 1) for row in pre.hand for h in row]))
 
 
-def _witness_model(pre: SymPosition, enc_a: Encoding, a: Ruleset, b: Ruleset, phase: Phase,
+def _witness_model(pre: SymPosition, rel_a: Relations, rel_b: Relations, phase: Phase,
                    differ: Callable[[], list[Any]],
                    switch: str, kind: str, timeout: float | None, all_acted: bool = False,
                    extra: Callable[[], Any] | None = None) -> z3.ModelRef | Witness:
@@ -146,7 +138,7 @@ def _witness_model(pre: SymPosition, enc_a: Encoding, a: Ruleset, b: Ruleset, ph
     extra size, size): z3's search follows the order in which terms are created, and a witness should not
     change with how its question is put together."""
     solver = make_solver(timeout)
-    solver.add(*_both_well_formed(pre, enc_a.tables, a, b, phase, all_acted))
+    solver.add(*_both_well_formed(pre, rel_a, rel_b, phase, all_acted))
     solver.add(*differ())
     result = solver.check()
     if result == z3.unsat:
@@ -156,15 +148,15 @@ def _witness_model(pre: SymPosition, enc_a: Encoding, a: Ruleset, b: Ruleset, ph
         return Witness(switch, None, None, kind, "unknown", summary="the solver gave no answer in time")
     model = solver.model()
     if extra is None:
-        return shrink(solver, model, _size(pre, enc_a))
+        return shrink(solver, model, _size(pre, rel_a))
     more = extra()
-    return shrink(solver, model, _size(pre, enc_a) + more)
+    return shrink(solver, model, _size(pre, rel_a) + more)
 
 
-def _both_well_formed(pre: SymPosition, tables: Any, a: Ruleset, b: Ruleset, phase: Phase,
+def _both_well_formed(pre: SymPosition, rel_a: Relations, rel_b: Relations, phase: Phase,
                       all_acted: bool = False) -> list[Any]:
     """A position valid under both rulesets (only such a position can tell them apart)."""
-    return [c for rules in (a, b) for _, c in well_formed(pre, tables, rules, phase, all_acted)]
+    return [c for relations in (rel_a, rel_b) for _, c in relations.well_formed(pre, phase, all_acted)]
 
 
 def _legal(constraints: list[tuple[str, Any]]) -> Any:
@@ -189,20 +181,20 @@ def _key(pos: Position) -> Any:
 
 
 def _turn(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
-    enc_a, enc_b = Encoding(board, a, players), Encoding(board, b, players)
-    t = enc_a.tables
-    pre = SymPosition.fresh("diff", players, t)
-    choice = TurnChoice.fresh("diff", max(a.capacity, b.capacity), players)
-    turn_a, turn_b = encode_turn(enc_a, pre, choice, 0), encode_turn(enc_b, pre, choice, 0)
+    rel_a, rel_b = Relations(board, a, players), Relations(board, b, players)
+    pre = rel_a.position("diff")
+    # One choice for both relations, with room for the larger capacity's steals.
+    turn_a = rel_a.turn(pre, 0, "diff", capacity=max(a.capacity, b.capacity))
+    turn_b = rel_b.turn(pre, 0, choice=turn_a.choice)
     legal_a, legal_b = _legal(turn_a.constraints), _legal(turn_b.constraints)
     # Small and plain: a low card, the second canoe idle when it can be.
-    model = _witness_model(pre, enc_a, a, b, Phase.TURNS, lambda: [legal_a != legal_b], switch, "turn", timeout,
-                           extra=lambda: choice.card + z3.If(z3.Or(choice.slots[1].on), 3, 0))
+    model = _witness_model(pre, rel_a, rel_b, Phase.TURNS, lambda: [legal_a != legal_b], switch, "turn", timeout,
+                           extra=lambda: turn_a.card + z3.If(z3.Or(turn_a.choice.slots[1].on), 3, 0))
     if isinstance(model, Witness):
         return model
-    card, turn = decode_turn(model, choice, t, pre, 0)
+    card, turn = rel_a.decode_turn(model, turn_a)
     base = _base(board, a, players).replace(phase=Phase.TURNS)
-    pos = decode(model, pre, t, a, base)
+    pos = rel_a.decode_position(model, pre, base)
     pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, card if i == 0 else None)
                                     for i, p in enumerate(pos.players)))
     legal_in = "a" if value(model, legal_a) else "b"
@@ -235,21 +227,20 @@ def _confirm_turn(pos: Position, card: Card, turn: Turn, here: Ruleset, there: R
 
 
 def _rescue(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
-    enc_a, enc_b = Encoding(board, a, players), Encoding(board, b, players)
-    t = enc_a.tables
-    pre = SymPosition.fresh("diff", players, t)
-    choice = RescueChoice.fresh("diff", players)
-    res_a, res_b = encode_rescue(enc_a, pre, choice), encode_rescue(enc_b, pre, choice)
+    rel_a, rel_b = Relations(board, a, players), Relations(board, b, players)
+    pre = rel_a.position("diff")
+    res_a = rel_a.rescue(pre, "diff")
+    res_b = rel_b.rescue(pre, choice=res_a.choice)
     legal_a, legal_b = _legal(res_a.constraints), _legal(res_b.constraints)
-    model = _witness_model(pre, enc_a, a, b, Phase.CARDS, lambda: [legal_a != legal_b], switch, "rescue", timeout)
+    model = _witness_model(pre, rel_a, rel_b, Phase.CARDS, lambda: [legal_a != legal_b], switch, "rescue", timeout)
     if isinstance(model, Witness):
         return model
-    pos = decode(model, pre, t, a, _base(board, a, players))
+    pos = rel_a.decode_position(model, pre, _base(board, a, players))
     pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pos.players))
     legal_in = "a" if value(model, legal_a) else "b"
     broken = _broken(model, (res_b if legal_in == "a" else res_a).constraints)
     here, there = (a, b) if legal_in == "a" else (b, a)
-    decisions = decode_rescues(model, choice)
+    decisions = rel_a.decode_rescues(model, res_a)
     w = Witness(switch, None, None, "rescue", "found", broken, pos, None, None, None, legal_in)
     # The engine: which player's decision is an option under one ruleset and not the other.
     confirmed, shown = False, []
@@ -283,22 +274,21 @@ def _rescue_text(rescue: Rescue) -> str:
 
 
 def _flow(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
-    enc_a, enc_b = Encoding(board, a, players), Encoding(board, b, players)
-    t = enc_a.tables
-    pre = SymPosition.fresh("diff", players, t)
-    free_a, free_b = a.fork_policy is ForkPolicy.FREE, b.fork_policy is ForkPolicy.FREE
-    shared = FlowChoice.fresh("diff.flow", enc_a) if free_a or free_b else None
-    flow_a = encode_flow(enc_a, pre, shared if free_a else None)
-    flow_b = encode_flow(enc_b, pre, shared if free_b else None)
+    rel_a, rel_b = Relations(board, a, players), Relations(board, b, players)
+    pre = rel_a.position("diff")
+    # One set of branch choices for both relations, read by the one whose forks are free.
+    shared = rel_a.flow_choice("diff.flow") if rel_a.free_forks or rel_b.free_forks else None
+    flow_a = rel_a.flow(pre, choice=shared)
+    flow_b = rel_b.flow(pre, choice=shared)
     def differ() -> list[Any]:
         return [_legal(flow_a.constraints), _legal(flow_b.constraints),
                 z3.Or([x != y for x, y in zip(_places(flow_a.post), _places(flow_b.post))]
                       + [x != y for x, y in zip(_markers(flow_a.post), _markers(flow_b.post))])]
-    model = _witness_model(pre, enc_a, a, b, Phase.TURNS, differ, switch, "flow", timeout, all_acted=True)
+    model = _witness_model(pre, rel_a, rel_b, Phase.TURNS, differ, switch, "flow", timeout, all_acted=True)
     if isinstance(model, Witness):
         return model
     base = _base(board, a, players).replace(phase=Phase.TURNS, acted=tuple(range(players)))
-    pos = decode(model, pre, t, a, base)
+    pos = rel_a.decode_position(model, pre, base)
     w = Witness(switch, None, None, "flow", "found", [], pos)
     outcomes = {}
     for side, rules in (("a", a), ("b", b)):
@@ -340,15 +330,14 @@ def _places_text(pos: Position) -> str:
 
 
 def _end(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
-    enc_a, enc_b = Encoding(board, a, players), Encoding(board, b, players)
-    t = enc_a.tables
-    pre = SymPosition.fresh("diff", players, t)
-    won_a, won_b = encode_end(enc_a, pre), encode_end(enc_b, pre)
-    model = _witness_model(pre, enc_a, a, b, Phase.CARDS, lambda: [z3.Or([x != y for x, y in zip(won_a, won_b)])],
+    rel_a, rel_b = Relations(board, a, players), Relations(board, b, players)
+    pre = rel_a.position("diff")
+    won_a, won_b = rel_a.end(pre), rel_b.end(pre)
+    model = _witness_model(pre, rel_a, rel_b, Phase.CARDS, lambda: [z3.Or([x != y for x, y in zip(won_a, won_b)])],
                            switch, "end", timeout)
     if isinstance(model, Witness):
         return model
-    pos = decode(model, pre, t, a, _base(board, a, players))
+    pos = rel_a.decode_position(model, pre, _base(board, a, players))
     pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pos.players))
     w = Witness(switch, None, None, "end", "found", [], pos)
     names = []
@@ -404,7 +393,7 @@ class DiffReport:
         """0 when everything was decided, 3 when a verdict or a witness is unknown."""
         unknown = (any("unknown" in (p["a"], p["b"]) for p in self.properties)
                    or any("unknown" in (p["a"], p["b"]) for p in self.puzzles)
-                   or any(w.verdict == "unknown" for w in self.witnesses))
+                   or any(w.verdict == WITNESS(Verdict.UNKNOWN) for w in self.witnesses))
         return 3 if unknown else 0
 
     def to_json(self) -> dict[str, Any]:
@@ -415,15 +404,30 @@ class DiffReport:
                 "witnesses": [w.to_json() for w in self.witnesses], "seconds": round(self.seconds, 3)}
 
 
+def witness_job(a: Any, b: Any, switch: str, board: Any, players: int, timeout: float) -> dict[str, Any]:
+    """A position where ``switch`` (its value under ruleset ``a`` against ``b``) changes the outcome, or a proof
+    that there is none."""
+    fresh_context()
+    start = time.perf_counter()
+    found = switch_witness(Board.from_json(board), Ruleset.from_json(a), Ruleset.from_json(b), switch, players,
+                           timeout)
+    return {"kind": "witness", "switch": switch, "witness": found.to_json(), "seconds": time.perf_counter() - start}
+
+
+def witness_task(a: Any, b: Any, switch: str, board: Any, players: int, timeout: float) -> Task:
+    """The job of finding one switch's witness (rulesets and board as JSON)."""
+    return Task(witness_job, (a, b, switch, board, players, timeout))
+
+
 def diff_tasks(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles: str | None = None,
                timeout: float = 60, witness_players: int = 2) -> list[Task]:
     """The independent tasks of a diff: both catalogues, every puzzle under both rulesets, one witness per switch."""
     tasks: list[Task] = []
     for rules in (a, b):
-        tasks += [("prove", rules.to_json(), board.to_json(), n, None, timeout) for n in players]
+        tasks += [prove_task(rules.to_json(), board.to_json(), n, None, timeout) for n in players]
     for rules in (a, b):
-        tasks += [("puzzle", path, rules.to_json(), timeout) for path in puzzle_paths(puzzles)]
-    tasks += [("witness", a.to_json(), b.to_json(), s, board.to_json(), witness_players, timeout)
+        tasks += [puzzle_task(path, rules.to_json(), timeout) for path in puzzle_paths(puzzles)]
+    tasks += [witness_task(a.to_json(), b.to_json(), s, board.to_json(), witness_players, timeout)
               for s in differing_switches(a, b)]
     return tasks
 
@@ -432,7 +436,7 @@ def diff_from(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles:
               results: Results, seconds: float = 0.0, witness_players: int = 2) -> DiffReport:
     """The diff from the results of :func:`diff_tasks` (same arguments)."""
     report = DiffReport(a, b, board, players, seconds=seconds)
-    merged = [merge_properties([results[task_key(("prove", rules.to_json(), board.to_json(), n, None, timeout))]
+    merged = [merge_properties([results[task_key(prove_task(rules.to_json(), board.to_json(), n, None, timeout))]
                                 for n in players]) for rules in (a, b)]
     by_id = {p["id"]: p for p in merged[1]}
     for p in merged[0]:
@@ -445,8 +449,8 @@ def diff_from(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles:
                 entry[f"counterexample_{side}"] = item.get("counterexample")
         report.properties.append(entry)
     for path in puzzle_paths(puzzles):
-        x, y = (results[task_key(("puzzle", path, rules.to_json(), timeout))] for rules in (a, b))
-        if "not a puzzle" in (x["status"], y["status"]):
+        x, y = (results[task_key(puzzle_task(path, rules.to_json(), timeout))] for rules in (a, b))
+        if NOT_A_PUZZLE in (x["status"], y["status"]):
             continue
         va = x["answer"]["verdict"] if "answer" in x else x["status"]
         vb = y["answer"]["verdict"] if "answer" in y else y["status"]
@@ -456,8 +460,8 @@ def diff_from(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles:
             entry["answer_b"] = y.get("answer") or y.get("error")
         report.puzzles.append(entry)
     report.witnesses = [
-        witness_from_json(results[task_key(("witness", a.to_json(), b.to_json(), s, board.to_json(), witness_players,
-                                            timeout))]["witness"]) for s in differing_switches(a, b)]
+        witness_from_json(results[task_key(witness_task(a.to_json(), b.to_json(), s, board.to_json(), witness_players,
+                                                        timeout))]["witness"]) for s in differing_switches(a, b)]
     return report
 
 

@@ -18,17 +18,22 @@ or on a Dask cluster.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from niagara_solver.model.board import Board
-from niagara_solver.model.errors import InputError, RulesetError
+from niagara_solver.model.atoms import MAX_PLAYERS, MIN_PLAYERS
+from niagara_solver.model.errors import InputError, RulesetError, quoted
+from niagara_solver.model.limits import LIMITS, MAX_GRID_PROOFS, check_timeout
 from niagara_solver.model.format import load_board, read_json_file
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
-from niagara_solver.design.check import exit_status, merge_properties, puzzle_paths
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
+from niagara_solver.model.verdict import PROOF, PUZZLE, STATUS, Verdict
+from niagara_solver.solver.puzzles import INVALID, NOT_A_PUZZLE, puzzle_paths, puzzle_task
+from niagara_solver.verify.jobs import merge_properties, prove_task
 
 KEYS = ("base", "switches", "boards", "players", "puzzles", "timeout", "comment")
 
@@ -63,7 +68,7 @@ def parse_grid(obj: object, folder: str = ".") -> Grid:
         raise InputError("", "a grid is an object with \"switches\", \"boards\", \"players\"", "SWEEP")
     for key in obj:
         if key not in KEYS:
-            raise InputError(key, f"unknown key {key!r}; a grid has {', '.join(KEYS)}", "SWEEP")
+            raise InputError(key, f"unknown key {quoted(key)}; a grid has {', '.join(KEYS)}", "SWEEP")
     base_obj = obj.get("base", "standard")
     if isinstance(base_obj, str) and (base_obj.endswith(".json") or "/" in base_obj):
         base_obj = read_json_file(os.path.join(folder, base_obj))
@@ -74,17 +79,22 @@ def parse_grid(obj: object, folder: str = ".") -> Grid:
     axes: list[tuple[str, list[Any]]] = []
     for name, values in switches.items():
         if name not in SWITCHES:
-            raise RulesetError(f"switches.{name}", f"unknown switch {name!r}; switches: {', '.join(SWITCHES)}",
+            raise RulesetError(f"switches.{name}", f"unknown switch {quoted(name)}; switches: {', '.join(SWITCHES)}",
                                "SWITCHES")
         if not isinstance(values, list) or not values:
             raise InputError(f"switches.{name}", "write a non-empty list of values", "SWEEP")
-        parse, rule = SWITCHES[name]
+        row = SWITCHES[name]
+        parsed = []
         for i, value in enumerate(values):
             try:
-                parse(value)
+                parsed.append(row.parse(value))
             except ValueError as err:
-                raise RulesetError(f"switches.{name}[{i}]", str(err), rule) from None
+                raise RulesetError(f"switches.{name}[{i}]", str(err), row.rule) from None
+            if parsed[-1] in parsed[:-1]:
+                raise InputError(f"switches.{name}[{i}]", f"{quoted(value)} is listed twice", "SWEEP")
         axes.append((name, values))
+    # The size first, from the lengths alone: a grid of millions of variants is refused before one is built.
+    _check_size(math.prod(len(values) for _, values in axes), "switches")
     variants = []
     for combo in itertools.product(*(values for _, values in axes)):
         changes = dict(zip((name for name, _ in axes), combo))
@@ -93,6 +103,7 @@ def parse_grid(obj: object, folder: str = ".") -> Grid:
     boards_obj = obj.get("boards", ["standard"])
     if not isinstance(boards_obj, list) or not boards_obj:
         raise InputError("boards", "write a non-empty list of board presets or board files", "SWEEP")
+    _check_size(len(variants) * len(boards_obj), "boards")
     boards = []
     for i, spec in enumerate(boards_obj):
         if not isinstance(spec, str):
@@ -103,15 +114,20 @@ def parse_grid(obj: object, folder: str = ".") -> Grid:
         except InputError as err:
             raise InputError(f"boards[{i}]", f"{spec}: {err.message}", err.rule) from None
     players = _players(obj.get("players", [2]))
+    _check_size(len(variants) * len(boards) * len(players), "players")
     puzzles = obj.get("puzzles")
     if puzzles is not None:
         if not isinstance(puzzles, str) or not os.path.isdir(os.path.join(folder, puzzles)):
-            raise InputError("puzzles", f"not a folder: {puzzles!r}", "SWEEP")
+            raise InputError("puzzles", f"not a folder: {quoted(puzzles)}", "SWEEP")
         puzzles = os.path.join(folder, puzzles)
-    timeout = obj.get("timeout", 60)
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
-        raise InputError("timeout", f"write a positive number of seconds, got {timeout!r}", "SWEEP")
-    return Grid(variants, boards, players, puzzles, float(timeout))
+    timeout = check_timeout(obj.get("timeout", 60), "timeout")  # the same bounds as every --timeout
+    return Grid(variants, boards, players, puzzles, timeout)
+
+
+def _check_size(proofs: int, where: str) -> None:
+    if proofs > MAX_GRID_PROOFS:
+        raise InputError(where, f"the grid asks for {proofs:,} proofs of the catalogue (variants × boards × "
+                                f"player counts); at most {MAX_GRID_PROOFS:,}", LIMITS)
 
 
 def _as_object(spec: str | dict[str, Any]) -> dict[str, Any]:
@@ -119,20 +135,26 @@ def _as_object(spec: str | dict[str, Any]) -> dict[str, Any]:
 
 
 def _players(value: object) -> list[int]:
+    """2, "2-5" or [2, 3]; every count within R-COMP-1's bounds, checked before a range is listed."""
     if isinstance(value, int) and not isinstance(value, bool):
-        counts = [value]
+        ends = [value]
     elif isinstance(value, str):
+        low, _, high = value.partition("-")
         try:
-            low, _, high = value.partition("-")
-            counts = list(range(int(low), int(high or low) + 1))
+            ends = [int(low), int(high or low)] if len(value) <= 30 else []  # never int() of thousands of digits
         except ValueError:
-            raise InputError("players", f"write 2, \"2-5\" or [2, 3], got {value!r}", "R-COMP-1") from None
+            ends = []
+        if not ends:
+            raise InputError("players", f"write 2, \"2-5\" or [2, 3], got {quoted(value)}", "R-COMP-1")
     elif isinstance(value, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in value):
-        counts = list(value)
+        ends = list(value)
     else:
-        raise InputError("players", f"write 2, \"2-5\" or [2, 3], got {value!r}", "R-COMP-1")
-    if not counts or any(not 2 <= n <= 5 for n in counts):
-        raise InputError("players", f"2 to 5 players play, got {value!r}", "R-COMP-1")
+        raise InputError("players", f"write 2, \"2-5\" or [2, 3], got {quoted(value)}", "R-COMP-1")
+    if not ends or any(not MIN_PLAYERS <= n <= MAX_PLAYERS for n in ends):
+        raise InputError("players", f"{MIN_PLAYERS} to {MAX_PLAYERS} players play, got {quoted(value)}", "R-COMP-1")
+    counts = list(range(ends[0], ends[1] + 1)) if isinstance(value, str) else ends
+    if not counts:
+        raise InputError("players", f"an empty range of player counts: {quoted(value)}", "R-COMP-1")
     return counts
 
 
@@ -145,14 +167,22 @@ class SweepReport:
     seconds: float = 0.0
 
     @property
+    def verdict(self) -> Verdict:
+        """REFUTED when a property is refuted or a puzzle's answer changed (or it became invalid), else UNKNOWN
+        when something is unknown, else CONFIRMED."""
+        verdicts = [Verdict.REFUTED if r["refuted"] else Verdict.UNKNOWN if r["unknown"] else Verdict.CONFIRMED
+                    for r in self.rows]
+        verdicts += [Verdict.REFUTED if p["changed"] or p["invalid"] else
+                     Verdict.UNKNOWN if p["unknown"] else Verdict.CONFIRMED for p in self.puzzles]
+        return max(verdicts, default=Verdict.CONFIRMED)
+
+    @property
     def status(self) -> int:
         """0 all proved and every puzzle as recorded, 1 something refuted or changed, 3 something unknown."""
-        return exit_status(
-            failed=any(r["refuted"] for r in self.rows) or any(p["changed"] or p["invalid"] for p in self.puzzles),
-            unknown=any(r["unknown"] for r in self.rows) or any(p["unknown"] for p in self.puzzles))
+        return self.verdict.exit_status
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": {0: "pass", 1: "fail", 3: "unknown"}[self.status], "rows": self.rows,
+        return {"status": STATUS(self.verdict), "rows": self.rows,
                 "puzzles": self.puzzles, "seconds": round(self.seconds, 3)}
 
 
@@ -161,7 +191,7 @@ def sweep_tasks(grid: Grid) -> list[Task]:
     tasks: list[Task] = []
     for _, rules in grid.variants:
         for _, board in grid.boards:
-            tasks += [("prove", rules.to_json(), board.to_json(), n, None, grid.timeout) for n in grid.players]
+            tasks += [prove_task(rules.to_json(), board.to_json(), n, None, grid.timeout) for n in grid.players]
     for changes, _ in grid.variants:
         tasks += [_puzzle_task(path, changes, grid.timeout) for path in puzzle_paths(grid.puzzles)]
     return tasks
@@ -169,7 +199,7 @@ def sweep_tasks(grid: Grid) -> list[Task]:
 
 def _puzzle_task(path: str, changes: dict[str, Any], timeout: float) -> Task:
     # A puzzle keeps its own ruleset; only the grid's switches change (a tie-break puzzle keeps its tie-break).
-    return ("puzzle", path, None, timeout, changes)
+    return puzzle_task(path, None, timeout, changes)
 
 
 def sweep_from(grid: Grid, results: Results, seconds: float = 0.0) -> SweepReport:
@@ -178,24 +208,24 @@ def sweep_from(grid: Grid, results: Results, seconds: float = 0.0) -> SweepRepor
     for changes, rules in grid.variants:
         for name, board in grid.boards:
             for n in grid.players:
-                result = results[task_key(("prove", rules.to_json(), board.to_json(), n, None, grid.timeout))]
+                result = results[task_key(prove_task(rules.to_json(), board.to_json(), n, None, grid.timeout))]
                 props = merge_properties([result])
                 report.rows.append({
                     "switches": changes, "ruleset": rules.to_json(), "board": board.name or name, "players": n,
-                    "proved": [p["id"] for p in props if p["verdict"] == "proved"],
-                    "refuted": [p["id"] for p in props if p["verdict"] == "refuted"],
-                    "unknown": [p["id"] for p in props if p["verdict"] == "unknown"],
+                    "proved": [p["id"] for p in props if p["verdict"] == PROOF(Verdict.PROVED)],
+                    "refuted": [p["id"] for p in props if p["verdict"] == PROOF(Verdict.REFUTED)],
+                    "unknown": [p["id"] for p in props if p["verdict"] == PROOF(Verdict.UNKNOWN)],
                     "counterexamples": {p["id"]: p["trace"] for p in props if "trace" in p},
                     "seconds": round(result["seconds"], 3)})
         answers = [results[task_key(_puzzle_task(path, changes, grid.timeout))] for path in puzzle_paths(grid.puzzles)]
-        answers = [a for a in answers if a["status"] != "not a puzzle"]
+        answers = [a for a in answers if a["status"] != NOT_A_PUZZLE]
         report.puzzles.append({
             "switches": changes, "ruleset": rules.to_json(),
-            "same": [a["name"] for a in answers if a["status"] == "same"],
+            "same": [a["name"] for a in answers if a["status"] == PUZZLE(Verdict.CONFIRMED)],
             "changed": [{"name": a["name"], "recorded": a["recorded"], "now": a["answer"]["verdict"]}
-                        for a in answers if a["status"] == "changed"],
-            "invalid": [{"name": a["name"], "error": a["error"]} for a in answers if a["status"] == "invalid"],
-            "unknown": [a["name"] for a in answers if a["status"] == "unknown"]})
+                        for a in answers if a["status"] == PUZZLE(Verdict.REFUTED)],
+            "invalid": [{"name": a["name"], "error": a["error"]} for a in answers if a["status"] == INVALID],
+            "unknown": [a["name"] for a in answers if a["status"] == PUZZLE(Verdict.UNKNOWN)]})
     return report
 
 

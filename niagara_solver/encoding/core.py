@@ -16,7 +16,7 @@ from typing import Any, Callable
 import z3
 
 from niagara_solver.model.board import Board
-from niagara_solver.model.ruleset import PortDeparture, RescueWhenNone, Ruleset
+from niagara_solver.model.ruleset import GemSides, PortDeparture, RescueWhenNone, Ruleset
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
 from niagara_solver.encoding.tables import BoardTables
 
@@ -111,7 +111,8 @@ def weather_bounds(enc: Encoding, weather: Expr) -> list[Constraint]:
 def structure(enc: Encoding, active: Expr, pre: list[Expr], post: list[Expr], move: Expr, start: Expr,
               home: Expr) -> list[Constraint]:
     """Gem actions, one movement in one direction, gem actions; a port canoe that acts leaves the port;
-    with ``must_move`` every acting canoe moves."""
+    with ``must_move`` every acting canoe moves; with ``gem_sides: one`` a canoe that moves makes gem actions
+    before it or after it, not both (one that stays has nothing to split)."""
     out: list[Constraint] = []
     for ops in (pre, post):
         for a, b in zip(ops, ops[1:]):
@@ -122,6 +123,8 @@ def structure(enc: Encoding, active: Expr, pre: list[Expr], post: list[Expr], mo
     out.append(("R-MOVE-1", z3.Implies(z3.And(active, start == enc.tables.PORT), move != 0)))
     if enc.rules.must_move:
         out.append(("R-MOVE-1", z3.Implies(active, move != 0)))
+    if enc.rules.gem_sides is GemSides.ONE:  # the first slot of each side tells whether it has gem actions
+        out.append(("R-MOVE-1", z3.Implies(move != 0, z3.Or(pre[0] == 0, post[0] == 0))))
     return out
 
 

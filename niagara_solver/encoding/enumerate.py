@@ -15,13 +15,8 @@ import z3
 from niagara_solver.model.notation import Turn
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.position import Player, Position
-from niagara_solver.encoding.core import Encoding, Mutant
-from niagara_solver.encoding.end import encode_end
-from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
-from niagara_solver.encoding.round import RoundChoice, encode_round
+from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
 from niagara_solver.encoding.solver import make_solver
-from niagara_solver.encoding.state import NCOL, SymPosition, decode, fix, value
-from niagara_solver.encoding.turn import Transition, TurnChoice, encode_turn
 
 
 def _canoe_terms(post: SymPosition, p: int, k: int) -> list[Any]:
@@ -65,40 +60,36 @@ def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
 class Enumerator:
     """The encoding's outcomes for concrete positions, for one board, ruleset and player count."""
 
-    def __init__(self, enc: Encoding, timeout: float | None = 60) -> None:
-        self.enc = enc
-        self.tables = enc.tables
+    def __init__(self, relations: Relations, timeout: float | None = 60) -> None:
+        self.relations = relations
+        self.tables = relations.tables
         self.timeout = timeout
-        self._cache: dict[Any, tuple[SymPosition, Any, Transition, z3.Solver]] = {}
+        self._cache: dict[Any, tuple[SymPosition, Any, z3.Solver]] = {}
 
     @classmethod
     def of(cls, pos: Position, mutant: Mutant | None = None) -> "Enumerator":
-        return cls(Encoding(pos.board, pos.ruleset, len(pos.players), mutant))
+        return cls(Relations.of(pos, mutant))
 
-    def _relation(self, key: Any) -> tuple[SymPosition, Any, Transition, z3.Solver]:
+    def _relation(self, key: Any) -> tuple[SymPosition, Any, z3.Solver]:
+        """The position before, the step (turn, flow, rescue or round) and a solver holding its relation."""
         if key not in self._cache:
-            enc, n = self.enc, self.enc.players
-            pre = SymPosition.fresh(f"enum.{key}", n, self.tables)
-            choice: Any
+            relations, tag = self.relations, f"enum.{key}"
+            pre = relations.position(tag)
+            step: Any
             if key[0] == "turn":
-                choice = TurnChoice.fresh(f"enum.{key}", enc.rules.capacity, n)
-                transition = encode_turn(enc, pre, choice, key[1])
+                step = relations.turn(pre, key[1], tag)
             elif key[0] == "flow":
-                choice = FlowChoice.fresh(f"enum.{key}", enc)
-                steps = z3.Int(f"enum.{key}.steps") if key[1] == "steps" else None
-                transition = encode_flow(enc, pre, choice if enc.rules.fork_policy.value == "free" else None,
-                                         steps=steps)
-                transition.extra["steps"] = steps
+                # Branch choices under either fork policy (read only when free), so the flow's terms come in one
+                # order whatever the policy; with "steps", phase III alone, the number of steps is free.
+                step = relations.flow(pre, tag, choice=relations.flow_choice(tag), steps=key[1] == "steps")
             elif key[0] == "rescue":
-                choice = RescueChoice.fresh(f"enum.{key}", n)
-                transition = encode_rescue(enc, pre, choice)
+                step = relations.rescue(pre, tag)
             else:
-                choice = RoundChoice.fresh(f"enum.{key}", enc)
-                transition = encode_round(enc, pre, choice, key[1])
+                step = relations.round(pre, tag, key[1])
             solver = make_solver(self.timeout)
-            for _, c in transition.constraints:
+            for _, c in step.constraints:
                 solver.add(c)
-            self._cache[key] = (pre, choice, transition, solver)
+            self._cache[key] = (pre, step, solver)
         return self._cache[key]
 
     def _collect(self, solver: z3.Solver, post: SymPosition, base: Position, finish: Any,
@@ -123,29 +114,29 @@ class Enumerator:
 
     def turns_with_notation(self, pos: Position, player: int, card: Card, limit: int = 100000) -> dict[Position, str]:
         """Every position ``player`` can reach with ``card``, with a turn (in the notation) that reaches it."""
-        from niagara_solver.encoding.trace import decode_turn
-        pre, choice, transition, _ = self._relation(("turn", player))
+        relations = self.relations
+        pre, step, _ = self._relation(("turn", player))
         me = pos.players[player]
         found: dict[Position, str] = {}
         # Slot 0 acts on canoe 0: with different canoes, either may act first. A fresh solver per order was
         # measured faster than push/pop on a shared one for this many models (docs/PROVER.md).
         for order in ([(0, 1)] if me.canoes[0] == me.canoes[1] else [(0, 1), (1, 0)]):
             solver = make_solver(self.timeout)
-            solver.add(*[c for _, c in transition.constraints])
-            solver.add(*fix(pre, pos, self.tables, {player: order}))
-            solver.add(choice.card == int(card))
+            solver.add(*[c for _, c in step.constraints])
+            solver.add(*relations.pin(pre, pos, {player: order}))
+            solver.add(step.plays(card))
             for known in found:
-                solver.add(z3.Not(_same_position(transition.post, known, self.tables)))
+                solver.add(z3.Not(_same_position(step.post, known, self.tables)))
 
             def finish(model: z3.ModelRef) -> Position:
-                after = decode(model, transition.post, self.tables, pos.ruleset, pos)
+                after = relations.decode_position(model, step.post, pos)
                 players = tuple(Player(p.name, a.canoes, a.hand if i == player else p.hand, a.bank,
                                        card if i == player else p.card)
                                 for i, (p, a) in enumerate(zip(pos.players, after.players)))
                 result = after.replace(players=players, acted=(*pos.acted, player))
-                found.setdefault(result, str(decode_turn(model, choice, self.tables, pre, player)[1]))
+                found.setdefault(result, str(relations.decode_turn(model, step)[1]))
                 return result
-            self._collect(solver, transition.post, pos, finish, limit)
+            self._collect(solver, step.post, pos, finish, limit)
         return found
 
     def check_turns(self, pos: Position, player: int, card: Card, claimed: dict[Position, Turn]) -> dict[Position, str]:
@@ -156,21 +147,20 @@ class Enumerator:
         enumerated. The answer is the encoding's whole outcome set, as :meth:`turns_with_notation` would give,
         several times faster when the claim is right (docs/PROVER.md).
         """
-        from niagara_solver.encoding.pin import canoe_order, pin_turn
-        from niagara_solver.encoding.trace import decode_turn
-        pre, choice, transition, _ = self._relation(("turn", player))
+        relations = self.relations
+        pre, step, _ = self._relation(("turn", player))
         me = pos.players[player]
         orders = [(0, 1)] if me.canoes[0] == me.canoes[1] else [(0, 1), (1, 0)]
         solvers = {}
         for order in orders:
             solver = make_solver(self.timeout)
-            solver.add(*[c for _, c in transition.constraints])
-            solver.add(*fix(pre, pos, self.tables, {player: order}))
-            solver.add(choice.card == int(card))
+            solver.add(*[c for _, c in step.constraints])
+            solver.add(*relations.pin(pre, pos, {player: order}))
+            solver.add(step.plays(card))
             solvers[order] = solver
 
         def result(model: z3.ModelRef) -> Position:
-            after = decode(model, transition.post, self.tables, pos.ruleset, pos)
+            after = relations.decode_position(model, step.post, pos)
             players = tuple(Player(p.name, a.canoes, a.hand if i == player else p.hand, a.bank,
                                    card if i == player else p.card)
                             for i, (p, a) in enumerate(zip(pos.players, after.players)))
@@ -182,7 +172,7 @@ class Enumerator:
                 continue
             solver = solvers[order if order in solvers else (0, 1)]
             solver.push()
-            solver.add(*pin_turn(self.enc, pos, card, turn, choice))
+            solver.add(*relations.pin_turn(step, pos, card, turn))
             answer = solver.check()
             if answer == z3.sat:
                 found.setdefault(result(solver.model()), str(turn))
@@ -191,8 +181,8 @@ class Enumerator:
                 raise TimeoutError("the solver gave no answer in time")
             solver.pop()
         for order, solver in solvers.items():
-            solver.add(*[z3.Not(_same_position(transition.post, known, self.tables)) for known in claimed])
-            solver.add(*[z3.Not(_same_position(transition.post, known, self.tables)) for known in found])
+            solver.add(*[z3.Not(_same_position(step.post, known, self.tables)) for known in claimed])
+            solver.add(*[z3.Not(_same_position(step.post, known, self.tables)) for known in found])
             while True:
                 answer = solver.check()
                 if answer == z3.unsat:
@@ -201,36 +191,36 @@ class Enumerator:
                     raise TimeoutError("the solver gave no answer in time")
                 model = solver.model()
                 extra = result(model)
-                found.setdefault(extra, str(decode_turn(model, choice, self.tables, pre, player)[1]))
-                solver.add(z3.Not(_same_position(transition.post, extra, self.tables)))
+                found.setdefault(extra, str(relations.decode_turn(model, step)[1]))
+                solver.add(z3.Not(_same_position(step.post, extra, self.tables)))
         return found
 
     def flows(self, pos: Position, steps: int | None, limit: int = 100000) -> set[Position]:
         """Every position the flow leads to (one under alternation; several with a free fork): ``steps`` single
         steps, or, with None, as many as the cards played and the weather give (R-FLOW-1, R-FLOW-2)."""
-        pre, _, transition, solver = self._relation(("flow", "steps" if steps is not None else "cards"))
+        pre, step, solver = self._relation(("flow", "steps" if steps is not None else "cards"))
         solver.push()
-        solver.add(*fix(pre, pos, self.tables))
+        solver.add(*self.relations.pin(pre, pos))
         if steps is not None:
-            solver.add(transition.extra["steps"] == steps)
-        found = self._collect(solver, transition.post, pos, self._keeping_hands(transition, pos), limit)
+            solver.add(step.steps == steps)
+        found = self._collect(solver, step.post, pos, self._keeping_hands(step, pos), limit)
         solver.pop()
         return found
 
     def rescues(self, pos: Position, limit: int = 100000) -> set[Position]:
         """Every position phase I's rescue decisions lead to (a start-of-round position)."""
-        pre, _, transition, solver = self._relation(("rescue",))
+        pre, step, solver = self._relation(("rescue",))
         solver.push()
-        solver.add(*fix(pre, pos, self.tables))
-        found = self._collect(solver, transition.post, pos, self._keeping_hands(transition, pos), limit)
+        solver.add(*self.relations.pin(pre, pos))
+        found = self._collect(solver, step.post, pos, self._keeping_hands(step, pos), limit)
         solver.pop()
         return found
 
-    def _keeping_hands(self, transition: Transition, pos: Position) -> Callable[[z3.ModelRef], Position]:
+    def _keeping_hands(self, step: Step, pos: Position) -> Callable[[z3.ModelRef], Position]:
         """The position a model of a rescue or flow leads to: canoes, banks, caves and markers from the model;
         hands and cards as in ``pos`` (phases I and III never touch them)."""
         def finish(model: z3.ModelRef) -> Position:
-            after = decode(model, transition.post, self.tables, pos.ruleset, pos)
+            after = self.relations.decode_position(model, step.post, pos)
             players = tuple(Player(p.name, a.canoes, p.hand, a.bank, p.card)
                             for p, a in zip(pos.players, after.players))
             return after.replace(players=players)
@@ -238,29 +228,28 @@ class Enumerator:
 
     def winners(self, pos: Position) -> tuple[int, ...]:
         """The winners the encoding's end check names for the banks of ``pos``."""
-        pre = SymPosition.fresh("end.pre", self.enc.players, self.tables)
-        won = encode_end(self.enc, pre)
+        pre = self.relations.position("end.pre")
+        won = self.relations.end(pre)
         solver = make_solver(self.timeout)
-        solver.add(*fix(pre, pos, self.tables))
+        solver.add(*self.relations.pin(pre, pos))
         assert solver.check() == z3.sat
-        model = solver.model()
-        return tuple(p for p, w in enumerate(won) if value(model, w))
+        return self.relations.decode_winners(solver.model(), won)
 
     def rounds(self, pos: Position, cards: dict[int, Card], limit: int = 100000) -> set[Position]:
         """Every position at the start of the next round, from a start-of-round position and given cards."""
-        pre, choice, transition, solver = self._relation(("round", pos.lifebuoy))
+        pre, step, solver = self._relation(("round", pos.lifebuoy))
         solver.push()
-        solver.add(*fix(pre, pos, self.tables))
+        solver.add(*self.relations.pin(pre, pos))
         for p, card in cards.items():
-            solver.add(choice.turns[p].card == int(card))
+            solver.add(step.plays(p, card))
         n = len(pos.players)
 
         def finish(model: z3.ModelRef) -> Position:
-            after = decode(model, transition.post, self.tables, pos.ruleset, pos)
+            after = self.relations.decode_position(model, step.post, pos)
             players = tuple(Player(a.name, a.canoes, a.hand, a.bank, None) for a in after.players)
             return after.replace(players=players, lifebuoy=(pos.lifebuoy + 1) % n, round=pos.round + 1,
                                  phase=Phase.CARDS, acted=())
-        found = self._collect(solver, transition.post, pos, finish, limit)
+        found = self._collect(solver, step.post, pos, finish, limit)
         solver.pop()
         return found
 

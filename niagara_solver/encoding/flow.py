@@ -89,7 +89,7 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
             moved = [z3.If(fell, g, 0) for g in pre.cargo[p][v]]
             state.cave = enc.rule("R-FLOW-6")(enc, state.cave, moved)
             state.cargo[p][v] = [g - m for g, m in zip(pre.cargo[p][v], moved)]
-    return Transition(out, state, extra={"k": k, "sum": total})
+    return Transition(out, state, extra={"k": k, "sum": total}, choice=choice)
 
 
 def _parent(t: BoardTables, x: Expr) -> Expr:
@@ -132,4 +132,4 @@ def encode_rescue(enc: Encoding, pre: SymPosition, choice: RescueChoice) -> Tran
             state.place[p][k] = z3.If(rescued, t.PORT, state.place[p][k])
         state.bank[p] = bank
         state.cave = cave
-    return Transition(out, state)
+    return Transition(out, state, choice=choice)

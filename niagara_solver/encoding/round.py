@@ -51,4 +51,5 @@ def encode_round(enc: Encoding, pre: SymPosition, choice: RoundChoice, lifebuoy:
     for p in range(n):  # R-CARD-2: a player who has played all seven cards takes them back
         empty = z3.Not(z3.Or(state.hand[p]))
         state.hand[p] = [z3.Or(h, empty) for h in state.hand[p]]
-    return Transition(out, state, extra={"k": flow.extra["k"], "lifebuoy": z3.IntVal((lifebuoy + 1) % n)})
+    return Transition(out, state, extra={"k": flow.extra["k"], "lifebuoy": z3.IntVal((lifebuoy + 1) % n)},
+                      choice=choice)

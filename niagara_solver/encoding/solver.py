@@ -5,26 +5,18 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Iterable
 
 import z3
 
 from niagara_solver.encoding.state import Constraint, Expr, value
+from niagara_solver.model.verdict import Verdict
 
 #: Fixed seeds: the same question gets the same answer (and the same counterexample) on every run.
 SEED = 7
 
 #: z3 resource units allowed to each shrinking question (about 2 s here); deterministic, unlike a timeout.
 SHRINK_RLIMIT = 20_000_000
-
-
-class Verdict(Enum):
-    """The answer to "is there a position and choices breaking this?"."""
-
-    PROVED = "proved"      # unsat: no position breaks it
-    REFUTED = "refuted"    # sat: a counterexample
-    UNKNOWN = "unknown"    # timeout or the solver gave up
 
 
 def make_solver(timeout: float | None = None) -> z3.Solver:
@@ -78,6 +70,7 @@ def add(solver: z3.Solver, constraints: Iterable[Constraint]) -> None:
 
 
 def verdict(result: z3.CheckSatResult) -> Verdict:
+    """The verdict of "is there a position and choices breaking this?": unsat proves it (R-PROP)."""
     if result == z3.unsat:
         return Verdict.PROVED
     if result == z3.sat:

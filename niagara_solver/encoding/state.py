@@ -78,6 +78,11 @@ class SymPosition:
             defs.append(("DEF", a == b))
         return fresh, defs
 
+    def variables(self) -> list[Expr]:
+        """Every term of the position, in a fixed order (places, cargo, caves, banks, weather, markers, hands,
+        cards)."""
+        return _flat(self)
+
     def load(self, p: int, k: int) -> Expr:
         """How many gems canoe ``k`` of player ``p`` carries."""
         return z3.Sum(self.cargo[p][k])

@@ -21,6 +21,7 @@ board graph and the rule IDs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import z3
 
@@ -163,12 +164,13 @@ class SlotObservation:
 
 @dataclass
 class Transition:
-    """A phase's relation: its rule-tagged constraints and the position after it."""
+    """A phase's relation: its rule-tagged constraints, the position after it, and the choices it ranges over."""
 
     constraints: list[Constraint]
     post: SymPosition
     observations: list[SlotObservation] = field(default_factory=list)
     extra: dict[str, Expr] = field(default_factory=dict)
+    choice: Any = None
 
 
 def swap_canoes(pos: SymPosition, player: int, swap: Expr) -> SymPosition:
@@ -215,7 +217,7 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
     state.card[P] = card
     if swap is not None:
         state = swap_canoes(state, P, swap)
-    return Transition(out, state, observations)
+    return Transition(out, state, observations, choice=choice)
 
 
 def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr,

@@ -13,7 +13,7 @@ from typing import Sequence
 from niagara_solver.model.errors import AmbiguousTurnError, IllegalTurnError
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour
 from niagara_solver.model.position import Canoe, Player, Position
-from niagara_solver.model.ruleset import PortDeparture
+from niagara_solver.model.ruleset import GemSides, PortDeparture
 from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, Turn, Unload
 from niagara_solver.engine.turns import after_reveal, check_turn_context
 
@@ -132,6 +132,7 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
     moved: Move | None = None
     distance = 0
     empty_while_moving = True
+    gem_ops_before_move = 0
     gem_ops_after_move = 0
     loaded: set[Colour] = set()
     unloaded: set[Colour] = set()
@@ -152,6 +153,9 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
         if isinstance(step, (Load, Unload)):
             if stole:
                 raise IllegalTurnError("a canoe cannot steal and then act again", "R-STEAL-3")
+            if moved is not None and gem_ops_before_move and rules.gem_sides is GemSides.ONE:
+                raise IllegalTurnError("a canoe's gem actions are all before its movement or all after it "
+                                       "(gem_sides: one)", "R-MOVE-1")
             cave = board.cave.get(place) if place not in (PORT, FALLEN) else None
             if cave is None:
                 where = "in the port" if place == PORT else f"on disc {place}, which has no cave"
@@ -182,7 +186,9 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
                 gems.remove(step.colour)
                 unloaded.add(step.colour)
                 report.unloaded.append(step.colour)
-            if moved is not None:
+            if moved is None:
+                gem_ops_before_move += 1
+            else:
                 gem_ops_after_move += 1
         elif isinstance(step, Move):
             if stole:

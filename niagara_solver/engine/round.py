@@ -4,14 +4,15 @@ lifebuoy (R-BUOY), then the end check (R-END)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
 from niagara_solver.model.atoms import COLOURS, FULL_HAND, Card, Colour, Phase
+from niagara_solver.model.format import position_to_json
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import Tiebreak
 from niagara_solver.engine.apply import apply_turn
-from niagara_solver.engine.flow import FlowResult, StepChoice, flow_detail, flow_value
+from niagara_solver.engine.flow import FlowResult, StepChoice, choices_text, flow_detail, flow_value
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.engine.rescue import begin_turns
 
@@ -93,6 +94,20 @@ class RoundRecord:
     def winners(self) -> tuple[int, ...]:
         """The winners if the game ended with this round (R-END-2)."""
         return winners(self.end)
+
+    def to_json(self) -> dict[str, Any]:
+        """The round as ``round --json`` and ``play --json`` write it."""
+        start = self.start
+        names = [p.name for p in start.players]
+        return {"round": start.round,
+                "rescues": {names[i]: str(r) for i, r in self.rescues},
+                "cards": {p.name: p.card.to_json() for p in self.turns_start.players if p.card is not None},
+                "turns": [{"player": names[t.player], "card": t.card.to_json(), "turn": str(t.turn)}
+                          for t in self.turns],
+                "flow": self.flow,
+                "branches": choices_text(self.choices, start) if self.choices is not None else None,
+                "fell": [{"player": names[o], "from": d, "gems": [g.label for g in gems]} for o, d, gems in self.fell],
+                "position": position_to_json(self.end)}
 
 
 def play_round(pos: Position, cards: Mapping[int, Card], turns: Mapping[int, Turn | str],

@@ -4,8 +4,8 @@ The generator builds turns by construction, canoe by canoe, and never produces a
 
 * which canoes act is fixed at the start of the turn (R-TURN-3) and they act in either order (R-TURN-4);
 * each canoe's action is gem actions where it stands, one movement in one direction, gem actions where
-  it stops, then optional steals (R-MOVE-1), spending exactly its budget (R-MOVE-3) unless it enters the
-  port (R-MOVE-5);
+  it stops (with ``gem_sides: one``, on one side of the movement only), then optional steals (R-MOVE-1),
+  spending exactly its budget (R-MOVE-3) unless it enters the port (R-MOVE-5);
 * outcomes are deduplicated on the fly by their resulting position, so a turn list holds one turn per
   distinct result (the first found, in a fixed order).
 
@@ -22,7 +22,7 @@ from typing import Callable, Iterator, NamedTuple, TypeVar
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
 from niagara_solver.model.atoms import PORT, Card, Colour, Gems, Phase
 from niagara_solver.model.position import Canoe, Player, Position
-from niagara_solver.model.ruleset import PortDeparture
+from niagara_solver.model.ruleset import GemSides, PortDeparture
 from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, Step, Turn, Unload
 
 CanoeState = tuple[str, tuple[Colour, ...]]
@@ -177,6 +177,8 @@ class _Generator:
         colour = self.board.cave[dest]
         if colour is None or rest % 2:
             return
+        if run.ops and self.rules.gem_sides is GemSides.ONE:
+            return  # gem_sides: one: gem actions before the movement, so none after it (R-MOVE-1)
         for post in _gem_runs(run.gems, snap.caves[colour - 1], run.loaded, run.unloaded, rest, self.rules.capacity):
             if post.cost == rest:
                 moved = snap._replace(caves=_replace_at(snap.caves, colour - 1, post.cave))

@@ -10,14 +10,28 @@ from enum import Enum, IntEnum
 from functools import lru_cache
 from typing import Iterable, Iterator, Mapping
 
+from niagara_solver.model.errors import quoted
+
 #: The landing above the river (R-BOARD-2): canoes start here and gems brought here are banked.
 PORT = "port"
 #: Where a canoe is after its disc went over the falls (R-FLOW-6), until it is rescued (R-RESCUE-1).
 FALLEN = "fallen"
 #: The falls below every last disc of the river (R-BOARD-2); a board node, never a canoe's place.
 FALLS = "falls"
-#: Names a disc may not take.
+#: Names a disc may not take, in any case (the turn notation reads ``Port`` as the port, docs/NOTATION.md).
 RESERVED_PLACES = frozenset({PORT, FALLEN, FALLS})
+
+
+def unwritable(name: str) -> bool:
+    """True when ``name`` cannot be written as a name (of a player, a disc, a branch) in the turn notation,
+    a table or a picture: it holds a space, a line break or another control or format character, or a lone
+    surrogate (what ``str.isprintable`` refuses, and the plain space, which separates the notation's steps)."""
+    return not name.isprintable() or " " in name
+
+
+#: How many players play (R-COMP-1): every count of players the tool accepts, in positions and options.
+MIN_PLAYERS = 2
+MAX_PLAYERS = 5
 
 
 class Colour(IntEnum):
@@ -40,7 +54,7 @@ class Colour(IntEnum):
         try:
             return cls[text.strip().upper()]
         except KeyError:
-            raise ValueError(f"unknown colour {text!r}") from None
+            raise ValueError(f"unknown colour {quoted(text)}") from None
 
     def __str__(self) -> str:
         return self.label
@@ -79,18 +93,20 @@ class Card(IntEnum):
     def parse(cls, value: object) -> "Card":
         """The card written as ``value``: 1..6 (int or digit string) or ``"cloud"``."""
         if isinstance(value, bool):
-            raise ValueError(f"unknown card {value!r}")
+            raise ValueError(f"unknown card {quoted(value)}")
         if isinstance(value, int):
             if 1 <= value <= 6:
                 return cls(value)
-            raise ValueError(f"unknown card {value!r}: paddles are 1..6")
+            raise ValueError(f"unknown card {quoted(value)}: paddles are 1..6")
         if isinstance(value, str):
             text = value.strip().lower()
             if text == "cloud":
                 return cls.CLOUD
-            if text.isdigit() and 1 <= int(text) <= 6:
+            # ASCII digits only, never int() of the whole text: "²" is a digit to isdigit(), and Python refuses
+            # to read an integer of thousands of digits.
+            if text.isascii() and text.isdigit() and text.lstrip("0") in ("1", "2", "3", "4", "5", "6"):
                 return cls(int(text))
-        raise ValueError(f"unknown card {value!r}: a card is 1..6 or \"cloud\"")
+        raise ValueError(f"unknown card {quoted(value)}: a card is 1..6 or \"cloud\"")
 
     def __str__(self) -> str:
         return self.label

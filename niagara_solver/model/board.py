@@ -24,11 +24,32 @@ from typing import Any, Iterator, Mapping
 
 import networkx as nx
 
-from niagara_solver.model.errors import BoardError
-from niagara_solver.model.atoms import COLOURS, FALLS, PORT, RESERVED_PLACES, Colour
+from niagara_solver.model.errors import BoardError, quoted
+from niagara_solver.model.atoms import COLOURS, FALLS, PORT, RESERVED_PLACES, Colour, unwritable
+from niagara_solver.model.limits import LIMITS, MAX_DISCS
 
 #: River spec of one disc: the next disc, "falls", or branch label -> first disc of the branch.
 NextSpec = str | tuple[tuple[str, str], ...]
+
+#: Characters a disc name may not hold: the turn notation (``4[ruby]: >5; 6L: <port``, docs/NOTATION.md) and
+#: ``--branches FORK=LABEL/FORK=LABEL,...`` use them.
+DISC_FORBIDDEN = frozenset(";:[]<>,/=")
+#: Characters a branch label may not hold: ``--branches`` uses them (``L,R`` or ``6=L/7R=A``).
+LABEL_FORBIDDEN = frozenset(",/=")
+
+
+def disc_name_problem(disc: str) -> str | None:
+    """Why ``disc`` cannot name a disc (R-BOARD-2), or None: a reserved place in any case (the notation reads
+    ``Port`` as the port), a space or control character, or a character of the notation."""
+    if not disc:
+        return "an empty name cannot name a disc"
+    if disc.lower() in RESERVED_PLACES or disc.casefold() in RESERVED_PLACES:
+        return (f"{quoted(disc)} cannot name a disc: {', '.join(sorted(RESERVED_PLACES))} are reserved, in any case "
+                "(the turn notation reads Port as the port)")
+    if unwritable(disc) or DISC_FORBIDDEN & set(disc):
+        return (f"{quoted(disc)} cannot name a disc: no spaces, control characters or any of "
+                f"{''.join(sorted(DISC_FORBIDDEN))} (the turn notation uses them)")
+    return None
 
 
 def _key(path: str, key: str) -> str:
@@ -217,7 +238,7 @@ class Board:
         if isinstance(obj, str):
             if obj in BOARD_PRESETS:
                 return BOARD_PRESETS[obj]()
-            raise BoardError(path, f"unknown board {obj!r}; presets: {', '.join(BOARD_PRESETS)}",
+            raise BoardError(path, f"unknown board {quoted(obj)}; presets: {', '.join(BOARD_PRESETS)}",
                              "R-BOARD-1")
         if not isinstance(obj, dict):
             raise BoardError(path, "a board is a preset name or an object with \"river\" and \"caves\"",
@@ -227,8 +248,9 @@ class Board:
                 raise BoardError(_key(path, key), "unknown board field; expected name, river, caves",
                                  "FORMAT")
         name = obj.get("name")
-        if name is not None and (not isinstance(name, str) or not name):
-            raise BoardError(_key(path, "name"), "a board name is a non-empty string", "FORMAT")
+        if name is not None and (not isinstance(name, str) or not name or not name.isprintable()):
+            raise BoardError(_key(path, "name"), "a board name is a non-empty string without line breaks or "
+                                                 "control characters", "FORMAT")
         river = _parse_river(obj.get("river"), _key(path, "river"))
         caves = _parse_caves(obj.get("caves"), _key(path, "caves"), river)
         return cls(river, caves, name)
@@ -238,12 +260,14 @@ def _parse_river(obj: object, path: str) -> dict[str, NextSpec]:
     if not isinstance(obj, dict) or not obj:
         raise BoardError(path, "the river is a non-empty object from each disc to what lies below it",
                          "R-BOARD-1")
+    if len(obj) > MAX_DISCS:
+        raise BoardError(path, f"a river of {len(obj)} discs; a board has at most {MAX_DISCS}", LIMITS)
     river: dict[str, NextSpec] = {}
     for disc, nxt in obj.items():
         where = _key(path, disc)
-        if not disc or disc in RESERVED_PLACES or disc.strip() != disc or any(ch in disc for ch in " ;:[]<>,"):
-            raise BoardError(where, f"{disc!r} cannot name a disc (reserved or containing spaces or "
-                                    "any of ;:[]<>,)", "R-BOARD-2")
+        problem = disc_name_problem(disc)
+        if problem is not None:
+            raise BoardError(where, problem, "R-BOARD-2")
         if isinstance(nxt, str):
             river[disc] = nxt
         elif isinstance(nxt, dict):
@@ -251,8 +275,9 @@ def _parse_river(obj: object, path: str) -> dict[str, NextSpec]:
                 raise BoardError(where, "a fork has at least two branches", "R-BOARD-1")
             branches: list[tuple[str, str]] = []
             for label, child in nxt.items():
-                if not label or any(ch.isspace() for ch in label):
-                    raise BoardError(_key(where, label), "a branch label is a non-empty word", "R-BOARD-1")
+                if not label or unwritable(label) or LABEL_FORBIDDEN & set(label):
+                    raise BoardError(_key(where, label), "a branch label is a non-empty word without spaces, "
+                                     "control characters or any of ,/= (--branches uses them)", "R-BOARD-1")
                 if not isinstance(child, str):
                     raise BoardError(_key(where, label), "a branch leads to a disc", "FORMAT")
                 if child == FALLS:
@@ -270,16 +295,16 @@ def _parse_river(obj: object, path: str) -> dict[str, NextSpec]:
             if child == FALLS:
                 continue
             if child not in river:
-                raise BoardError(_key(path, disc), f"unknown disc {child!r} below {disc!r}", "R-BOARD-1")
+                raise BoardError(_key(path, disc), f"unknown disc {quoted(child)} below {quoted(disc)}", "R-BOARD-1")
             if child == disc:
                 raise BoardError(_key(path, disc), "a disc cannot flow into itself", "R-BOARD-2")
             if child in inflow:
-                raise BoardError(_key(path, disc), f"disc {child!r} is below both {inflow[child]!r} and "
-                                                   f"{disc!r}: a river only splits, never joins", "R-BOARD-1")
+                raise BoardError(_key(path, disc), f"disc {quoted(child)} is below both {quoted(inflow[child])} "
+                                                   f"and {quoted(disc)}: a river only splits, never joins", "R-BOARD-1")
             inflow[child] = disc
     tops = [d for d in river if d not in inflow]
     if len(tops) != 1:
-        what = "no disc" if not tops else ", ".join(repr(t) for t in tops)
+        what = "no disc" if not tops else ", ".join(quoted(t) for t in tops)
         raise BoardError(path, f"exactly one top disc lies below the port; found {what}", "R-BOARD-2")
     # Every disc reachable from the top, with one inflow each, makes a tree whose leaves all flow
     # over the falls: so every path ends at the falls.
@@ -309,14 +334,14 @@ def _parse_caves(obj: object, path: str, river: Mapping[str, NextSpec]) -> dict[
         try:
             colour = Colour.parse(name)
         except ValueError:
-            raise BoardError(where, f"unknown colour {name!r}", "R-COMP-3") from None
+            raise BoardError(where, f"unknown colour {quoted(name)}", "R-COMP-3") from None
         if not isinstance(discs, list) or not discs or not all(isinstance(d, str) for d in discs):
             raise BoardError(where, "a cave lies beside a non-empty list of discs", "R-BOARD-4")
         for i, disc in enumerate(discs):
             if disc not in river:
-                raise BoardError(f"{where}[{i}]", f"unknown disc {disc!r}", "R-BOARD-4")
+                raise BoardError(f"{where}[{i}]", f"unknown disc {quoted(disc)}", "R-BOARD-4")
             if disc in owner:
-                raise BoardError(f"{where}[{i}]", f"disc {disc!r} is already beside the {owner[disc].label} "
+                raise BoardError(f"{where}[{i}]", f"disc {quoted(disc)} is already beside the {owner[disc].label} "
                                                   "cave; a disc sits beside at most one cave", "R-BOARD-4")
             owner[disc] = colour
         caves[colour] = tuple(discs)

@@ -6,6 +6,40 @@ error as one line and exits with status 2; no traceback reaches the user.
 
 from __future__ import annotations
 
+#: How many characters of a bad value an error quotes: enough to recognise it, and an error stays one short line
+#: even when the value is a whole file's worth of text.
+QUOTE_LIMIT = 60
+#: How long a JSON path or a message may grow in an error line (paths repeat a document's keys, which may be
+#: long or hold line breaks); past it, the rest is cut.
+PATH_LIMIT = 120
+MESSAGE_LIMIT = 600
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def quoted(value: object) -> str:
+    """``repr(value)`` for an error message, cut to :data:`QUOTE_LIMIT` characters and "…".
+
+    Every error that quotes a value of the input goes through here, so an error line stays short and on one line
+    (``repr`` escapes line breaks and control characters)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4 * QUOTE_LIMIT:
+        # Python writes no integer of more than 4300 digits (and this one would be cut anyway).
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    if isinstance(value, (str, bytes)) and len(value) > 2 * QUOTE_LIMIT:
+        value = value[:2 * QUOTE_LIMIT]  # repr of the head only: the rest is cut anyway
+    return _cut(repr(value), QUOTE_LIMIT)
+
+
+def one_line(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``text`` fit for one line of an error: control characters and line breaks escaped, cut to ``limit``."""
+    if len(text) > 2 * limit:
+        text = text[:2 * limit]
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    return _cut(text, limit)
+
 
 class NiagaraError(Exception):
     """Base class of every error caused by input (files, options, notation)."""
@@ -32,9 +66,9 @@ class InputError(NiagaraError, ValueError):
         return type(self)(self.path, self.message, self.rule, source)
 
     def __str__(self) -> str:
-        where = f"{self.source}: " if self.source else ""
-        path = f"{self.path}: " if self.path else ""
-        return f"{where}{path}{self.message} ({self.rule})"
+        where = f"{one_line(self.source, 4096)}: " if self.source else ""  # a file name is as long as it is
+        path = f"{one_line(self.path, PATH_LIMIT)}: " if self.path else ""
+        return f"{where}{path}{one_line(self.message)} ({self.rule})"
 
 
 class BoardError(InputError):
@@ -58,7 +92,7 @@ class TurnError(NiagaraError, ValueError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        return f"{self.message} ({self.rule})"
+        return f"{one_line(self.message)} ({self.rule})"
 
 
 class InvalidTurnError(TurnError):

@@ -7,12 +7,17 @@ and the rule (``players[1].canoes[0].gem: a canoe in the port carries no gem ...
 from __future__ import annotations
 
 import json
+import math
+import os
+import stat
 from pathlib import Path
 from typing import Any, Mapping
 
 from niagara_solver.model.board import Board
-from niagara_solver.model.errors import InputError, PositionError
-from niagara_solver.model.atoms import COLOURS, FALLEN, FULL_HAND, PORT, Card, Colour, Gems, Phase
+from niagara_solver.model.errors import InputError, PositionError, quoted
+from niagara_solver.model.atoms import (COLOURS, FALLEN, FULL_HAND, MAX_PLAYERS, MIN_PLAYERS, PORT, Card, Colour,
+                                        Gems, Phase, unwritable)
+from niagara_solver.model.limits import LIMITS, MAX_FILE_BYTES, MAX_INTEGER_DIGITS, MAX_JSON_DEPTH
 from niagara_solver.model.invariants import canoe_problems, position_problems
 from niagara_solver.model.position import Canoe, Player, Position
 from niagara_solver.model.ruleset import Ruleset
@@ -23,7 +28,8 @@ _FIELDS = ("format", "ruleset", "board", "round", "phase", "acted", "weather", "
            "players", "caves", "puzzle", "comment")
 _PLAYER_FIELDS = ("name", "canoes", "hand", "bank", "card")
 _CANOE_FIELDS = ("at", "gem", "gems")
-#: Characters a player name may not hold: the turn notation uses them (docs/NOTATION.md).
+#: Characters a player name may not hold: the turn notation and the NAME=VALUE options use them
+#: (docs/NOTATION.md). Nor may it hold any other space or control character (see :func:`unwritable`).
 _NAME_FORBIDDEN = set(" \t\n;:/[],=<>+")
 
 #: Fields of a position file that are not part of the game state but are kept with it.
@@ -37,17 +43,18 @@ def _fail(path: str, message: str, rule: str = "FORMAT") -> PositionError:
 def _integer(obj: Mapping[str, Any], key: str, default: int, rule: str) -> int:
     value = obj.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(key, f"expected an integer, got {value!r}", rule)
+        raise _fail(key, f"expected an integer, got {quoted(value)}", rule)
     return value
 
 
 def _colour(value: object, path: str) -> Colour:
     if not isinstance(value, str):
-        raise _fail(path, f"a colour is a name ({', '.join(c.label for c in COLOURS)}), got {value!r}", "R-COMP-3")
+        raise _fail(path, f"a colour is a name ({', '.join(c.label for c in COLOURS)}), got {quoted(value)}",
+                    "R-COMP-3")
     try:
         return Colour.parse(value)
     except ValueError:
-        raise _fail(path, f"unknown colour {value!r}; colours: {', '.join(c.label for c in COLOURS)}",
+        raise _fail(path, f"unknown colour {quoted(value)}; colours: {', '.join(c.label for c in COLOURS)}",
                     "R-COMP-3") from None
 
 
@@ -65,7 +72,7 @@ def _gem_counts(value: object, path: str) -> Gems:
     for key, number in value.items():
         colour = _colour(key, f"{path}.{key}")
         if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-            raise _fail(f"{path}.{key}", f"a count is a non-negative integer, got {number!r}", "R-COMP-3")
+            raise _fail(f"{path}.{key}", f"a count is a non-negative integer, got {quoted(number)}", "R-COMP-3")
         counts[colour] = number
     return Gems.from_mapping(counts)
 
@@ -82,7 +89,7 @@ def _canoe(value: object, path: str, board: Board, rules: Ruleset) -> Canoe:
     if not isinstance(place, str):
         raise _fail(f"{path}.at", "every canoe says where it is: \"port\", a disc or \"fallen\"")
     if place not in board.depth and place != FALLEN:
-        raise _fail(f"{path}.at", f"unknown place {place!r}; discs: {', '.join(board.discs)}, or port, fallen",
+        raise _fail(f"{path}.at", f"unknown place {quoted(place)}; discs: {', '.join(board.discs)}, or port, fallen",
                     "R-BOARD-1")
     if "gem" in value and "gems" in value:
         raise _fail(path, "give either \"gem\" or \"gems\", not both")
@@ -109,9 +116,9 @@ def _player(value: object, path: str, board: Board, rules: Ruleset) -> Player:
     name = value.get("name")
     if not isinstance(name, str) or not name:
         raise _fail(f"{path}.name", "every player has a non-empty name", "R-COMP-1")
-    if _NAME_FORBIDDEN & set(name):
-        raise _fail(f"{path}.name", f"a name may not contain spaces or any of ;:/[],=<>+ (the turn notation "
-                                    f"uses them): {name!r}")
+    if _NAME_FORBIDDEN & set(name) or unwritable(name):
+        raise _fail(f"{path}.name", f"a name may not contain spaces, control characters or any of ;:/[],=<>+ "
+                                    f"(the turn notation uses them): {quoted(name)}")
     canoes = value.get("canoes")
     if not isinstance(canoes, list) or len(canoes) != 2:
         raise _fail(f"{path}.canoes", "each player owns exactly 2 canoes", "R-COMP-2")
@@ -143,7 +150,8 @@ def _forks(value: object, board: Board) -> tuple[tuple[str, str], ...]:
     elif isinstance(value, dict):
         for fork, label in value.items():
             if fork not in board.labels:
-                raise _fail(f"fork.{fork}", f"{fork!r} is not a fork; forks: {', '.join(board.forks)}", "R-FLOW-4")
+                raise _fail(f"fork.{fork}", f"{quoted(fork)} is not a fork; forks: {', '.join(board.forks)}",
+                            "R-FLOW-4")
             if not isinstance(label, str):
                 raise _fail(f"fork.{fork}", "a fork marker is a branch label", "R-FLOW-4")
             markers[fork] = label
@@ -154,7 +162,7 @@ def _forks(value: object, board: Board) -> tuple[tuple[str, str], ...]:
         label = markers.get(fork, board.labels[fork][0])
         if label not in board.labels[fork]:
             where = "fork" if isinstance(value, str) else f"fork.{fork}"
-            raise _fail(where, f"unknown branch {label!r}; fork {fork!r} has {', '.join(board.labels[fork])}",
+            raise _fail(where, f"unknown branch {quoted(label)}; fork {fork!r} has {', '.join(board.labels[fork])}",
                         "R-FLOW-4")
         out.append((fork, label))
     return tuple(out)
@@ -168,7 +176,7 @@ def position_from_json(obj: object) -> Position:
         if key not in _FIELDS:
             raise _fail(key, f"unknown field; a position has {', '.join(_FIELDS)}")
     if obj.get("format") != FORMAT_ID:
-        raise _fail("format", f"expected \"format\": \"{FORMAT_ID}\", got {obj.get('format')!r}")
+        raise _fail("format", f"expected \"format\": \"{FORMAT_ID}\", got {quoted(obj.get('format'))}")
     rules = Ruleset.from_json(obj.get("ruleset", "standard"), "ruleset")
     board = Board.from_json(obj.get("board", "standard"), "board")
     round_no = _integer(obj, "round", 1, "R-ROUND-1")
@@ -178,7 +186,7 @@ def position_from_json(obj: object) -> Position:
     try:
         phase = Phase(phase_name)
     except ValueError:
-        raise _fail("phase", f"unknown phase {phase_name!r}; phases: cards (the start of a round), turns "
+        raise _fail("phase", f"unknown phase {quoted(phase_name)}; phases: cards (the start of a round), turns "
                              "(phase II under way)", "R-ROUND-1") from None
     weather = _integer(obj, "weather", 0, "R-COMP-4")
     if not rules.weather_min <= weather <= rules.weather_max:
@@ -187,18 +195,19 @@ def position_from_json(obj: object) -> Position:
 
     raw_players = obj.get("players")
     if not isinstance(raw_players, list):
-        raise _fail("players", "players is a list of 2 to 5 players in seat order", "R-COMP-1")
-    if not 2 <= len(raw_players) <= 5:
-        raise _fail("players", f"2 to 5 players play; found {len(raw_players)}", "R-COMP-1")
+        raise _fail("players", f"players is a list of {MIN_PLAYERS} to {MAX_PLAYERS} players in seat order",
+                    "R-COMP-1")
+    if not MIN_PLAYERS <= len(raw_players) <= MAX_PLAYERS:
+        raise _fail("players", f"{MIN_PLAYERS} to {MAX_PLAYERS} players play; found {len(raw_players)}", "R-COMP-1")
     players = tuple(_player(p, f"players[{i}]", board, rules) for i, p in enumerate(raw_players))
     names = [p.name for p in players]
     for i, name in enumerate(names):
         if name in names[:i]:
-            raise _fail(f"players[{i}].name", f"duplicate player name {name!r}", "R-COMP-1")
+            raise _fail(f"players[{i}].name", f"duplicate player name {quoted(name)}", "R-COMP-1")
 
     holder = obj.get("lifebuoy")
     if holder not in names:
-        raise _fail("lifebuoy", f"the lifebuoy is held by a player ({', '.join(names)}), got {holder!r}",
+        raise _fail("lifebuoy", f"the lifebuoy is held by a player ({', '.join(names)}), got {quoted(holder)}",
                     "R-COMP-5")
     acted: tuple[int, ...] = ()
     if "acted" in obj:
@@ -210,7 +219,7 @@ def position_from_json(obj: object) -> Position:
         seen: list[int] = []
         for k, name in enumerate(raw_acted):
             if name not in names:
-                raise _fail(f"acted[{k}]", f"unknown player {name!r}", "R-TURN-1")
+                raise _fail(f"acted[{k}]", f"unknown player {quoted(name)}", "R-TURN-1")
             if names.index(name) in seen:
                 raise _fail(f"acted[{k}]", f"{name} acts once a round", "R-TURN-1")
             seen.append(names.index(name))
@@ -302,24 +311,136 @@ def dumps_position(pos: Position, extras: Mapping[str, Any] | None = None) -> st
     return dumps(doc) + "\n"
 
 
-def parse_json_text(text: str, source: str | None = None) -> Any:
-    """Parse JSON, turning a syntax error into an :class:`InputError` that says where."""
+class _Refused:
+    """A value the parser met but will not hand on (too long an integer, NaN, ...); the check names its path."""
+
+    def __init__(self, message: str, rule: str = LIMITS) -> None:
+        self.message = message
+        self.rule = rule
+
+
+class _Repeated(dict[str, Any]):
+    """A JSON object that gave a key twice; ``key`` is the first key repeated."""
+
+    key = ""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    repeated = _Repeated(obj)
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            repeated.key = key
+            break
+        seen.add(key)
+    return repeated
+
+
+def _integer_text(text: str) -> int | _Refused:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        return _Refused(f"an integer of {digits} digits; integers have at most {MAX_INTEGER_DIGITS}")
+    return int(text)
+
+
+def _float_text(text: str) -> float | _Refused:
+    value = float(text)
+    return value if math.isfinite(value) else _Refused(f"the number {quoted(text)} is out of range")
+
+
+def _constant(text: str) -> _Refused:
+    return _Refused(f"{text} is not a JSON number", "FORMAT")
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _check_text(text: str, path: str, source: str | None) -> None:
     try:
-        return json.loads(text)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(path, "a lone surrogate (\\ud800..\\udfff) is not a character: write the character "
+                               "itself, or its pair of surrogates", "FORMAT", source) from None
+
+
+def _check_document(doc: Any, source: str | None) -> None:
+    """Refuse what the parser let through: repeated keys, nesting deeper than :data:`MAX_JSON_DEPTH`, integers
+    of too many digits, NaN and infinities, lone surrogates. Walks the document without recursion."""
+    stack: list[tuple[Any, str, int]] = [(doc, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if isinstance(value, (dict, list)) and depth >= MAX_JSON_DEPTH:
+            raise InputError(path, f"nested deeper than {MAX_JSON_DEPTH} levels", LIMITS, source)
+        if isinstance(value, dict):
+            if isinstance(value, _Repeated):
+                raise InputError(_join(path, value.key), "this key is given twice in one object (which one "
+                                                          "counts?): give it once", "FORMAT", source)
+            children = []
+            for key, item in value.items():
+                _check_text(key, _join(path, key), source)
+                children.append((item, _join(path, key), depth + 1))
+            stack.extend(reversed(children))  # report the first problem in the document's order
+        elif isinstance(value, list):
+            stack.extend(reversed([(item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value)]))
+        elif isinstance(value, _Refused):
+            raise InputError(path, value.message, value.rule, source)
+        elif isinstance(value, str):
+            _check_text(value, path, source)
+
+
+def parse_json_text(text: str, source: str | None = None) -> Any:
+    """Parse JSON, turning a syntax error into an :class:`InputError` that says where.
+
+    Also refused, naming the JSON path: a key given twice in one object (JSON leaves it to the reader which
+    one counts), and what breaks the limits of docs/FORMAT.md ("Limits"): more than :data:`MAX_FILE_BYTES`
+    characters, nesting deeper than :data:`MAX_JSON_DEPTH`, integers of more than :data:`MAX_INTEGER_DIGITS`
+    digits, ``NaN`` and infinities, lone surrogates (which no file can hold as UTF-8).
+    """
+    if len(text) > MAX_FILE_BYTES:
+        raise InputError("", f"more than {MAX_FILE_BYTES:,} characters", LIMITS, source)
+    try:
+        doc = json.loads(text, object_pairs_hook=_object, parse_int=_integer_text, parse_float=_float_text,
+                         parse_constant=_constant)
     except json.JSONDecodeError as err:
         raise InputError(f"line {err.lineno} column {err.colno}", f"invalid JSON: {err.msg}", "FORMAT",
                          source) from None
+    except RecursionError:  # the parser's own stack ran out, far deeper than the limit
+        raise InputError("", f"nested deeper than {MAX_JSON_DEPTH} levels", LIMITS, source) from None
+    _check_document(doc, source)
+    return doc
 
 
 def read_json_file(path: str | Path) -> Any:
-    """Read a JSON file, with a clear error for a missing file or bad JSON."""
+    """Read a JSON file, with a clear error for a missing file or bad JSON.
+
+    Only regular files are read (a FIFO would block, a device never end), and at most :data:`MAX_FILE_BYTES`.
+    """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            what = "a folder" if stat.S_ISDIR(info.st_mode) else "a device, a pipe or a socket"
+            raise InputError("", f"not a regular file ({what}): positions, rulesets, boards and grids are read "
+                                 "from files", "FORMAT", str(path))
+        if info.st_size > MAX_FILE_BYTES:
+            raise InputError("", f"the file is larger than {MAX_FILE_BYTES:,} bytes", LIMITS, str(path))
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
     except OSError as err:
         raise InputError("", f"cannot read the file: {err.strerror}", "FORMAT", str(path)) from None
+    except ValueError:  # a name no file can have (a NUL character)
+        raise InputError("", "cannot read the file: no file has such a name", "FORMAT", str(path)) from None
+    if len(data) > MAX_FILE_BYTES:  # it grew since
+        raise InputError("", f"the file is larger than {MAX_FILE_BYTES:,} bytes", LIMITS, str(path))
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("", "the file is not UTF-8 text", "FORMAT", str(path)) from None
-    return parse_json_text(text, str(path))
+    # Line ends as a text file reads them (the line numbers of a JSON error count these).
+    return parse_json_text(text.replace("\r\n", "\n").replace("\r", "\n"), str(path))
 
 
 def load_document(path: str | Path, ruleset: Ruleset | None = None) -> tuple[Position, dict[str, Any]]:

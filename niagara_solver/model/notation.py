@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from niagara_solver.model.errors import InvalidTurnError
+from niagara_solver.model.errors import InvalidTurnError, quoted
 from niagara_solver.model.atoms import PORT, Colour
 
 
@@ -25,7 +25,7 @@ def _colour(text: str, where: str) -> Colour:
     try:
         return Colour.parse(text)
     except ValueError:
-        raise InvalidTurnError(f"{where}: unknown colour {text!r}") from None
+        raise InvalidTurnError(f"{where}: unknown colour {quoted(text)}") from None
 
 
 def _gems_text(gems: tuple[Colour, ...]) -> str:
@@ -162,7 +162,7 @@ class Turn:
 
 
 def _parse_action(text: str, k: int) -> CanoeAction:
-    where = f"canoe action {k + 1} ({text!r})"
+    where = f"canoe action {k + 1} ({quoted(text)})"
     if ":" not in text:
         raise InvalidTurnError(f"{where}: start with the canoe's place and a colon, e.g. \"4: <port\"")
     head, _, body = text.partition(":")
@@ -185,7 +185,7 @@ def _parse_action(text: str, k: int) -> CanoeAction:
             steps.append(Unload(_colour(rest, where)))
         elif first in "<>":
             if not rest:
-                raise InvalidTurnError(f"{where}: {token!r} needs a destination, e.g. \">5\" or \"<port\"")
+                raise InvalidTurnError(f"{where}: {quoted(token)} needs a destination, e.g. \">5\" or \"<port\"")
             steps.append(Move(rest.lower() if rest.lower() == PORT else rest, first == ">"))
         elif first in "xX":
             victim, slash, colour = rest.partition("/")
@@ -199,7 +199,7 @@ def _parse_action(text: str, k: int) -> CanoeAction:
                 raise InvalidTurnError(f"{where}: write a steal as xPLAYER/colour, e.g. \"xblue/ruby\"")
             steps.append(Steal(victim, _colour(colour, where), victim_gems))
         else:
-            raise InvalidTurnError(f"{where}: unknown step {token!r}; steps are +colour (load), -colour "
+            raise InvalidTurnError(f"{where}: unknown step {quoted(token)}; steps are +colour (load), -colour "
                                    "(unload), >disc or <disc (move), xPLAYER/colour (steal)")
     return CanoeAction(CanoeRef(place, gems), tuple(steps))
 
@@ -241,6 +241,6 @@ class Rescue:
                 try:
                     payments.append(Colour.parse(word))
                 except ValueError:
-                    raise InvalidTurnError(f"rescue {text!r}: unknown colour {word!r}; write none, free, or "
-                                           "the colours paid, e.g. ruby,amber", "R-RESCUE-1") from None
+                    raise InvalidTurnError(f"rescue {quoted(text)}: unknown colour {quoted(word)}; write none, free, "
+                                           "or the colours paid, e.g. ruby,amber", "R-RESCUE-1") from None
         return cls(tuple(payments))

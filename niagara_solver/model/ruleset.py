@@ -9,9 +9,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Callable
+from typing import Any
 
-from niagara_solver.model.errors import RulesetError
+from niagara_solver.model.errors import RulesetError, quoted
+from niagara_solver.model.limits import MAX_GEMS_PER_COLOUR
+from niagara_solver.model.switches import BOOLEAN, Choice, Integer, Switch, as_json, rows_of, switch
 
 
 class RescueWhenNone(StrEnum):
@@ -42,20 +44,35 @@ class Tiebreak(StrEnum):
     COUNT = "count"  # most gems
 
 
+class GemSides(StrEnum):
+    """R-MOVE-1: on which sides of its movement a canoe makes its gem actions (``gem_sides``)."""
+
+    BOTH = "both"  # before and after it, e.g. unload, move, load
+    ONE = "one"    # all before it or all after it (a steal is not a gem action)
+
+
 @dataclass(frozen=True)
 class Ruleset:
-    """The value of every switch of RULES.md. Defaults are the ``standard`` preset (BGA 2013-05-11)."""
+    """The value of every switch of RULES.md. Defaults are the ``standard`` preset (BGA 2013-05-11).
 
-    steal_after_unload: bool = True                       # R-STEAL-5
-    rescue_when_none: RescueWhenNone = RescueWhenNone.PAY_OR_FREE  # R-RESCUE-2, R-RESCUE-3
-    port_departure: PortDeparture = PortDeparture.EXACTLY_ONE     # R-TURN-3
-    bank_after_load: bool = True                          # R-GEM-5
-    must_move: bool = False                               # R-MOVE-1
-    min_flow: int = 0                                     # R-FLOW-2
-    fork_policy: ForkPolicy = ForkPolicy.ALTERNATE        # R-FLOW-4
-    tiebreak: Tiebreak = Tiebreak.VALUE                   # R-END-3
-    gems_per_colour: int = 8                              # R-COMP-3
-    capacity: int = 1                                     # R-GEM-2
+    Each field is a switch's whole row (:func:`~niagara_solver.model.switches.switch`): its type, default, values,
+    rules and phases. :data:`SWITCHES` is built from these fields, in this order (RULES.md's switch table)."""
+
+    steal_after_unload: bool = switch(True, values=BOOLEAN, rule="R-STEAL-5", phases=("turn",))
+    rescue_when_none: RescueWhenNone = switch(RescueWhenNone.PAY_OR_FREE, values=Choice(RescueWhenNone),
+                                              rule="R-RESCUE-3", also=("R-RESCUE-2",), phases=("rescue",))
+    port_departure: PortDeparture = switch(PortDeparture.EXACTLY_ONE, values=Choice(PortDeparture), rule="R-TURN-3",
+                                           phases=("turn",))
+    bank_after_load: bool = switch(True, values=BOOLEAN, rule="R-GEM-5", phases=("turn",))
+    must_move: bool = switch(False, values=BOOLEAN, rule="R-MOVE-1", phases=("turn",))
+    min_flow: int = switch(0, values=Integer(0, 1), rule="R-FLOW-2", phases=("flow",))
+    fork_policy: ForkPolicy = switch(ForkPolicy.ALTERNATE, values=Choice(ForkPolicy), rule="R-FLOW-4",
+                                     phases=("flow",))
+    tiebreak: Tiebreak = switch(Tiebreak.VALUE, values=Choice(Tiebreak), rule="R-END-3", phases=("end",))
+    gems_per_colour: int = switch(8, values=Integer(1, MAX_GEMS_PER_COLOUR), rule="R-COMP-3", phases=("setup",),
+                                  tries=(8, 3, 1))
+    capacity: int = switch(1, values=Integer(1, 2), rule="R-GEM-2", phases=("turn",))
+    gem_sides: GemSides = switch(GemSides.BOTH, values=Choice(GemSides), rule="R-MOVE-1", phases=("turn",))
 
     #: The weather marker's range (R-COMP-4, R-WEATHER-1).
     weather_min = -1
@@ -63,7 +80,7 @@ class Ruleset:
 
     def switches(self) -> dict[str, Any]:
         """Every switch and its value, as JSON values."""
-        return {f.name: _json_value(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        return {name: as_json(getattr(self, name)) for name in SWITCHES}
 
     def to_json(self) -> str | dict[str, Any]:
         """The ruleset as a file writes it: a preset name, or the nearest preset and the differences."""
@@ -94,27 +111,27 @@ class Ruleset:
         if isinstance(obj, str):
             if obj in PRESETS:
                 return PRESETS[obj]
-            raise RulesetError(path, f"unknown ruleset preset {obj!r}; presets: {', '.join(PRESETS)}",
+            raise RulesetError(path, f"unknown ruleset preset {quoted(obj)}; presets: {', '.join(PRESETS)}",
                                "SWITCHES")
         if not isinstance(obj, dict):
             raise RulesetError(path, "a ruleset is a preset name or an object {\"base\": PRESET, SWITCH: VALUE}",
                                "FORMAT")
         base_name = obj.get("base", "standard")
         if not isinstance(base_name, str) or base_name not in PRESETS:
-            raise RulesetError(_join(path, "base"), f"unknown ruleset preset {base_name!r}; presets: "
+            raise RulesetError(_join(path, "base"), f"unknown ruleset preset {quoted(base_name)}; presets: "
                                                f"{', '.join(PRESETS)}", "SWITCHES")
         changes: dict[str, Any] = {}
         for key, value in obj.items():
             if key == "base":
                 continue
             if key not in SWITCHES:
-                raise RulesetError(_join(path, key), f"unknown switch {key!r}; switches: {', '.join(SWITCHES)}",
+                raise RulesetError(_join(path, key), f"unknown switch {quoted(key)}; switches: {', '.join(SWITCHES)}",
                                    "SWITCHES")
-            parse, rules = SWITCHES[key]
+            row = SWITCHES[key]
             try:
-                changes[key] = parse(value)
+                changes[key] = row.parse(value)
             except ValueError as err:
-                raise RulesetError(_join(path, key), str(err), rules) from None
+                raise RulesetError(_join(path, key), str(err), row.rule) from None
         return dataclasses.replace(PRESETS[base_name], **changes)
 
 
@@ -122,49 +139,8 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _json_value(value: Any) -> Any:
-    return value.value if isinstance(value, StrEnum) else value
-
-
-def _boolean(value: object) -> bool:
-    if isinstance(value, bool):
-        return value
-    raise ValueError(f"expected true or false, got {value!r}")
-
-
-def _choice(enum: type[StrEnum]) -> Callable[[object], Any]:
-    def parse(value: object) -> StrEnum:
-        if isinstance(value, str):
-            try:
-                return enum(value)
-            except ValueError:
-                pass
-        raise ValueError(f"expected one of {', '.join(repr(m.value) for m in enum)}, got {value!r}")
-    return parse
-
-
-def _integer(low: int, high: int | None) -> Callable[[object], int]:
-    def parse(value: object) -> int:
-        if isinstance(value, int) and not isinstance(value, bool) and value >= low and (high is None or value <= high):
-            return value
-        upper = f"..{high}" if high is not None else " or more"
-        raise ValueError(f"expected an integer {low}{upper}, got {value!r}")
-    return parse
-
-
-#: Switch name -> (value parser, the rule IDs it changes).
-SWITCHES: dict[str, tuple[Callable[[object], Any], str]] = {
-    "steal_after_unload": (_boolean, "R-STEAL-5"),
-    "rescue_when_none": (_choice(RescueWhenNone), "R-RESCUE-3"),
-    "port_departure": (_choice(PortDeparture), "R-TURN-3"),
-    "bank_after_load": (_boolean, "R-GEM-5"),
-    "must_move": (_boolean, "R-MOVE-1"),
-    "min_flow": (_integer(0, 1), "R-FLOW-2"),
-    "fork_policy": (_choice(ForkPolicy), "R-FLOW-4"),
-    "tiebreak": (_choice(Tiebreak), "R-END-3"),
-    "gems_per_colour": (_integer(1, None), "R-COMP-3"),
-    "capacity": (_integer(1, 2), "R-GEM-2"),
-}
+#: Every switch's row, by name, in the order of RULES.md's switch table (docs/RULES.md, "Switches and presets").
+SWITCHES: dict[str, Switch] = rows_of(Ruleset)
 
 #: The presets of RULES.md, by name.
 PRESETS: dict[str, Ruleset] = {

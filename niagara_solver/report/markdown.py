@@ -13,9 +13,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from niagara_solver.design.check import merge_properties, puzzle_paths
 from niagara_solver.design.diff import DiffReport, diff_from, diff_tasks
 from niagara_solver.verify.mutants import MUTANTS
+from niagara_solver.solver.puzzles import puzzle_paths, puzzle_task
+from niagara_solver.verify.jobs import crosscheck_task, merge_properties, mutant_task, prove_task
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
 from niagara_solver.model.board import Board
 from niagara_solver.model.notation import Turn
@@ -48,11 +49,11 @@ def report_tasks(settings: ReportSettings) -> list[Task]:
     board = s.board.to_json()
     tasks: list[Task] = []
     for name in s.presets:
-        tasks += [("prove", name, board, n, None, s.timeout) for n in s.players]
+        tasks += [prove_task(name, board, n, None, s.timeout) for n in s.players]
     standard = PRESETS["standard"].to_json()
-    tasks += [("mutant", m.name, standard, board, s.mutant_players, s.timeout) for m in _mutants(s)]
-    tasks.append(("crosscheck", standard, board, s.crosscheck_count, s.crosscheck_seed, s.timeout))
-    tasks += [("puzzle", path, None, s.timeout) for path in puzzle_paths(s.puzzles)]
+    tasks += [mutant_task(m.name, standard, board, s.mutant_players, s.timeout) for m in _mutants(s)]
+    tasks.append(crosscheck_task(standard, board, s.crosscheck_count, s.crosscheck_seed, s.timeout))
+    tasks += [puzzle_task(path, None, s.timeout) for path in puzzle_paths(s.puzzles)]
     for a, b in _pairs(s.presets):
         tasks += diff_tasks(s.board, PRESETS[a], PRESETS[b], s.players, s.puzzles, s.timeout)
     return tasks
@@ -77,7 +78,7 @@ def make_report(out: str, settings: ReportSettings, jobs: int = 1, scheduler: st
 
 def write_report(out: str, settings: ReportSettings, results: Results, seconds: float) -> list[str]:
     """The report from the tasks' results."""
-    from niagara_solver import __version__
+    from niagara_solver.model import VERSION as __version__
     s = settings
     img = os.path.join(out, "img")
     os.makedirs(img, exist_ok=True)
@@ -111,7 +112,7 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
         "",
     ]
     for name in s.presets:
-        runs = [results[task_key(("prove", name, board, n, None, s.timeout))] for n in s.players]
+        runs = [results[task_key(prove_task(name, board, n, None, s.timeout))] for n in s.players]
         merged = merge_properties(runs)
         header = ["property", "statement", *(f"{n}p" for n in s.players), "seconds", "rests on"]
         rows = [[p["id"], p["title"], *(VERDICT[p["players"][str(n)]] for n in s.players), f"{p['seconds']:.2f}",
@@ -133,7 +134,7 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
     rows = []
     shown = []
     for m in _mutants(s):
-        r = results[task_key(("mutant", m.name, PRESETS["standard"].to_json(), board, s.mutant_players, s.timeout))]
+        r = results[task_key(mutant_task(m.name, PRESETS["standard"].to_json(), board, s.mutant_players, s.timeout))]
         rows.append([f"`{m.name}`", m.key, m.description, "killed" if r["killed"] else "**SURVIVED**",
                      ", ".join(r["by"]), f"{r['seconds']:.1f}"])
         if r["counterexamples"]:
@@ -146,7 +147,7 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
         lines += [f"<details><summary><code>{name}</code>: {first['id']} refuted, {first['choices']}</summary>", "",
                   f"![{name}]({path})", "", "```", *first["trace"], "```", "", "</details>", ""]
 
-    cc = results[task_key(("crosscheck", PRESETS["standard"].to_json(), board, s.crosscheck_count,
+    cc = results[task_key(crosscheck_task(PRESETS["standard"].to_json(), board, s.crosscheck_count,
                            s.crosscheck_seed, s.timeout))]
     lines += ["## Cross-check coverage per rule", "",
               f"The engine and the encoding compared (`niagara-solve crosscheck --count {s.crosscheck_count} "
@@ -169,7 +170,7 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
               "backend when the puzzles were written; `niagara-solve check` keeps them). The turn of a *yes* "
               "answer is drawn as a path from where each canoe starts to where it ends.", ""]
     for path in puzzle_paths(s.puzzles):
-        r = results[task_key(("puzzle", path, None, s.timeout))]
+        r = results[task_key(puzzle_task(path, None, s.timeout))]
         if r["status"] == "not a puzzle":
             continue
         pos, extras = load_document(path)

@@ -11,6 +11,7 @@ from niagara_solver.engine.flow import choices_text
 from niagara_solver.engine.round import RoundRecord, goal_reached, winners
 from niagara_solver.model.atoms import PORT, Phase
 from niagara_solver.model.position import Position
+from niagara_solver.model.verdict import Verdict
 
 WEATHER_NAMES = {-1: "sun", 0: "calm", 1: "rain", 2: "storm"}
 
@@ -166,16 +167,16 @@ def answer_text(answer: Any) -> str:
     """A solver answer in words: the verdict, the card and turn, the line, or the refutations."""
     rounds = "this round" if answer.horizon == 1 else f"within {answer.horizon} rounds"
     lines = [f"Can {answer.player} {GOAL_QUESTIONS[answer.goal.value]} {rounds}, whatever the others do? "
-             f"{answer.verdict.upper()} ({answer.backend}, {answer.seconds:.2f} s)"]
+             f"{answer.word.upper()} ({answer.backend}, {answer.seconds:.2f} s)"]
     if answer.note:
         lines.append(f"  {answer.note}")
-    if answer.verdict == "yes":
+    if answer.verdict is Verdict.CONFIRMED:
         if answer.card is not None or answer.turn:
             lines.append(f"  play {answer.card.label if answer.card is not None else 'the chosen card'}"
                          + (f", then {answer.turn}" if answer.turn else ""))
         if answer.line:
             lines.append("  for example: " + " → ".join(answer.line))
-    elif answer.verdict == "no" and answer.refutations:
+    elif answer.verdict is Verdict.REFUTED and answer.refutations:
         lines.append("  every option fails:")
         for r in answer.refutations:
             lines.append(f"    {r['option']}: " + (" → ".join(r["answer"]) or "no way through"))

@@ -11,7 +11,7 @@ from niagara_solver.engine.round import is_finished, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.position import Player, Position
-from niagara_solver.solver.search import Goal, has_steal
+from niagara_solver.solver.answers import Goal, has_steal
 from niagara_solver.solver.solve import fall_risk, frontier, solve, threats
 
 

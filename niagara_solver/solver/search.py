@@ -20,29 +20,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any, Callable, Iterable
 
 from niagara_solver.engine.flow import flow_outcomes, flow_value
-from niagara_solver.model.notation import Steal, Turn
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import goal_reached, is_finished, winners
 from niagara_solver.engine.turns import TurnOutcome, legal_turns
 from niagara_solver.model.atoms import FULL_HAND, Card, Phase
+from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import ForkPolicy
-
-
-class Goal(Enum):
-    """What X wants (docs/SOLVER.md)."""
-
-    WIN = "win"      # the game ends within the horizon with X among the winners
-    STEAL = "steal"  # X steals a gem within the horizon
-    SAFE = "safe"    # X loses no gem from its first turn to the end of the horizon
-
-
-class OutOfTime(Exception):
-    """The search ran past its time budget: the answer is UNKNOWN."""
+from niagara_solver.solver.answers import Goal, OutOfTime, bankable, could_reach_goal, has_steal, x_gems
 
 
 @dataclass
@@ -54,56 +42,15 @@ class Node:
     choice: str = ""
     child: "Node | None" = None
     position: Position | None = None
-
-
-def x_gems(pos: Position, x: int) -> int:
-    """X's gems: banked and carried."""
-    me = pos.players[x]
-    return me.bank.total + sum(len(c.gems) for c in me.canoes)
-
-
-def could_reach_goal(pos: Position, x: int, extra: int) -> bool:
-    """An upper bound: could X's bank reach the goal (R-END-1) with ``extra`` more gems of any colours?"""
-    bank = pos.players[x].bank
-    missing = sum(1 for n in bank if n == 0)
-    return bank.total + extra >= 7 or max(bank) + extra >= 4 or missing <= extra
-
-
-def bankable(pos: Position, q: int) -> tuple[int, int]:
-    """An upper bound on the gems (and their value) player ``q`` can bank in its next turn this round.
-
-    Only a canoe that can reach the port banks (R-MOVE-5): one carrying gems whose card covers its depth, or one
-    beside a cave that can load first (2 points) and still reach the port; a loaded gem is counted at the highest
-    value, 5. A stolen gem cannot be banked in the same turn (a steal ends the action, R-STEAL-3).
-    """
-    player = pos.players[q]
-    cards = [player.card] if player.card is not None else list(player.hand)
-    best = max((int(c) for c in cards if c is not None and c.is_paddle), default=0)
-    board, cap = pos.board, pos.ruleset.capacity
-    gems = value = 0
-    for canoe in player.canoes:
-        if not canoe.on_river:
-            continue
-        depth = board.depth[canoe.place]
-        carried = list(canoe.gems)
-        room = cap - len(carried)
-        extra = 0
-        if board.cave[canoe.place] is not None:  # load (or unload and load) before going home
-            extra = min(cap, (best - depth) // 2) if best >= depth + 2 else 0
-        if best >= depth:
-            gems += len(carried) + min(room + len(carried), extra) if extra else len(carried)
-            value += sum(int(g) for g in carried) + 5 * (min(room + len(carried), extra) if extra else 0)
-    return gems, value
+    #: X's card and turn when the choice is X's (as data, for the answer; ``choice`` is their text).
+    card: Card | None = None
+    turn: Turn | None = None
 
 
 def _next_round(after_flow: Position, before_flow: Position) -> Position:
     players = tuple(Player(p.name, p.canoes, p.hand or FULL_HAND, p.bank, None) for p in after_flow.players)
     return after_flow.replace(players=players, lifebuoy=(before_flow.lifebuoy + 1) % len(players),
                               round=before_flow.round + 1, phase=Phase.CARDS, acted=())
-
-
-def has_steal(turn: Turn, victim: str | None = None) -> bool:
-    return any(isinstance(s, Steal) and (victim is None or s.victim == victim) for a in turn.actions for s in a.steps)
 
 
 class Search:
@@ -177,7 +124,8 @@ class Search:
         if key in self.memo:
             return self.memo[key]
         children = ((f"{me.name} chooses {c.label}", lambda c=c: self.turn_stage(
-            pos.with_player(self.x, Player(me.name, me.canoes, me.hand, me.bank, c)), left)) for c in me.hand)
+            pos.with_player(self.x, Player(me.name, me.canoes, me.hand, me.bank, c)), left), c, None)
+            for c in me.hand)
         node = self._decide(True, children)
         self.memo[key] = node
         return node
@@ -206,7 +154,8 @@ class Search:
             outcomes = self._order(pos, legal_turns(pos, p), mine=True)
             label = player.card.label if player.card else "?"
             node = self._decide(True, ((f"{player.name} ({label}): {o.turn}",
-                                        lambda o=o: self._after_x(pos, o, left)) for o in outcomes), pos)
+                                        lambda o=o: self._after_x(pos, o, left), player.card, o.turn)
+                                       for o in outcomes), pos)
         else:
             cards = [player.card] if player.card is not None else list(player.hand)
             node = self._decide(False, self._their_turns(pos, p, cards, left))
@@ -311,13 +260,15 @@ class Search:
 
     # -- AND / OR ----------------------------------------------------------------------------------------------
 
-    def _decide(self, mine: bool, children: Iterable[tuple[str, Any]], pos: Position | None = None) -> Node:
-        """OR over X's choices (the first that succeeds), AND over the others' (the first that refutes)."""
+    def _decide(self, mine: bool, children: Iterable[tuple[Any, ...]], pos: Position | None = None) -> Node:
+        """OR over X's choices (the first that succeeds), AND over the others' (the first that refutes).
+
+        A child is (text, thunk) or, for X's card and turn, (text, thunk, card, turn)."""
         example: tuple[str, Node] | None = None
-        for label, child in children:
+        for label, child, *chosen in children:
             node = child()
             if node.value == mine:
-                return Node(mine, label, node, pos)
+                return Node(mine, label, node, pos, *chosen)
             if example is None:
                 example = (label, node)
         # Every child went the other way (or there was none: X cannot act, the others cannot stop X).

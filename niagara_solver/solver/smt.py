@@ -22,18 +22,13 @@ from typing import Any
 
 import z3
 
-from niagara_solver.encoding.core import Encoding
-from niagara_solver.encoding.end import encode_end
 from niagara_solver.encoding.enumerate import Enumerator
-from niagara_solver.encoding.flow import FlowChoice, encode_flow
+from niagara_solver.encoding.relations import NCOL, Relations, SymPosition
 from niagara_solver.encoding.solver import make_solver
-from niagara_solver.encoding.state import NCOL, SymPosition, decode, fix, value
-from niagara_solver.encoding.trace import decode_turn
-from niagara_solver.encoding.turn import TurnChoice, encode_turn
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.position import Player, Position
-from niagara_solver.solver.search import Goal, OutOfTime, could_reach_goal, x_gems
-from niagara_solver.solver.solve import Answer
+from niagara_solver.model.verdict import Verdict
+from niagara_solver.solver.answers import Answer, Goal, OutOfTime, could_reach_goal, x_gems
 
 
 class SmtSolver:
@@ -45,8 +40,8 @@ class SmtSolver:
         self.horizon = horizon
         self.deadline = time.perf_counter() + timeout if timeout else None
         self.timeout = timeout
-        self.enc = Encoding(pos.board, pos.ruleset, len(pos.players))
-        self.enumerator = Enumerator(self.enc, timeout)
+        self.relations = Relations.of(pos)
+        self.enumerator = Enumerator(self.relations, timeout)
         self.memo: dict[Any, bool] = {}
         self.baseline: int | None = None
         self.nodes = 0
@@ -153,26 +148,24 @@ class SmtSolver:
 
     def decisive(self, pos: Position, card: Card, steal_only: bool = False) -> bool:
         """Is there a turn of X, with ``card``, that succeeds against every reply of the players after X?"""
-        enc, t, n = self.enc, self.enc.tables, len(pos.players)
+        relations = self.relations
         order = [p for p in pos.turn_order() if p not in pos.acted and p != self.x]
         self.cards = {p: pos.players[p].card for p in order}
-        pre = SymPosition.fresh("dec.pre", n, t)
-        mine = TurnChoice.fresh("dec.x", pos.ruleset.capacity, n)
-        swap = z3.Bool("dec.x.swap")
-        x_turn = encode_turn(enc, pre, mine, self.x, swap)
+        pre = relations.position("dec.pre")
+        x_turn = relations.turn(pre, self.x, "dec.x", swap=True)
         synth = make_solver(self.timeout)
-        synth.add(*fix(pre, pos, t), mine.card == int(card))
+        synth.add(*relations.pin(pre, pos), x_turn.plays(card))
         synth.add(*[c for _, c in x_turn.constraints])
         if self.goal is Goal.STEAL or steal_only:
-            synth.add(z3.Or([s.taking(j) for s in mine.slots for j in range(len(s.steals))]))
+            synth.add(x_turn.steals())
             return self._check(synth) == z3.sat
         if self.goal is Goal.WIN and not order:
-            synth.add(encode_end(enc, x_turn.post)[self.x])
+            synth.add(relations.end(x_turn.post)[self.x])
             return self._check(synth) == z3.sat
         # Necessary conditions, which the others cannot change after X's turn: X's bank is final once X has acted
         # this round, so X must reach the goal in this turn; and X's gems can only go down after it.
         if self.goal is Goal.WIN:
-            synth.add(enc.rule("R-END-1")(enc, x_turn.post.bank[self.x]))
+            synth.add(relations.reached_goal(x_turn.post, self.x))
         if self.goal is Goal.SAFE:
             assert self.baseline is not None
             synth.add(z3.Sum([*x_turn.post.bank[self.x], *(g for k in range(2) for g in x_turn.post.cargo[self.x][k])])
@@ -198,7 +191,7 @@ class SmtSolver:
         return answer
 
     def _decode_after(self, model: z3.ModelRef, transition: Any, pos: Position, card: Card) -> Position:
-        after = decode(model, transition.post, self.enc.tables, pos.ruleset, pos)
+        after = self.relations.decode_position(model, transition.post, pos)
         players = tuple(Player(p.name, a.canoes, a.hand if i == self.x else p.hand, a.bank,
                                card if i == self.x else p.card)
                         for i, (p, a) in enumerate(zip(pos.players, after.players)))
@@ -208,71 +201,47 @@ class SmtSolver:
                      pinned: dict[str, Any] | None) -> tuple[list[Any], list[Any], SymPosition, dict[str, Any]]:
         """The players after X act in order (each with a card of the hand), then for the safe goal the flow:
         the relation's constraints, the constraints pinning the choices to ``pinned`` (if given), the final
-        state and the choice variables."""
-        enc = self.enc
+        state and the steps (whose choices a reply is read from)."""
+        relations = self.relations
         state = start
         constraints: list[Any] = []
         variables: dict[str, Any] = {}
         for p in order:
-            choice = TurnChoice.fresh(f"{tag}.p{p}", enc.rules.capacity, enc.players)
-            swap = z3.Bool(f"{tag}.p{p}.swap")
-            turn = encode_turn(enc, state, choice, p, swap)
+            turn = relations.turn(state, p, f"{tag}.p{p}", swap=True)
             constraints += [c for _, c in turn.constraints]
             known = self.cards.get(p)
             if known is not None:  # a card already chosen is fixed (R-CARD-1)
-                constraints.append(choice.card == int(known))
-            variables[f"p{p}"] = (choice, swap)
+                constraints.append(turn.plays(known))
+            variables[f"p{p}"] = turn
             state = turn.post
         if self.goal is Goal.SAFE:
-            flow_choice = FlowChoice.fresh(f"{tag}.flow", enc) if enc.rules.fork_policy.value == "free" else None
-            flow = encode_flow(enc, state, flow_choice)
+            flow = relations.flow(state, f"{tag}.flow")
             constraints += [c for _, c in flow.constraints]
-            variables["flow"] = flow_choice
+            variables["flow"] = flow
             state = flow.post
         pins = self._pin(variables, pinned) if pinned is not None else []
         return constraints, pins, state, variables
 
     def _lost(self, state: SymPosition) -> Any:
         if self.goal is Goal.WIN:
-            return z3.Not(encode_end(self.enc, state)[self.x])
+            return z3.Not(self.relations.end(state)[self.x])
         gems = z3.Sum([*state.bank[self.x], *(g for k in range(2) for g in state.cargo[self.x][k])])
         assert self.baseline is not None
         return gems < self.baseline
 
     def _defeat(self, after_x: Position, order: list[int]) -> dict[str, Any] | None:
         """A reply of the players after X that defeats X, as values of their choices (None if there is none)."""
-        enc, t = self.enc, self.enc.tables
-        start = SymPosition.fresh("ver.pre", enc.players, t)
-        constraints, _, final, variables = self._reply_chain(start, order, "ver", None)
+        start = self.relations.position("ver.pre")
+        constraints, _, final, steps = self._reply_chain(start, order, "ver", None)
         solver = make_solver(self.timeout)
-        solver.add(*fix(start, after_x, t), *constraints, self._lost(final))
+        solver.add(*self.relations.pin(start, after_x), *constraints, self._lost(final))
         if self._check(solver) == z3.unsat:
             return None
         model = solver.model()
-        reply: dict[str, Any] = {}
-        for key, var in variables.items():
-            if key == "flow":
-                reply[key] = None if var is None else [{f: value(model, b) for f, b in step.items()}
-                                                       for step in var.branches]
-            else:
-                choice, swap = var
-                reply[key] = ([value(model, v) for v in choice.variables()], value(model, swap))
-        return reply
+        return {key: step.decisions(model) for key, step in steps.items()}
 
-    def _pin(self, variables: dict[str, Any], reply: dict[str, Any]) -> list[Any]:
-        out: list[Any] = []
-        for key, var in variables.items():
-            if key == "flow":
-                if var is not None and reply[key] is not None:
-                    out += [b == v for step, vals in zip(var.branches, reply[key]) for f, b in step.items()
-                            for ff, v in vals.items() if ff == f]
-            else:
-                choice, swap = var
-                values, swap_value = reply[key]
-                out += [v == (bool(value_) if z3.is_bool(v) else value_)
-                        for v, value_ in zip(choice.variables(), values)]
-                out.append(swap == bool(swap_value))
-        return out
+    def _pin(self, steps: dict[str, Any], reply: dict[str, Any]) -> list[Any]:
+        return [c for key, step in steps.items() for c in step.pin_decisions(reply[key])]
 
     def _survives(self, after_x: SymPosition, reply: dict[str, Any], order: list[int], tag: str) -> list[Any]:
         """If the reply (its choices fixed, hard) is legal after X's symbolic turn, X is not defeated by it."""
@@ -297,22 +266,22 @@ def solve_smt(pos: Position, player: int, goal: Goal, horizon: int = 1, timeout:
     """Answer ``goal`` for ``player`` over the encoding."""
     start = time.perf_counter()
     name = pos.players[player].name
-    answer = Answer("unknown", name, goal, horizon, "smt")
+    answer = Answer(Verdict.UNKNOWN, name, goal, horizon, "smt")
     solver = SmtSolver(pos, player, goal, horizon, timeout)
     won = solver.enumerator.winners(pos) if pos.phase is Phase.CARDS else ()
     if won:
-        answer.verdict = "yes" if goal is Goal.WIN and player in won else "no"
+        answer.verdict = Verdict.of(goal is Goal.WIN and player in won)
         answer.note = "the game is over"
         answer.details["finished"] = True
     else:
         try:
-            answer.verdict = "yes" if solver.value(pos) else "no"
+            answer.verdict = Verdict.of(solver.value(pos))
         except (OutOfTime, TimeoutError):
-            answer.verdict = "unknown"
+            answer.verdict = Verdict.UNKNOWN
             answer.note = "the solver ran out of time"
     answer.seconds = time.perf_counter() - start
     answer.nodes = solver.nodes
     return answer
 
 
-__all__ = ["solve_smt", "SmtSolver", "NCOL", "decode_turn"]
+__all__ = ["solve_smt", "SmtSolver", "NCOL"]

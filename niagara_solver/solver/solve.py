@@ -14,7 +14,7 @@ Two backends answer the verdict questions: ``search`` (:mod:`.search`, over the 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
@@ -22,58 +22,22 @@ from niagara_solver.engine.round import is_finished, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.position import Player, Position
-from niagara_solver.solver.search import Goal, Node, OutOfTime, Search, has_steal, trace
+from niagara_solver.model.notation import Turn
+from niagara_solver.model.verdict import Verdict
+from niagara_solver.solver.answers import Answer, Backend, Goal, OutOfTime, has_steal
+from niagara_solver.solver.search import Node, Search, trace
+from niagara_solver.solver.smt import solve_smt
 
-VERDICTS = ("yes", "no", "unknown")
-
-
-@dataclass
-class Answer:
-    """The answer to one question about one player."""
-
-    verdict: str
-    player: str
-    goal: Goal
-    horizon: int
-    backend: str
+def _x_choice(node: Node | None) -> tuple[Card | None, Turn | None]:
+    """X's card and first turn along a line of choices: the card X chose blind (or held when its turn came),
+    and X's first turn."""
     card: Card | None = None
-    turn: str | None = None
-    line: list[str] = field(default_factory=list)
-    refutations: list[dict[str, Any]] = field(default_factory=list)
-    details: dict[str, Any] = field(default_factory=dict)
-    note: str = ""
-    seconds: float = 0.0
-    nodes: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"verdict": self.verdict, "player": self.player, "goal": self.goal.value,
-                               "horizon": self.horizon, "backend": self.backend, "seconds": round(self.seconds, 3)}
-        if self.verdict == "yes":
-            out["card"] = self.card.to_json() if self.card is not None else None
-            out["turn"] = self.turn
-            out["line"] = self.line
-        if self.verdict == "no":
-            out["refutations"] = self.refutations
-        if self.details:
-            out["details"] = self.details
-        if self.note:
-            out["note"] = self.note
-        return out
-
-
-def _x_choice(node: Node | None) -> tuple[Card | None, str | None]:
-    """X's card and first turn along a line of choices."""
-    card: Card | None = None
-    turn: str | None = None
+    turn: Turn | None = None
     while node is not None:
-        text = node.choice
-        if " chooses " in text and card is None:
-            card = Card.parse(text.rsplit(" ", 1)[1])
-        if node.position is not None and turn is None and ": " in text:
-            turn = text.split(": ", 1)[1]
-            if card is None and "(" in text:
-                label = text.split("(", 1)[1].split(")", 1)[0]
-                card = Card.parse(label) if label != "?" else None
+        if node.card is not None and card is None:
+            card = node.card
+        if node.turn is not None and turn is None:
+            turn = node.turn
         node = node.child
     return card, turn
 
@@ -83,14 +47,13 @@ def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str
     """Answer ``goal`` for ``player`` in ``pos`` within ``horizon`` rounds with one backend (``progress``, for
     the search, is told how many positions it searched, now and then)."""
     if backend == "smt":
-        from niagara_solver.solver.smt import solve_smt
         return solve_smt(pos, player, goal, horizon, timeout)
     start = time.perf_counter()
     name = pos.players[player].name
-    answer = Answer("unknown", name, goal, horizon, backend)
+    answer = Answer(Verdict.UNKNOWN, name, goal, horizon, backend)
     if is_finished(pos):
         won = winners(pos)
-        answer.verdict = "yes" if goal is Goal.WIN and player in won else "no"
+        answer.verdict = Verdict.of(goal is Goal.WIN and player in won)
         answer.note = "the game is over: " + ", ".join(pos.players[i].name for i in won) + \
             (" win" if len(won) > 1 else " wins")
         answer.details["finished"] = True
@@ -99,14 +62,14 @@ def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str
     search.name = name
     try:
         root = search.value(pos)
-        answer.verdict = "yes" if root.value else "no"
+        answer.verdict = Verdict.of(root.value)
         if root.value:
             answer.card, answer.turn = _x_choice(root)
             answer.line = trace(root)
         else:
             answer.refutations = _refutations(search, pos, player)
     except OutOfTime:
-        answer.verdict = "unknown"
+        answer.verdict = Verdict.UNKNOWN
         answer.note = "the search ran out of time"
     if goal is Goal.STEAL and horizon == 1:
         answer.details["cards"] = steal_chances(pos, player)
@@ -116,6 +79,48 @@ def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str
     answer.seconds = time.perf_counter() - start
     answer.nodes = search.nodes
     return answer
+
+
+@dataclass(frozen=True)
+class Solution:
+    """One question answered by one backend, or by both and compared (``--backend both``).
+
+    The two backends are independent readings of the rules (the engine, the encoding): when both answered and
+    their verdicts differ, one of them is wrong, and the solution says so (exit 1).
+    """
+
+    answers: tuple[Answer, ...]
+
+    @property
+    def answer(self) -> Answer:
+        """The first backend's answer (the search's, under ``both``)."""
+        return self.answers[0]
+
+    @property
+    def agree(self) -> bool:
+        """Did every backend give the same verdict?"""
+        return len({a.verdict for a in self.answers}) == 1
+
+    @property
+    def exit_status(self) -> int:
+        """1 when the backends disagree, 3 when the answer is unknown, else 0 (yes and no are both answers)."""
+        if not self.agree:
+            return 1
+        return 3 if self.answer.verdict is Verdict.UNKNOWN else 0
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.answer.to_json()
+        if len(self.answers) > 1:
+            data["backends"] = {a.backend: a.to_json() for a in self.answers}
+            data["agree"] = self.agree
+        return data
+
+
+def solve_with(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: Backend = Backend.SEARCH,
+               timeout: float | None = 60, progress: Callable[[int], None] | None = None) -> Solution:
+    """Answer ``goal`` with one backend, or with both (search first, then smt) to compare them."""
+    names = ["search", "smt"] if backend is Backend.BOTH else [backend.value]
+    return Solution(tuple(solve(pos, player, goal, horizon, name, timeout, progress) for name in names))
 
 
 def _refutations(search: Search, pos: Position, x: int) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ import z3
 from niagara_solver.model.board import Board
 from niagara_solver.encoding.core import Encoding, Mutant
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
-from niagara_solver.encoding.solver import Verdict
+from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.ruleset import PortDeparture, Ruleset
 from niagara_solver.verify.properties import CATALOGUE
 from niagara_solver.verify.prove import PropertyResult, Prover

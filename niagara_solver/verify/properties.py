@@ -17,9 +17,10 @@ from typing import Any, Callable
 import z3
 
 from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.relations import Step
 from niagara_solver.encoding.state import NCOL, Expr, SymPosition
 from niagara_solver.encoding.tables import BoardTables
-from niagara_solver.encoding.turn import SlotObservation, Transition, TurnChoice
+from niagara_solver.encoding.turn import SlotObservation, TurnChoice
 from niagara_solver.model.ruleset import RescueWhenNone
 
 TURN, FLOW, RESCUE = "turn", "flow", "rescue"
@@ -32,7 +33,7 @@ class Context:
     enc: Encoding
     phase: str
     pre: SymPosition
-    transition: Transition
+    transition: Step
     choice: object = None
     player: int = 0
 

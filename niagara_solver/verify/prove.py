@@ -22,16 +22,13 @@ from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import flow_detail
 from niagara_solver.engine.rescue import apply_rescue
 from niagara_solver.model.errors import NiagaraError
-from niagara_solver.encoding.core import Encoding, Mutant
-from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
-from niagara_solver.encoding.solver import SHRINK_RLIMIT, Verdict, make_solver, verdict
-from niagara_solver.encoding.state import NAMES, NCOL, SymPosition, card_in_hand, decode, value, well_formed
-from niagara_solver.encoding.trace import decode_branches, decode_rescues, decode_turn
-from niagara_solver.encoding.turn import TurnChoice, Transition, encode_turn
+from niagara_solver.encoding.relations import NAMES, NCOL, Mutant, Relations, SymPosition, TurnStep, value
+from niagara_solver.encoding.solver import SHRINK_RLIMIT, make_solver, verdict
+from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.model.atoms import Phase
 from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.position import Player, Position
-from niagara_solver.model.ruleset import ForkPolicy, Ruleset
+from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.verify.properties import BY_ID, CATALOGUE, FLOW, RESCUE, TURN, Context, Property
 
 
@@ -63,7 +60,7 @@ class PropertyResult:
 
     def to_json(self) -> dict[str, Any]:
         from niagara_solver.model.format import position_to_json
-        out: dict[str, Any] = {"id": self.id, "title": self.title, "verdict": self.verdict.value,
+        out: dict[str, Any] = {"id": self.id, "title": self.title, "verdict": PROOF(self.verdict),
                                "seconds": round(self.seconds, 3), "method": self.method,
                                "depends_on": list(self.rules), "phases": list(self.phases)}
         if self.note:
@@ -80,13 +77,17 @@ class PropertyResult:
 
 @dataclass
 class _Phase:
+    """One phase's relation from a well-formed position, asserted in its own solver."""
+
     name: str
-    pre: SymPosition
-    choice: Any
-    transition: Transition
+    step: Any  # a TurnStep, FlowStep or RescueStep
     solver: z3.Solver
     context: Context
     base: Position
+
+    @property
+    def pre(self) -> SymPosition:
+        return self.step.pre
 
 
 class Prover:
@@ -96,7 +97,8 @@ class Prover:
                  timeout: float | None = None) -> None:
         if not 2 <= players <= 5:
             raise ValueError("2 to 5 players")
-        self.enc = Encoding(board, rules, players, mutant)
+        self.relations = Relations(board, rules, players, mutant)
+        self.enc = self.relations.enc
         self.rules = rules
         self.board = board
         self.players = players
@@ -112,31 +114,28 @@ class Prover:
         return self._phases[name]
 
     def _build(self, name: str) -> _Phase:
-        enc, n = self.enc, self.players
-        pre = SymPosition.fresh(f"{name}.pre", n, enc.tables)
+        relations, n = self.relations, self.players
+        pre = relations.position(f"{name}.pre")
         names = list(NAMES[:n])
         base = Position.initial(names, self.board, self.rules)
-        choice: Any
+        step: Any
         if name == TURN:
-            choice = TurnChoice.fresh("turn", self.rules.capacity, n)
-            transition = encode_turn(enc, pre, choice, 0)
-            wf = well_formed(pre, enc.tables, self.rules, Phase.TURNS)
+            step = relations.turn(pre, 0, "turn")
+            wf = relations.well_formed(pre, Phase.TURNS)
             base = base.replace(phase=Phase.TURNS)
         elif name == FLOW:
-            choice = FlowChoice.fresh("flow", enc) if self.rules.fork_policy is ForkPolicy.FREE else None
-            transition = encode_flow(enc, pre, choice)
-            wf = well_formed(pre, enc.tables, self.rules, Phase.TURNS, all_acted=True)
+            step = relations.flow(pre, "flow")
+            wf = relations.well_formed(pre, Phase.TURNS, all_acted=True)
             base = base.replace(phase=Phase.TURNS, acted=tuple(range(n)))
         else:
-            choice = RescueChoice.fresh("rescue", n)
-            transition = encode_rescue(enc, pre, choice)
-            wf = well_formed(pre, enc.tables, self.rules, Phase.CARDS)
+            step = relations.rescue(pre, "rescue")
+            wf = relations.well_formed(pre, Phase.CARDS)
         solver = make_solver(self.timeout)
         for _, c in wf:
             solver.add(c)
-        for _, c in transition.constraints:
+        for _, c in step.constraints:
             solver.add(c)
-        return _Phase(name, pre, choice, transition, solver, Context(enc, name, pre, transition, choice), base)
+        return _Phase(name, step, solver, Context(self.enc, name, pre, step, step.choice), base)
 
     # -- checking ---------------------------------------------------------------------------------------
 
@@ -203,11 +202,11 @@ class Prover:
         return best
 
     def _counterexample(self, ph: _Phase, model: z3.ModelRef, prop: Property) -> Counterexample:
-        t = self.enc.tables
-        pre = decode(model, ph.pre, t, self.rules, ph.base)
-        post = decode(model, ph.transition.post, t, self.rules, ph.base)
+        relations = self.relations
+        pre = relations.decode_position(model, ph.step.pre, ph.base)
+        post = relations.decode_position(model, ph.step.post, ph.base)
         if ph.name == TURN:
-            card, turn = decode_turn(model, ph.choice, t, ph.pre)
+            card, turn = relations.decode_turn(model, ph.step)
             hidden = tuple(p if i == 0 else Player(p.name, p.canoes, p.hand, p.bank, None)
                            for i, p in enumerate(pre.players))
             pre = pre.replace(players=hidden)
@@ -217,16 +216,14 @@ class Prover:
             choices = f"{NAMES[0]} plays {card.label}: {turn}"
             replay = _replay(lambda: apply_turn(pre, 0, turn, card).position, post)
         elif ph.name == FLOW:
-            k = value(model, ph.transition.extra["k"])
-            branches = None
-            if isinstance(ph.choice, FlowChoice):
-                branches = decode_branches(model, ph.choice, t, max(0, k))
+            k = value(model, ph.step.k)
+            branches = relations.decode_branches(model, ph.step, max(0, k))
             choices = f"the river flows {k} step(s)" + (
                 " taking " + ",".join("/".join(f"{f}={lab}" for f, lab in step) for step in branches)
                 if branches else "")
             replay = _replay(lambda: flow_detail(pre, k, branches).position if k >= 0 else pre, post)
         else:
-            rescues = decode_rescues(model, ph.choice)
+            rescues = relations.decode_rescues(model, ph.step)
             pre = pre.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pre.players))
             post = post.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in post.players))
             choices = "; ".join(f"{NAMES[p]} rescues {r}" for p, r in rescues.items() if r.payments) or "no rescue"
@@ -254,36 +251,33 @@ class Prover:
         If the witness fails somewhere, that position is checked for any legal turn at all: none refutes the
         property; some means the witness was incomplete, and the answer is UNKNOWN.
         """
-        enc, t = self.enc, self.enc.tables
+        relations = self.relations
         n = self.players
-        pre = SymPosition.fresh("nd.pre", n, t)
-        choice = TurnChoice.fresh("nd", self.rules.capacity, n)
-        transition = encode_turn(enc, pre, choice, 0)
+        pre = relations.position("nd.pre")
+        step = relations.turn(pre, 0, "nd")
         solver = make_solver(self.timeout)
-        for _, c in well_formed(pre, t, self.rules, Phase.TURNS):
+        for _, c in relations.well_formed(pre, Phase.TURNS):
             solver.add(c)
-        card = choice.card
-        solver.add(card_in_hand(pre, 0, card))
-        solver.add(*_witness(enc, pre, choice))
-        solver.add(z3.Not(z3.And([c for _, c in transition.constraints])))
+        card = step.card
+        solver.add(relations.card_in_hand(pre, 0, card))
+        solver.add(*_witness(relations, step))
+        solver.add(z3.Not(z3.And([c for _, c in step.constraints])))
         answer = verdict(solver.check())
         if answer is not Verdict.REFUTED:
             return PropertyResult(prop.id, prop.title, answer, 0.0, prop.method, prop.rules, (TURN,),
                                   note="" if answer is Verdict.PROVED else "the witness check timed out")
         # The witness fails at this position and card: does any turn exist there?
         model = solver.model()
-        fixed = [v == model.eval(v, model_completion=True) for v in _variables(pre)] + [
-            card == model.eval(card, model_completion=True)]
-        other = TurnChoice.fresh("nd2", self.rules.capacity, n)
-        again = encode_turn(enc, pre, other, 0)
+        fixed = relations.pin_model(pre, model) + [card == model.eval(card, model_completion=True)]
+        again = relations.turn(pre, 0, "nd2")
         exists = make_solver(self.timeout)
         exists.add(*fixed)
-        exists.add(other.card == card)
+        exists.add(again.card == card)
         for _, c in again.constraints:
             exists.add(c)
         found = verdict(exists.check())
         base = Position.initial(list(NAMES[:n]), self.board, self.rules).replace(phase=Phase.TURNS)
-        position = decode(model, pre, t, self.rules, base)
+        position = relations.decode_position(model, pre, base)
         from niagara_solver.model.atoms import Card
         held = Card(value(model, card))
         position = position.replace(players=tuple(
@@ -299,24 +293,18 @@ class Prover:
                               note="the witness turn is not legal everywhere and a turn exists where it fails")
 
 
-def _variables(pos: SymPosition) -> list[Any]:
-    out = [x for row in pos.place for x in row] + [g for row in pos.cargo for k in row for g in k]
-    out += [g for row in pos.cave for g in row] + [g for row in pos.bank for g in row] + [pos.weather]
-    out += list(pos.marker.values()) + [h for row in pos.hand for h in row] + list(pos.card)
-    return out
-
-
 def _engine_has_no_turn(position: Position, model: z3.ModelRef, card: Any) -> bool:
     from niagara_solver.engine.turns import legal_turns
     return not legal_turns(position, 0)
 
 
-def _witness(enc: Encoding, pre: SymPosition, choice: TurnChoice) -> list[Any]:
+def _witness(relations: Relations, step: TurnStep) -> list[Any]:
     """A turn for every position and card: the cloud moves the weather toward the middle; with a paddle,
     every river canoe paddles straight upstream (home if the budget reaches), and of two port canoes one paddles
     straight down (``exactly_one``) or none acts (``at_most_one``); a port canoe beside a river canoe stays."""
     from niagara_solver.model.ruleset import PortDeparture
-    t, rules = enc.tables, enc.rules
+    t, rules = relations.tables, relations.rules
+    pre, choice = step.pre, step.choice
     n = choice.card
     paddle = n != 0
     places = pre.place[0]

@@ -16,11 +16,8 @@ import z3
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.model.notation import Move, Steal, Turn
 from niagara_solver.model.errors import NiagaraError, TurnError
-from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.relations import OPS, Relations, canoe_order
 from niagara_solver.encoding.solver import make_solver
-from niagara_solver.encoding.state import SymPosition, decode, fix
-from niagara_solver.encoding.pin import canoe_order, pin_turn
-from niagara_solver.encoding.turn import OPS, TurnChoice, encode_turn
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.catalogue import sentence
 from niagara_solver.model.position import Player, Position
@@ -102,16 +99,14 @@ def why(pos: Position, player: int, card: Card, turn: Turn, timeout: float | Non
         result.agree = engine_after is None
         return result
 
-    enc = Encoding(pos.board, pos.ruleset, len(pos.players))
-    t = enc.tables
-    pre = SymPosition.fresh("why.pre", len(pos.players), t)
-    choice = TurnChoice.fresh("why", pos.ruleset.capacity, len(pos.players))
-    transition = encode_turn(enc, pre, choice, player)
+    relations = Relations.of(pos)
+    pre = relations.position("why.pre")
+    step = relations.turn(pre, player, "why")
     solver = make_solver(timeout)
-    solver.add(*fix(pre, pos, t, {player: order}))
-    solver.add(*pin_turn(enc, pos, card, turn, choice))
+    solver.add(*relations.pin(pre, pos, {player: order}))
+    solver.add(*relations.pin_turn(step, pos, card, turn))
     groups: dict[str, list[Any]] = {}
-    for rule, c in transition.constraints:
+    for rule, c in step.constraints:
         if rule in ("DEF", "DOMAIN"):
             solver.add(c)
         else:
@@ -123,8 +118,8 @@ def why(pos: Position, player: int, card: Card, turn: Turn, timeout: float | Non
     if answer == z3.sat:
         result.legal = True
         model = solver.model()
-        after = decode(model, transition.post, t, pos.ruleset, pos)
-        # The decoded canoes are in the pinned order; decode() re-sorts them canonically.
+        after = relations.decode_position(model, step.post, pos)
+        # The decoded canoes are in the pinned order; decode_position re-sorts them canonically.
         revealed = tuple(Player(p.name, a.canoes, a.hand, a.bank, a.card) if i == player else
                          Player(p.name, a.canoes, p.hand, a.bank, p.card)
                          for i, (p, a) in enumerate(zip(pos.players, after.players)))

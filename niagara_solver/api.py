@@ -1,0 +1,154 @@
+"""The flat public API: every command of the command line as one call, with friendly arguments.
+
+    import niagara_solver as ns
+    pos = ns.load_position("puzzles/erratum-two-canoes.json")
+    for outcome in ns.legal_turns(pos, "red", 5):
+        print(outcome.turn)
+    print(ns.solve(pos, "red", "win").answer.word)
+    print(ns.prove("standard", players=[3]).verdict)
+
+Players may be named or given by seat index; cards as ``5``, ``"5"``, ``"cloud"`` or :class:`Card`; rulesets
+and boards as preset names, file paths or values. The deeper modules stay available for everything else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from niagara_solver.design.check import CheckReport
+from niagara_solver.design.check import check as _check
+from niagara_solver.design.diff import DiffReport
+from niagara_solver.design.diff import diff as _diff
+from niagara_solver.engine.apply import play_turn as _play_turn
+from niagara_solver.engine.flow import flow as _flow
+from niagara_solver.engine.rescue import begin_turns
+from niagara_solver.engine.turns import TurnOutcome
+from niagara_solver.engine.turns import legal_turns as _legal_turns
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.board import Board
+from niagara_solver.model.errors import InputError
+from niagara_solver.model.format import load_board as _load_board
+from niagara_solver.model.format import load_position as _load_position
+from niagara_solver.model.format import load_ruleset as _load_ruleset
+from niagara_solver.model.notation import Turn
+from niagara_solver.model.position import Position
+from niagara_solver.model.puzzles import bundled_puzzles
+from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.solver.analysis import analyze as _analyze
+from niagara_solver.solver.answers import Backend, Goal
+from niagara_solver.solver.solve import Solution, solve_with
+from niagara_solver.verify.catalogue import CatalogueReport, prove_catalogue
+from niagara_solver.verify.crosscheck import crosscheck as _crosscheck
+from niagara_solver.verify.why import WhyResult
+from niagara_solver.verify.why import why as _why
+
+PlayerRef = str | int
+CardRef = Card | int | str
+RulesetRef = Ruleset | str
+BoardRef = Board | str
+
+__all__ = ["load_position", "load_ruleset", "load_board", "legal_turns", "play_turn", "flow", "solve", "analyze",
+           "why", "prove", "crosscheck", "check", "diff", "bundled_puzzles"]
+
+
+def load_position(path: str | Path, ruleset: RulesetRef | None = None) -> Position:
+    """A position file (docs/FORMAT.md), under its own ruleset or under ``ruleset``."""
+    return _load_position(path, load_ruleset(ruleset) if ruleset is not None else None)
+
+
+def load_ruleset(spec: RulesetRef) -> Ruleset:
+    """A ruleset: a preset name (``standard``, ``bga-2013-05-09``), a file, or a :class:`Ruleset` as it is."""
+    return spec if isinstance(spec, Ruleset) else _load_ruleset(spec)
+
+
+def load_board(spec: BoardRef) -> Board:
+    """A board: a preset name (``standard``), a file, or a :class:`Board` as it is."""
+    return spec if isinstance(spec, Board) else _load_board(spec)
+
+
+def _player(pos: Position, player: PlayerRef) -> int:
+    if isinstance(player, int):
+        if not 0 <= player < len(pos.players):
+            raise InputError("player", f"no seat {player}; seats 0..{len(pos.players) - 1}", "R-COMP-1")
+        return player
+    try:
+        return pos.index(player)
+    except KeyError:
+        raise InputError("player", f"unknown player {player!r}; players: "
+                         f"{', '.join(p.name for p in pos.players)}", "R-COMP-1") from None
+
+
+def _card(card: CardRef | None) -> Card | None:
+    if card is None or isinstance(card, Card):
+        return card
+    try:
+        return Card.parse(card)
+    except ValueError as err:
+        raise InputError("card", str(err), "R-COMP-2") from None
+
+
+def _in_turns(pos: Position) -> Position:
+    # A start-of-round position is taken into phase II with no optional rescue (forced ones are applied), as
+    # ``niagara-solve turns`` does; pass a phase II position to choose rescues (engine.rescue.begin_turns).
+    return begin_turns(pos) if pos.phase is Phase.CARDS else pos
+
+
+def legal_turns(pos: Position, player: PlayerRef, card: CardRef | None = None) -> list[TurnOutcome]:
+    """Every distinct legal turn of ``player`` with ``card`` (default: the card they chose), and where it leads."""
+    return _legal_turns(_in_turns(pos), _player(pos, player), _card(card))
+
+
+def play_turn(pos: Position, player: PlayerRef, turn: Turn | str, card: CardRef | None = None) -> Position:
+    """The position after ``player`` plays ``turn`` (notation: docs/NOTATION.md) with ``card``."""
+    return _play_turn(_in_turns(pos), _player(pos, player), turn, _card(card))
+
+
+def flow(pos: Position, steps: int) -> Position:
+    """The position after the river flows ``steps`` single steps (phase III alone, R-FLOW)."""
+    return _flow(pos, steps)
+
+
+def solve(pos: Position, player: PlayerRef, goal: Goal | str = Goal.WIN, horizon: int = 1,
+          backend: Backend | str = Backend.SEARCH, timeout: float | None = 60) -> Solution:
+    """Can ``player`` force ``goal`` (win, steal, safe) within ``horizon`` rounds, whatever the others do?"""
+    return solve_with(pos, _player(pos, player), Goal(goal), horizon, Backend(backend), timeout)
+
+
+def analyze(pos: Position, timeout: float = 10) -> dict[str, object]:
+    """The full analysis of a position for every player (``niagara-solve POSITION``)."""
+    return _analyze(pos, timeout)
+
+
+def why(pos: Position, player: PlayerRef, card: CardRef, turn: Turn | str, timeout: float | None = 30) -> WhyResult:
+    """Is the turn legal, and if not, which rule forbids it (engine and encoding both asked)."""
+    played = _card(card)
+    assert played is not None
+    return _why(_in_turns(pos), _player(pos, player), played, Turn.parse(turn) if isinstance(turn, str) else turn,
+                timeout)
+
+
+def prove(ruleset: RulesetRef = "standard", board: BoardRef = "standard", players: list[int] | None = None,
+          ids: list[str] | None = None, timeout: float | None = 60) -> CatalogueReport:
+    """Prove the rule properties R-PROP-1..16 for all valid positions with 2 to 5 players (or ``players``)."""
+    return prove_catalogue(load_board(board), load_ruleset(ruleset), players or [2, 3, 4, 5], ids, timeout)
+
+
+def crosscheck(ruleset: RulesetRef = "standard", board: BoardRef = "standard", count: int = 10, seed: int = 0,
+               timeout: float | None = 60) -> object:
+    """Compare the engine and the encoding outcome by outcome (a report with ``mismatches`` and coverage)."""
+    return _crosscheck(load_board(board), load_ruleset(ruleset), count, seed, timeout=timeout)
+
+
+def check(ruleset: RulesetRef = "standard", board: BoardRef = "standard", puzzles: str | None = None,
+          players: list[int] | None = None, timeout: float = 60, jobs: int = 1) -> CheckReport:
+    """Rule regressions: prove the catalogue and answer every puzzle of ``puzzles`` (default: the bundled ones)."""
+    return _check(load_board(board), load_ruleset(ruleset), puzzles or bundled_puzzles(), players or [2, 3, 4, 5],
+                  False, timeout, jobs)
+
+
+def diff(ruleset_a: RulesetRef, ruleset_b: RulesetRef, board: BoardRef = "standard",
+         players: list[int] | None = None, puzzles: str | None = None, timeout: float = 60,
+         jobs: int = 1) -> DiffReport:
+    """What changes between two rulesets: properties, puzzle answers, a witness per switch."""
+    return _diff(load_board(board), load_ruleset(ruleset_a), load_ruleset(ruleset_b), players or [2, 3, 4, 5],
+                 puzzles, timeout, jobs)

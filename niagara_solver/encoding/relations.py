@@ -1,0 +1,321 @@
+"""The front door to the encoding: a round's relations, built, pinned to concrete positions, and read back.
+
+Every analysis over the encoding (the prover, ``why``, the cross-check, the switch witnesses, the SMT solver, the
+enumerator) goes through :class:`Relations`, made for one board, ruleset and player count (and, for the mutation
+check, one mutant). It gives
+
+- symbolic positions (:meth:`Relations.position`), constrained well-formed (:meth:`Relations.well_formed`) or
+  pinned to a concrete :class:`Position` (:meth:`Relations.pin`);
+- the relations of a round's parts from a symbolic position: one player's turn (:meth:`Relations.turn`), the flow
+  (:meth:`Relations.flow`), phase I's rescues (:meth:`Relations.rescue`), the end check (:meth:`Relations.end`)
+  and the whole round (:meth:`Relations.round`), each a *step*: its rule-tagged constraints, the position after
+  it, and the choices it ranges over;
+- the way back from a model to the game's words: positions, turns in the notation, rescue decisions, the flow's
+  branch choices, winners (``decode_*``).
+
+Behind the door is the machinery: :mod:`.state` (symbolic positions), :mod:`.tables` (the river as integer tables),
+:mod:`.core` (the rule groups, and mutants), :mod:`.turn`, :mod:`.flow`, :mod:`.end`, :mod:`.round` (the
+relations), :mod:`.pin` and :mod:`.trace` (the notation in and out). Property statements (R-PROP) read the terms
+of the steps (positions, declared choices, observations); they never build relations themselves.
+
+Term order: z3's search follows the order in which terms are created (:func:`.solver.fresh_context`). Each method
+creates its terms in one fixed order, and a caller's calls create theirs in the order they are made, so a question
+put the same way gets the same model (the same counterexample, witness or goal position) on every run. Within one
+z3 context, later questions also depend on the order in which earlier terms were released (:class:`Step`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import z3
+
+from niagara_solver.encoding.core import Encoding, Mutant
+from niagara_solver.encoding.end import encode_end
+from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
+from niagara_solver.encoding.pin import canoe_order, pin_turn
+from niagara_solver.encoding.round import RoundChoice, encode_round
+from niagara_solver.encoding.state import (NAMES, NCOL, Constraint, Expr, SymPosition, card_in_hand, decode, fix,
+                                           value, well_formed)
+from niagara_solver.encoding.tables import BoardTables
+from niagara_solver.encoding.trace import decode_branches, decode_rescues, decode_turn
+from niagara_solver.encoding.turn import OPS, SlotObservation, TurnChoice, encode_turn
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.board import Board
+from niagara_solver.model.notation import Rescue, Turn
+from niagara_solver.model.position import Position
+from niagara_solver.model.ruleset import ForkPolicy, Ruleset
+
+
+@dataclass(kw_only=True)
+class Step:
+    """A relation from the position ``pre``: its rule-tagged ``constraints`` (each tagged with the rule ID it comes
+    from, so an unsat core names rules), the position ``post`` after it, and what statements may read of it
+    (``observations`` of each canoe's action, named terms in ``extra``).
+
+    Field order matters: a step that is dropped releases its terms in this order (the position before first), z3
+    gives the identifiers of released terms to the next terms it creates, and the models of later questions in
+    the same z3 context depend on them.
+    """
+
+    pre: SymPosition
+    constraints: list[Constraint]
+    post: SymPosition
+    observations: list[SlotObservation] = field(default_factory=list)
+    extra: dict[str, Expr] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class TurnStep(Step):
+    """One player's turn (phase II) from ``pre``: slot ``s`` of ``choice`` acts on canoe ``s``; with ``swap`` (a
+    Bool) the player's two canoes trade places for the turn."""
+
+    choice: TurnChoice
+    player: int = 0
+    swap: Expr | None = None
+
+    @property
+    def card(self) -> Expr:
+        """The card played (0 the cloud, 1..6)."""
+        return self.choice.card
+
+    def plays(self, card: Card) -> Expr:
+        """The turn is played with ``card``."""
+        return self.choice.card == int(card)
+
+    def steals_with(self, slot: int) -> Expr:
+        """The canoe of slot ``slot`` takes a gem (R-STEAL-1)."""
+        s = self.choice.slots[slot]
+        return z3.Or([s.taking(j) for j in range(len(s.steals))])
+
+    def steals(self) -> Expr:
+        """Some canoe of the turn takes a gem."""
+        return z3.Or([s.taking(j) for s in self.choice.slots for j in range(len(s.steals))])
+
+    def decisions(self, model: z3.ModelRef) -> tuple[list[int], int]:
+        """The model's values of every choice of the turn (the canoe order last), for :meth:`pin_decisions`."""
+        assert self.swap is not None
+        return [value(model, v) for v in self.choice.variables()], value(model, self.swap)
+
+    def pin_decisions(self, values: tuple[list[int], int]) -> list[Expr]:
+        """The turn's choices fixed to values :meth:`decisions` read (from another step's model)."""
+        assert self.swap is not None
+        choices, swap = values
+        out = [v == (bool(x) if z3.is_bool(v) else x) for v, x in zip(self.choice.variables(), choices)]
+        out.append(self.swap == bool(swap))
+        return out
+
+
+@dataclass(kw_only=True)
+class FlowStep(Step):
+    """The flow (phase III) from ``pre``. ``choice``: the branch each step's disc takes at each fork, read when
+    the ruleset leaves it free (``free``: ``fork_policy: free``; else the markers decide); ``steps``: a term for
+    the number of single steps (phase III alone) in place of the flow the cards give, or None."""
+
+    choice: FlowChoice | None = None
+    free: bool = False
+    steps: Expr | None = None
+
+    @property
+    def branches(self) -> FlowChoice | None:
+        """The branch choices in force (None: the fork markers decide)."""
+        return self.choice if self.free else None
+
+    @property
+    def k(self) -> Expr:
+        """How many single steps the river flows (R-FLOW-1, R-FLOW-2)."""
+        return self.extra["k"]
+
+    @property
+    def total(self) -> Expr:
+        """The flow sum before the clamp: smallest paddle plus the weather (R-FLOW-1)."""
+        return self.extra["sum"]
+
+    def decisions(self, model: z3.ModelRef) -> list[dict[int, int]] | None:
+        """The model's branch choices (None when the ruleset leaves none), for :meth:`pin_decisions`."""
+        if self.branches is None:
+            return None
+        return [{f: value(model, b) for f, b in step.items()} for step in self.branches.branches]
+
+    def pin_decisions(self, values: list[dict[int, int]] | None) -> list[Expr]:
+        """The branch choices fixed to values :meth:`decisions` read."""
+        if self.branches is None or values is None:
+            return []
+        return [b == v for step, vals in zip(self.branches.branches, values) for f, b in step.items()
+                for ff, v in vals.items() if ff == f]
+
+
+@dataclass(kw_only=True)
+class RescueStep(Step):
+    """Phase I's rescues from ``pre``: each player's decision per canoe (``choice``)."""
+
+    choice: RescueChoice
+
+
+@dataclass(kw_only=True)
+class RoundStep(Step):
+    """A whole round from a start-of-round ``pre`` whose lifebuoy is held by seat ``lifebuoy``."""
+
+    choice: RoundChoice
+    lifebuoy: int = 0
+
+    def plays(self, player: int, card: Card) -> Expr:
+        """``player`` plays ``card`` this round."""
+        return self.choice.turns[player].card == int(card)
+
+
+class Relations:
+    """The relations of a round for one board, ruleset and player count (with a mutant's rule group, if given)."""
+
+    def __init__(self, board: Board, rules: Ruleset, players: int, mutant: Mutant | None = None) -> None:
+        self.enc = Encoding(board, rules, players, mutant)
+
+    @classmethod
+    def of(cls, pos: Position, mutant: Mutant | None = None) -> "Relations":
+        """The relations a concrete position is played under (its board, ruleset and player count)."""
+        return cls(pos.board, pos.ruleset, len(pos.players), mutant)
+
+    @property
+    def tables(self) -> BoardTables:
+        return self.enc.tables
+
+    @property
+    def rules(self) -> Ruleset:
+        return self.enc.rules
+
+    @property
+    def players(self) -> int:
+        return self.enc.players
+
+    @property
+    def mutant(self) -> Mutant | None:
+        return self.enc.mutant
+
+    @property
+    def free_forks(self) -> bool:
+        """Whether the flow's branches are choices (``fork_policy: free``) rather than the markers' alternation."""
+        return self.rules.fork_policy is ForkPolicy.FREE
+
+    # -- positions --------------------------------------------------------------------------------------------
+
+    def position(self, tag: str) -> SymPosition:
+        """A free symbolic position, its variables named after ``tag``."""
+        return SymPosition.fresh(tag, self.players, self.tables)
+
+    def well_formed(self, sym: SymPosition, phase: Phase, all_acted: bool = False) -> list[Constraint]:
+        """What FORMAT.md accepts of a position in ``phase`` (``all_acted``: phase II is over, as before the
+        flow), as rule-tagged constraints."""
+        return well_formed(sym, self.tables, self.rules, phase, all_acted)
+
+    def pin(self, sym: SymPosition, position: Position, order: dict[int, tuple[int, int]] | None = None) -> list[Expr]:
+        """``sym`` equals a concrete position; ``order`` gives a player's canoes in another order (symbolic canoe
+        ``k`` of player ``p`` is the concrete canoe ``order[p][k]``: the canoe acting first is canoe 0)."""
+        return fix(sym, position, self.tables, order)
+
+    def pin_model(self, sym: SymPosition, model: z3.ModelRef) -> list[Expr]:
+        """``sym`` equals the position a model gives it."""
+        return [v == model.eval(v, model_completion=True) for v in sym.variables()]
+
+    def card_in_hand(self, sym: SymPosition, player: int, card: Expr) -> Expr:
+        """The card is one of the player's hand (R-CARD-2)."""
+        return card_in_hand(sym, player, card)
+
+    def reached_goal(self, sym: SymPosition, player: int) -> Expr:
+        """The player's bank meets the goal (R-END-1)."""
+        return self.enc.rule("R-END-1")(self.enc, sym.bank[player])
+
+    # -- the relations -------------------------------------------------------------------------------------
+
+    def turn(self, pre: SymPosition, player: int = 0, tag: str = "turn", *, choice: TurnChoice | None = None,
+             swap: bool = False, capacity: int | None = None) -> TurnStep:
+        """The turn of ``player`` from ``pre``, over fresh choices named after ``tag`` (or ``choice``, shared with
+        another relation's turn; ``capacity``: how many gems a fresh choice may steal, the ruleset's by default).
+        With ``swap`` the canoe order is a choice too (a Bool named ``tag.swap``): needed where other turns fix
+        the order of the player's canoes, as in a sequence of turns."""
+        if choice is None:
+            choice = TurnChoice.fresh(tag, self.rules.capacity if capacity is None else capacity, self.players)
+        flip = z3.Bool(f"{tag}.swap") if swap else None
+        t = encode_turn(self.enc, pre, choice, player, flip)
+        return TurnStep(pre=pre, constraints=t.constraints, post=t.post, observations=t.observations, extra=t.extra,
+                        choice=choice, player=player, swap=flip)
+
+    def pin_turn(self, step: TurnStep, position: Position, card: Card, turn: Turn) -> list[Expr]:
+        """The step's choices fixed to a written turn with ``card`` (its first canoe acting in slot 0: pin the
+        position with :func:`canoe_order`'s order)."""
+        return pin_turn(self.enc, position, card, turn, step.choice)
+
+    def flow_choice(self, tag: str) -> FlowChoice:
+        """Branch choices for the flow (read only with ``fork_policy: free``), shareable between relations."""
+        return FlowChoice.fresh(tag, self.enc)
+
+    def flow(self, pre: SymPosition, tag: str | None = None, *, choice: FlowChoice | None = None,
+             steps: bool = False) -> FlowStep:
+        """The flow from ``pre`` (every player's card known).
+
+        With ``fork_policy: free`` the branches are choices: ``choice`` if given (it may be shared with another
+        relation's flow, and is kept but not read under alternation), else fresh ones named after ``tag``, or,
+        without a tag, made by the relation once the flow's value is built (named ``flow``). With ``steps`` the
+        number of single steps is a free variable ``tag.steps`` (phase III alone) instead of the flow the cards
+        and the weather give.
+        """
+        if steps and tag is None:
+            raise ValueError("a free number of steps needs a tag to name it")
+        if choice is None and tag is not None and self.free_forks:
+            choice = self.flow_choice(tag)
+        count = z3.Int(f"{tag}.steps") if steps else None
+        t = encode_flow(self.enc, pre, choice if self.free_forks else None, steps=count)
+        return FlowStep(pre=pre, constraints=t.constraints, post=t.post, observations=t.observations, extra=t.extra,
+                        choice=t.choice if self.free_forks else choice, free=self.free_forks, steps=count)
+
+    def rescue(self, pre: SymPosition, tag: str = "rescue", *, choice: RescueChoice | None = None) -> RescueStep:
+        """Phase I's rescues from ``pre`` (a start-of-round position), over fresh decisions named after ``tag``
+        (or ``choice``, shared with another relation's rescues)."""
+        if choice is None:
+            choice = RescueChoice.fresh(tag, self.players)
+        t = encode_rescue(self.enc, pre, choice)
+        return RescueStep(pre=pre, constraints=t.constraints, post=t.post, observations=t.observations,
+                          extra=t.extra, choice=choice)
+
+    def end(self, sym: SymPosition) -> list[Expr]:
+        """For each player, whether they win if the game ends at ``sym`` (R-END-1..3)."""
+        return encode_end(self.enc, sym)
+
+    def round(self, pre: SymPosition, tag: str = "round", lifebuoy: int = 0) -> RoundStep:
+        """A whole round from the start-of-round position ``pre`` with the lifebuoy at seat ``lifebuoy``: rescues,
+        every turn in order, the flow, phase IV."""
+        choice = RoundChoice.fresh(tag, self.enc)
+        t = encode_round(self.enc, pre, choice, lifebuoy)
+        return RoundStep(pre=pre, constraints=t.constraints, post=t.post, observations=t.observations, extra=t.extra,
+                         choice=choice, lifebuoy=lifebuoy)
+
+    # -- from a model back to the game's words ------------------------------------------------------------
+
+    def decode_position(self, model: z3.ModelRef, sym: SymPosition, base: Position) -> Position:
+        """The concrete position a model gives ``sym`` (board, ruleset, round, phase and lifebuoy from ``base``;
+        each player's canoes in canonical order)."""
+        return decode(model, sym, self.tables, self.rules, base)
+
+    def decode_turn(self, model: z3.ModelRef, step: TurnStep) -> tuple[Card, Turn]:
+        """The card and the turn (in the notation) a model chose."""
+        return decode_turn(model, step.choice, self.tables, step.pre, step.player)
+
+    def decode_rescues(self, model: z3.ModelRef, step: RescueStep) -> dict[int, Rescue]:
+        """Each player's rescue decision."""
+        return decode_rescues(model, step.choice)
+
+    def decode_branches(self, model: z3.ModelRef, step: FlowStep,
+                        steps: int) -> list[tuple[tuple[str, str], ...]] | None:
+        """The branch the disc of each of the first ``steps`` steps took at each fork (None: no branch choice,
+        the markers decide)."""
+        if step.branches is None:
+            return None
+        return decode_branches(model, step.branches, self.tables, steps)
+
+    @staticmethod
+    def decode_winners(model: z3.ModelRef, won: list[Expr]) -> tuple[int, ...]:
+        """The seats :meth:`end` names as winners in a model."""
+        return tuple(p for p, w in enumerate(won) if value(model, w))
+
+
+__all__ = ["Relations", "Step", "TurnStep", "FlowStep", "RescueStep", "RoundStep", "SymPosition", "Mutant",
+           "Constraint", "Expr", "NAMES", "NCOL", "OPS", "value", "canoe_order"]

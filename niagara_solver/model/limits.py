@@ -1,0 +1,70 @@
+"""The limits on what the tool reads (docs/FORMAT.md, "Limits"), each with the reason for its number.
+
+A hand-written position is a few hundred bytes, six levels deep, with numbers below a hundred; a board has a
+dozen discs. The limits lie far above anything a game or a designer needs and far below what would exhaust
+memory, the stack or the patience of the user: input beyond them is refused (exit status 2, rule ``LIMITS``)
+before any work is done with it, instead of failing with a traceback, hanging or filling the memory.
+"""
+
+from __future__ import annotations
+
+import math
+
+from niagara_solver.model.errors import InputError, quoted
+
+#: The rule ID of every limit below (docs/FORMAT.md, "Limits").
+LIMITS = "LIMITS"
+
+#: The largest file read (bytes). Positions, rulesets, boards and grids are kilobytes; a cap keeps a device
+#: (``/dev/zero``) or a runaway file from filling the memory.
+MAX_FILE_BYTES = 10_000_000
+
+#: How deeply arrays and objects may nest in a file. A position nests 6 levels (players, a player, canoes, a
+#: canoe, its gems); deeper nesting only exhausts the stack of the parser and of everything that walks the value.
+MAX_JSON_DEPTH = 32
+
+#: The most digits an integer of a file may have. Every count of the game is below a hundred, and a 64-bit
+#: integer has 19 digits; Python refuses to read integers of more than 4300 digits at all.
+MAX_INTEGER_DIGITS = 20
+
+#: The most discs a board may have. The standard board has 9; every disc adds places to every search and
+#: picture, and drawing or encoding a river of thousands of discs runs out of stack or time.
+MAX_DISCS = 200
+
+#: The shortest and longest time (seconds) a solver question may be given. z3 counts its timeout in
+#: milliseconds as a 32-bit number (at most about 49 days); beyond a day, a question is better left unknown.
+MIN_TIMEOUT = 0.1
+MAX_TIMEOUT = 86_400.0
+
+#: The most flow steps ``flow --steps`` takes at once. A round flows at most 8 steps (the 6 paddle in a storm,
+#: R-FLOW-1), so a hundred is a dozen rounds' flow; a bound keeps a typo from running for ever (under
+#: ``fork_policy: free`` every step multiplies the outcomes to follow).
+MAX_FLOW_STEPS = 100
+
+#: The most gems of each colour a ruleset may set (``gems_per_colour``; the game has 8). Pictures draw every gem
+#: and the solver counts them one by one; two digits keep every count of a cave readable.
+MAX_GEMS_PER_COLOUR = 99
+
+#: The most catalogue proofs (ruleset variants × boards × player counts) a sweep grid may ask for. Each proof
+#: takes seconds to minutes: a bigger grid is a typo (a repeated value list), not a plan.
+MAX_GRID_PROOFS = 1_000
+
+
+def check_timeout(seconds: object, where: str) -> float:
+    """A solver timeout in seconds, finite and within :data:`MIN_TIMEOUT`..:data:`MAX_TIMEOUT`.
+
+    ``where`` names the option or JSON path in the error (``--timeout``, ``timeout``)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise InputError(where, f"a timeout is a number of seconds, got {quoted(seconds)}", LIMITS)
+    if not (math.isfinite(seconds) and MIN_TIMEOUT <= seconds <= MAX_TIMEOUT):
+        raise InputError(where, f"a timeout is from {MIN_TIMEOUT:g} to {MAX_TIMEOUT:g} seconds (a day), "
+                                f"got {quoted(seconds)}", LIMITS)
+    return float(seconds)
+
+
+def check_flow_steps(steps: int, where: str = "--steps") -> int:
+    """A number of flow steps, from 0 to :data:`MAX_FLOW_STEPS`."""
+    if not 0 <= steps <= MAX_FLOW_STEPS:
+        raise InputError(where, f"the river flows 0 to {MAX_FLOW_STEPS} steps at once (a round flows at most 8, "
+                                f"R-FLOW-1), got {quoted(steps)}", LIMITS)
+    return steps

@@ -1,0 +1,160 @@
+"""The switch rows: everything the program knows about a ruleset switch, stated once.
+
+A switch of RULES.md is one field of :class:`~niagara_solver.model.ruleset.Ruleset`, declared with
+:func:`switch`. The declaration is the row: the field's name and type, its default, how a file's value is read
+(:class:`Boolean`, :class:`Choice`, :class:`Integer`), the rule that states it and the other rules it changes,
+the parts of a round it acts in, and the values tests and ``diff`` try. :func:`rows_of` collects the rows, in the
+order of the fields, which is the order of RULES.md's switch table.
+
+What is derived from the rows: reading and validating a ruleset (``Ruleset.from_json``, sweep grids), the part of
+a round where ``diff`` looks for a switch's witness, the values the tests draw (``tests/strategies.py``), and the
+check that the switch tables of docs/RULES.md and docs/FORMAT.md list exactly these switches.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Literal, TypeVar, get_args
+
+from niagara_solver.model.errors import quoted
+
+T = TypeVar("T")
+
+#: The parts of a game a switch may act in: the set-up (which positions are valid at all), phase I's rescues,
+#: phase II's turns, phase III's flow, and the end check.
+SwitchPhase = Literal["setup", "rescue", "turn", "flow", "end"]
+PHASES: tuple[SwitchPhase, ...] = get_args(SwitchPhase)
+
+
+class Boolean:
+    """``true`` or ``false``."""
+
+    domain: tuple[Any, ...] | None = (True, False)
+
+    def parse(self, value: object) -> bool:
+        if isinstance(value, bool):
+            return value
+        raise ValueError(f"expected true or false, got {quoted(value)}")
+
+
+class Choice:
+    """One of the values of an enumeration, written as its string."""
+
+    def __init__(self, enum: type[StrEnum]) -> None:
+        self.enum = enum
+        self.domain: tuple[Any, ...] | None = tuple(m.value for m in enum)
+
+    def parse(self, value: object) -> StrEnum:
+        if isinstance(value, str):
+            try:
+                return self.enum(value)
+            except ValueError:
+                pass
+        raise ValueError(f"expected one of {', '.join(repr(m.value) for m in self.enum)}, got {quoted(value)}")
+
+
+#: The most values of an integer switch that are all listed (and all tried); a wider range is written "any ≥ LOW"
+#: in RULES.md's table and is tried at the row's ``tries``.
+LISTED_VALUES = 8
+
+
+class Integer:
+    """An integer from ``low`` to ``high`` (no upper bound when ``high`` is None).
+
+    Its ``domain`` lists every value when there are few (at most :data:`LISTED_VALUES`), else is None."""
+
+    def __init__(self, low: int, high: int | None = None) -> None:
+        self.low, self.high = low, high
+        self.domain: tuple[Any, ...] | None = (tuple(range(low, high + 1))
+                                               if high is not None and high - low < LISTED_VALUES else None)
+
+    def parse(self, value: object) -> int:
+        if (isinstance(value, int) and not isinstance(value, bool) and value >= self.low
+                and (self.high is None or value <= self.high)):
+            return value
+        upper = f"..{self.high}" if self.high is not None else " or more"
+        raise ValueError(f"expected an integer {self.low}{upper}, got {quoted(value)}")
+
+
+Values = Boolean | Choice | Integer
+BOOLEAN = Boolean()
+
+
+def as_json(value: Any) -> Any:
+    """A switch value as a file writes it (an enumeration member as its string)."""
+    return value.value if isinstance(value, StrEnum) else value
+
+
+@dataclass(frozen=True)
+class Switch:
+    """One switch of RULES.md: one row of its switch table, and what the program needs to know about it."""
+
+    name: str
+    default: Any                       # the value in force when a ruleset does not set the switch
+    values: Values                     # how a file's value is read, and every value when there are few
+    rule: str                          # the rule that states the switch: bad values and diff witnesses name it
+    also: tuple[str, ...]              # the other rules whose reading it changes (RULES.md's table lists them too)
+    phases: tuple[SwitchPhase, ...]    # where it changes what may happen; diff seeks a witness in the first
+    tries: tuple[Any, ...]             # the values (as JSON) tests and diff try, the default first
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """Every rule the switch changes, in the order of RULES.md (its switch table's last column)."""
+        return tuple(sorted((self.rule, *self.also), key=_rule_order))
+
+    @property
+    def default_json(self) -> Any:
+        return as_json(self.default)
+
+    def parse(self, value: object) -> Any:
+        """The value of a ruleset file, read; ValueError says what was expected."""
+        return self.values.parse(value)
+
+
+def switch(default: T, *, values: Values, rule: str, phases: tuple[SwitchPhase, ...], also: tuple[str, ...] = (),
+           tries: tuple[Any, ...] | None = None) -> T:
+    """A ruleset field that is a switch: its default, with the rest of its row kept in the field's metadata.
+
+    ``tries`` may be left out when the switch has few values: then every value is tried, the default first."""
+    if tries is None:
+        if values.domain is None:
+            raise TypeError(f"a switch whose values have no end says which values to try (default {default!r})")
+        tries = (as_json(default), *(v for v in values.domain if v != as_json(default)))
+    row = Switch("", default, values, rule, also, phases, tries)
+    return dataclasses.field(default=default, metadata={"switch": row})
+
+
+def rows_of(cls: type) -> dict[str, Switch]:
+    """The rows of a dataclass's switch fields, by name, in field order; every field must be a switch.
+
+    Each row is checked here, so a mistake in a declaration fails at import rather than in a test."""
+    rows: dict[str, Switch] = {}
+    for f in dataclasses.fields(cls):
+        row = f.metadata.get("switch")
+        if not isinstance(row, Switch):
+            raise TypeError(f"{cls.__name__}.{f.name} is not declared with switch(...)")
+        row = dataclasses.replace(row, name=f.name)
+        problems = []
+        if not row.phases or any(p not in PHASES for p in row.phases):
+            problems.append(f"phases must be among {', '.join(PHASES)}")
+        if len(row.tries) < 2 or row.tries[0] != row.default_json or len(set(map(repr, row.tries))) < len(row.tries):
+            problems.append("tries must list the default first and at least one other value, each once")
+        for value in row.tries:
+            try:
+                parsed = row.parse(value)
+            except ValueError as err:
+                problems.append(f"tries: {err}")
+            else:
+                if as_json(parsed) != value or type(as_json(parsed)) is not type(value):
+                    problems.append(f"tries: {value!r} is not written as a file writes it")
+        if problems:
+            raise TypeError(f"switch {f.name}: " + "; ".join(problems))
+        rows[f.name] = row
+    return rows
+
+
+def _rule_order(rule: str) -> tuple[str, int]:
+    head, _, number = rule.rpartition("-")
+    return (head, int(number)) if number.isdigit() else (rule, 0)

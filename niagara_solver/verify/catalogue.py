@@ -1,0 +1,98 @@
+"""The property catalogue proved for several player counts, merged per property (``niagara-solve prove``).
+
+A property's merged verdict is the worst over the player counts (``max`` of :class:`Verdict`); the first refuted
+player count gives the counterexample shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from niagara_solver.model.board import Board
+from niagara_solver.model.errors import InputError
+from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.model.verdict import PROOF, Verdict
+from niagara_solver.verify.properties import BY_ID
+from niagara_solver.verify.prove import PropertyResult, prove
+
+_COUNTEREXAMPLE_KEYS = ("counterexample", "after", "choices", "trace", "replay")
+
+
+@dataclass(frozen=True)
+class MergedProperty:
+    """One property over several player counts."""
+
+    result: PropertyResult                       # the first player count's result (title, method, rules)
+    by_players: tuple[tuple[int, Verdict], ...]
+    seconds: float
+    refuted: tuple[int, PropertyResult] | None   # the first refuted player count and its result
+
+    @property
+    def id(self) -> str:
+        return self.result.id
+
+    @property
+    def verdict(self) -> Verdict:
+        """The worst verdict over the player counts."""
+        return max(v for _, v in self.by_players)
+
+    def to_json(self) -> dict[str, Any]:
+        item = self.result.to_json()
+        item["verdict"], item["seconds"] = PROOF(self.verdict), round(self.seconds, 3)
+        item["players"] = {str(n): PROOF(v) for n, v in self.by_players}
+        for key in _COUNTEREXAMPLE_KEYS:
+            item.pop(key, None)
+        if self.refuted is not None:
+            n, refuted = self.refuted
+            item.update({k: v for k, v in refuted.to_json().items() if k in _COUNTEREXAMPLE_KEYS})
+            item["counterexample_players"] = n
+        return item
+
+
+@dataclass(frozen=True)
+class CatalogueReport:
+    """Every property asked, merged over the player counts."""
+
+    board: Board
+    rules: Ruleset
+    players: tuple[int, ...]
+    properties: tuple[MergedProperty, ...]
+
+    @property
+    def verdict(self) -> Verdict:
+        """The worst verdict of all properties (CONFIRMED when every one is proved)."""
+        return max((p.verdict for p in self.properties), default=Verdict.PROVED)
+
+    @property
+    def exit_status(self) -> int:
+        """0 proved, 1 refuted, 3 unknown."""
+        return self.verdict.exit_status
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ruleset": self.rules.to_json(), "board": self.board.to_json(), "players": list(self.players),
+                "properties": [p.to_json() for p in self.properties]}
+
+
+def check_ids(ids: list[str] | tuple[str, ...]) -> None:
+    """Refuse an unknown property ID (``--property``)."""
+    for pid in ids:
+        if pid not in BY_ID:
+            raise InputError("--property", f"unknown property {pid!r}; properties: {', '.join(BY_ID)}", "R-PROP")
+
+
+def prove_catalogue(board: Board, rules: Ruleset, players: list[int], ids: list[str] | None = None,
+                    timeout: float | None = 60) -> CatalogueReport:
+    """Prove the catalogue (or the properties ``ids``) for every player count in ``players``."""
+    if ids:
+        check_ids(ids)
+    runs: dict[str, list[tuple[int, PropertyResult]]] = {}
+    for n in players:
+        for result in prove(board, rules, n, list(ids) if ids else None, timeout):
+            runs.setdefault(result.id, []).append((n, result))
+    merged = []
+    for results in runs.values():
+        refuted = next(((n, r) for n, r in results if r.verdict is Verdict.REFUTED), None)
+        merged.append(MergedProperty(results[0][1], tuple((n, r.verdict) for n, r in results),
+                                     sum(r.seconds for _, r in results), refuted))
+    return CatalogueReport(board, rules, tuple(players), tuple(merged))

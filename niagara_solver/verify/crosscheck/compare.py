@@ -1,0 +1,233 @@
+"""Comparing the engine and the encoding on one position: a turn, the flow, phase I's rescues, the end check or a
+whole round, each a :class:`Case` of the engine's outcomes against the encoding's, with the rules it exercised.
+
+The engine's side comes from :mod:`niagara_solver.engine`; the encoding's from its enumerator
+(:class:`~niagara_solver.encoding.enumerate.Enumerator`), over the relations of
+:class:`~niagara_solver.encoding.relations.Relations`. The two readings meet only here, in their outcomes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from niagara_solver.encoding.enumerate import Enumerator
+from niagara_solver.encoding.relations import Mutant, Relations
+from niagara_solver.engine.flow import flow_outcomes, flow_value
+from niagara_solver.engine.rescue import apply_rescue, begin_turns, must_rescue, rescue_options
+from niagara_solver.engine.round import winners
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.model.atoms import FULL_HAND, PORT, Card, Colour, Phase
+from niagara_solver.model.board import Board
+from niagara_solver.model.notation import Load, Move, Steal, Turn, Unload
+from niagara_solver.model.position import Player, Position
+from niagara_solver.model.ruleset import Ruleset
+
+
+@dataclass
+class Case:
+    """One comparison: the engine's outcomes against the encoding's (outcome -> a label, e.g. a turn)."""
+
+    kind: str
+    position: Position
+    player: int | None = None
+    card: Card | None = None
+    steps: int | None = None
+    cards: dict[int, Card] | None = None
+    engine: dict[Any, str] = field(default_factory=dict)
+    encoding: dict[Any, str] = field(default_factory=dict)
+    rules: set[str] = field(default_factory=set)
+
+    @property
+    def agrees(self) -> bool:
+        return set(self.engine) == set(self.encoding)
+
+    def describe(self) -> str:
+        names = [p.name for p in self.position.players]
+        if self.kind == "turn" and self.player is not None and self.card is not None:
+            return f"the turns of {names[self.player]} with {self.card.label}"
+        if self.kind == "flow":
+            return f"the flow of {self.steps} step(s)"
+        if self.kind == "round" and self.cards is not None:
+            return "a round with cards " + ", ".join(f"{names[p]} {c.label}" for p, c in sorted(self.cards.items()))
+        return {"rescue": "phase I rescues", "end": "the end check"}.get(self.kind, self.kind)
+
+
+
+# -- which rules a case exercises -----------------------------------------------------------------------
+
+#: A gem stolen earlier in this phase and still in the thief's canoe: (thief's seat, disc, colour).
+StolenMark = tuple[int, str, Colour]
+
+
+def steals(pos: Position, player: int, turn: Turn) -> list[tuple[int, StolenMark]]:
+    """Every steal of ``player``'s turn as (victim's seat, the gem's mark once stolen): the thief takes the gem
+    on the disc where its movement ended (R-STEAL-1), and stays there until the flow (R-STEAL-3)."""
+    seats = {p.name: i for i, p in enumerate(pos.players)}
+    found = []
+    for action in turn.actions:
+        place = action.canoe.place
+        for step in action.steps:
+            if isinstance(step, Move):
+                place = step.dest
+            elif isinstance(step, Steal):
+                found.append((seats[step.victim], (player, place, step.colour)))
+    return found
+
+
+def restolen(pos: Position, player: int, turn: Turn, stolen: frozenset[StolenMark]) -> bool:
+    """Whether the turn takes a gem that was stolen earlier in this phase (R-STEAL-4)."""
+    return any((victim, mark[1], mark[2]) in stolen for victim, mark in steals(pos, player, turn))
+
+
+def turn_rules(pos: Position, turn: Turn, player: int | None = None,
+               stolen: frozenset[StolenMark] = frozenset()) -> set[str]:
+    """The rules a turn exercises, read from its notation and the position it starts from (and, for R-STEAL-4,
+    the gems stolen earlier in this phase)."""
+    if turn.is_cloud:
+        return {"R-TURN-2", "R-WEATHER-1"}
+    rules = {"R-TURN-3"} if not turn.actions else {"R-TURN-3", "R-MOVE-1", "R-MOVE-2", "R-MOVE-3"}
+    if len(turn.actions) == 2:
+        rules.add("R-TURN-4")
+    board = pos.board
+    for action in turn.actions:
+        loads = {s.colour for s in action.steps if isinstance(s, Load)}
+        unloads = {s.colour for s in action.steps if isinstance(s, Unload)}
+        if loads or unloads:
+            rules.update({"R-GEM-1", "R-GEM-2"})
+        if unloads:
+            rules.add("R-GEM-3")
+        if loads and unloads:
+            rules.add("R-GEM-4")
+        if action.canoe.place == PORT:
+            rules.add("R-MOVE-6")
+        for step in action.steps:
+            if isinstance(step, Move):
+                if step.dest == PORT:
+                    rules.update({"R-MOVE-5", "R-GEM-5"})
+                elif step.downstream and any(f in board.above(step.dest) for f in board.forks) and (
+                        action.canoe.place == PORT or not any(f in board.above(action.canoe.place)
+                                                              for f in board.forks)):
+                    rules.add("R-MOVE-4")
+            if isinstance(step, Steal):
+                rules.update({"R-STEAL-1", "R-STEAL-2", "R-STEAL-3"})
+                if unloads:
+                    rules.add("R-STEAL-5")
+    if stolen and player is not None and restolen(pos, player, turn, stolen):
+        rules.add("R-STEAL-4")
+    return rules
+
+
+# -- the checker ----------------------------------------------------------------------------------------
+
+class CrossChecker:
+    """Compares the engine and the encoding (or a mutant of it) for one board and ruleset."""
+
+    def __init__(self, board: Board, rules: Ruleset, mutant: Mutant | None = None, timeout: float | None = 60) -> None:
+        self.board = board
+        self.rules = rules
+        self.mutant = mutant
+        self.timeout = timeout
+        self._enumerators: dict[int, Enumerator] = {}
+
+    def enumerator(self, players: int) -> Enumerator:
+        if players not in self._enumerators:
+            self._enumerators[players] = Enumerator(Relations(self.board, self.rules, players, self.mutant),
+                                                    self.timeout)
+        return self._enumerators[players]
+
+    def turn(self, pos: Position, player: int, card: Card, stolen: frozenset[StolenMark] = frozenset()) -> Case:
+        """``stolen``: the gems stolen earlier in this phase (they only change which rules count as exercised)."""
+        case = Case("turn", pos, player=player, card=card)
+        case.rules = {"R-CARD-2"} | ({"R-CARD-1"} if pos.players[player].card is not None else set())
+        turns = {}
+        for outcome in legal_turns(pos, player, card):
+            case.engine[outcome.position] = str(outcome.turn)
+            turns[outcome.position] = outcome.turn
+            case.rules |= turn_rules(pos, outcome.turn, player, stolen)
+        case.encoding = self.enumerator(len(pos.players)).check_turns(pos, player, card, turns)
+        return case
+
+    def flow(self, pos: Position, steps: int | None) -> Case:
+        """The flow of ``steps`` single steps, or with None the flow the round's cards and weather give."""
+        case = Case("flow", pos, steps=steps)
+        k = flow_value(pos) if steps is None else steps
+        for choices, after in flow_outcomes(pos, k):
+            case.engine[after] = ",".join("/".join(f"{f}={lab}" for f, lab in c) for c in choices)
+        case.encoding = {p: "" for p in self.enumerator(len(pos.players)).flows(pos, steps)}
+        case.rules = {"R-FLOW-3", "R-FLOW-5"}
+        if steps is None:
+            case.rules.add("R-FLOW-1")
+            paddles = [int(p.card) for p in pos.players if p.card is not None and p.card.is_paddle]
+            if (min(paddles) if paddles else 0) + pos.weather < pos.ruleset.min_flow:
+                case.rules.add("R-FLOW-2")
+        if steps and pos.board.forks:
+            case.rules.add("R-FLOW-4")
+        fallen = sum(1 for _, c in pos.canoes() if c.fallen)
+        if any(sum(1 for _, c in after.canoes() if c.fallen) > fallen for after in case.engine):
+            case.rules.add("R-FLOW-6")
+        return case
+
+    def rescue(self, pos: Position) -> Case:
+        case = Case("rescue", pos)
+        results: dict[Position, str] = {pos: ""}
+        for i in pos.turn_order():
+            grown: dict[Position, str] = {}
+            for state, label in results.items():
+                for option in rescue_options(state, i):
+                    grown.setdefault(apply_rescue(state, i, option),
+                                     (label + "; " if label else "") + f"{pos.players[i].name} {option}")
+            results = grown
+        case.engine = results
+        case.encoding = {p: "" for p in self.enumerator(len(pos.players)).rescues(pos)}
+        if any(c.fallen for _, c in pos.canoes()):
+            case.rules.add("R-RESCUE-1")
+        if any(must_rescue(p) for p in pos.players):
+            case.rules.add("R-RESCUE-3" if pos.ruleset.rescue_when_none.value == "free" else "R-RESCUE-2")
+        return case
+
+    def end(self, pos: Position) -> Case:
+        case = Case("end", pos)
+        names = [p.name for p in pos.players]
+        engine = tuple(winners(pos))
+        encoding = self.enumerator(len(pos.players)).winners(pos)
+        case.engine = {engine: "winners: " + (", ".join(names[i] for i in engine) or "none")}
+        case.encoding = {encoding: "winners: " + (", ".join(names[i] for i in encoding) or "none")}
+        case.rules = {"R-END-1", "R-END-2"} | ({"R-END-3"} if len(engine) else set())
+        return case
+
+    def round(self, pos: Position, cards: dict[int, Card], limit: int = 12) -> Case | None:
+        """Every start of the next round from a start-of-round ``pos`` with the cards given; None when the engine
+        finds more than ``limit`` intermediate positions (too many to enumerate in the encoding)."""
+        case = Case("round", pos, cards=cards)
+        rescued = {pos}
+        for i in pos.turn_order():
+            rescued = {apply_rescue(s, i, o) for s in rescued for o in rescue_options(s, i)}
+        starts: dict[Position, str] = {}
+        case.rules = {"R-ROUND-1", "R-TURN-1", "R-BUOY-1", "R-CARD-2", "R-FLOW-1"}
+        for state in rescued:
+            # Each position of phase II with the gems stolen on the way to it (for R-STEAL-4's coverage).
+            frontier: set[tuple[Position, frozenset[StolenMark]]] = {(begin_turns(state, None, cards), frozenset())}
+            for p in pos.turn_order():
+                grown = set()
+                for s, stolen in frontier:
+                    for o in legal_turns(s, p):
+                        if stolen and restolen(s, p, o.turn, stolen):
+                            case.rules.add("R-STEAL-4")
+                        grown.add((o.position, stolen | {mark for _, mark in steals(s, p, o.turn)}))
+                frontier = grown
+                if len({s for s, _ in frontier}) > limit:
+                    return None
+            for s in {s for s, _ in frontier}:
+                for _, after in flow_outcomes(s, flow_value(s)):
+                    starts[_next_round(after, s)] = ""
+        case.engine = starts
+        case.encoding = {p: "" for p in self.enumerator(len(pos.players)).rounds(pos, cards, 20 * limit)}
+        return case
+
+
+def _next_round(after_flow: Position, before_flow: Position) -> Position:
+    """Phase IV after a flow result: the lifebuoy passes, cards leave the table, empty hands refill."""
+    players = tuple(Player(p.name, p.canoes, p.hand or FULL_HAND, p.bank, None) for p in after_flow.players)
+    return after_flow.replace(players=players, lifebuoy=(before_flow.lifebuoy + 1) % len(players),
+                              round=before_flow.round + 1, phase=Phase.CARDS, acted=())

@@ -1,0 +1,196 @@
+"""Goal positions: positions the solver is asked for, where a given rule clause matters (a steal after an unload,
+both canoes banking, an odd flow with canoes in both branches, a rescue with an empty bank, ...).
+
+Each goal is a condition on one phase's relation from a well-formed symbolic position (a :class:`GoalQuestion`);
+a model is shrunk to a small, plain position whose outcomes stay few enough to enumerate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import z3
+
+from niagara_solver.encoding.relations import NAMES, NCOL, Relations, SymPosition, TurnStep, value
+from niagara_solver.encoding.solver import make_solver
+from niagara_solver.encoding.solver import shrink as shrink_model
+from niagara_solver.encoding.tables import BoardTables
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.board import Board
+from niagara_solver.model.invariants import position_problems
+from niagara_solver.model.position import Player, Position
+from niagara_solver.model.ruleset import Ruleset
+
+
+@dataclass(frozen=True)
+class Goal:
+    """A position the solver is asked for: a phase, a condition on its choices, and the rules it exercises."""
+
+    name: str
+    phase: str
+    rules: tuple[str, ...]
+    condition: Callable[["GoalQuestion"], Any]
+
+
+@dataclass
+class GoalQuestion:
+    """What a goal's condition may read: the relations, the position before the phase, the phase's step (a turn,
+    the flow or the rescues), who would win at the position before, and for two turns the second player's."""
+
+    relations: Relations
+    pre: SymPosition
+    step: Any
+    won: list[Any]
+    second: TurnStep | None = None
+
+    @property
+    def tables(self) -> BoardTables:
+        return self.relations.tables
+
+
+def _slots(q: GoalQuestion) -> list[Any]:
+    return q.step.observations
+
+
+def _unloads(s: Any) -> Any:
+    return z3.Sum([op.unloads(c) for op in s.ops for c in range(NCOL)])
+
+
+def _loads(s: Any) -> Any:
+    return z3.Sum([op.loads(c) for op in s.ops for c in range(NCOL)])
+
+
+GOALS: tuple[Goal, ...] = (
+    Goal("steal", "turn", ("R-STEAL-1", "R-STEAL-2"), lambda c: z3.Or(c.step.steals_with(0), c.step.steals_with(1))),
+    Goal("steal-after-unload", "turn", ("R-STEAL-5",),
+         lambda c: z3.Or([z3.And(c.step.steals_with(i), _unloads(s) > 0) for i, s in enumerate(_slots(c))])),
+    Goal("both-canoes-bank", "turn", ("R-MOVE-5", "R-GEM-5"),
+         lambda c: z3.And([z3.And(s.home, c.pre.load(0, s.who) > 0) for s in _slots(c)])),
+    Goal("port-entry-with-spare-points", "turn", ("R-MOVE-5",),
+         lambda c: z3.Or([z3.And(s.home, c.tables.depth_of(s.start) + 2 * z3.Sum(
+             [x for op in s.pre_ops for x in op.cells()]) < c.step.card) for s in _slots(c)])),
+    Goal("load-from-a-mixed-cave", "turn", ("R-GEM-3", "R-GEM-1"),
+         lambda c: z3.Or([op.load[cc][col] == 1 for s in _slots(c) for op in s.ops
+                          for cc in range(NCOL) for col in range(NCOL) if cc != col])),
+    Goal("unload-one-colour-load-another", "turn", ("R-GEM-4",),
+         lambda c: z3.Or([z3.And(_loads(s) > 0, _unloads(s) > 0) for s in _slots(c)])),
+    Goal("last-gem-of-a-cave", "turn", ("R-TURN-4", "R-GEM-1"),
+         lambda c: z3.And(_slots(c)[0].on, _slots(c)[1].on, z3.Or(
+             [z3.And(op.load[cc][col] == 1, c.pre.cave[cc][col] == 1) for s in _slots(c) for op in s.ops
+              for cc in range(NCOL) for col in range(NCOL)]))),
+    Goal("fork-choice", "turn", ("R-MOVE-4",),
+         lambda c: z3.Or([z3.And(s.move == 1, c.tables.depth_of(s.end) > _fork_depth(c),
+                                 c.tables.depth_of(s.start) <= _fork_depth(c)) for s in _slots(c)])),
+    Goal("cloud-in-a-storm", "turn", ("R-WEATHER-1", "R-TURN-2"),
+         lambda c: z3.And(c.step.card == 0, c.pre.weather == 2)),
+    Goal("port-canoe-stays", "turn", ("R-TURN-3",),
+         lambda c: z3.And(c.pre.place[0][0] == 0, c.tables.is_disc(c.pre.place[0][1]),
+                          z3.Not(_slots(c)[0].on), c.step.card != 0)),
+    Goal("odd-flow-with-canoes-in-both-branches", "flow", ("R-FLOW-4", "R-FLOW-3"),
+         lambda c: z3.And(c.step.k % 2 == 1, *_both_branches(c))),
+    Goal("fall-with-a-gem", "flow", ("R-FLOW-6",),
+         lambda c: z3.Or([z3.And(c.step.post.place[p][k] == c.tables.FALLEN,
+                                 c.pre.place[p][k] != c.tables.FALLEN, c.pre.load(p, k) > 0)
+                          for p in range(c.pre.players) for k in range(2)])),
+    Goal("negative-flow-sum", "flow", ("R-FLOW-2",), lambda c: c.step.total < 0),
+    Goal("two-players-reach-the-goal", "end", ("R-END-1", "R-END-3"), lambda c: z3.And(c.won[0], c.won[1])),
+    Goal("rescue-with-an-empty-bank", "rescue", ("R-RESCUE-2",),
+         lambda c: z3.And(c.pre.place[0][0] == c.tables.FALLEN,
+                          c.pre.place[0][1] == c.tables.FALLEN, z3.Sum(c.pre.bank[0]) == 0)),
+    Goal("rescue-both-canoes", "rescue", ("R-RESCUE-1",),
+         lambda c: z3.And(c.step.choice.rescued[0][0], c.step.choice.rescued[0][1])),
+    Goal("steal-a-stolen-gem", "two-turns", ("R-STEAL-4",), lambda c: _steal_back(c)),
+    Goal("rescue-with-none-in-play-and-gems", "rescue", ("R-RESCUE-2", "R-RESCUE-3"),
+         lambda c: z3.And(c.pre.place[0][0] == c.tables.FALLEN,
+                          c.pre.place[0][1] == c.tables.FALLEN, z3.Sum(c.pre.bank[0]) > 0)),
+)
+
+
+def _steal_back(q: GoalQuestion) -> Any:
+    """Player 0, carrying nothing and loading nothing, steals; then player 1 steals: whatever player 1 takes
+    from player 0 was stolen earlier in this phase. Low cards, one acting canoe for player 0 and empty banks
+    keep the search short (about 2 s rather than 5) and the position's outcomes few."""
+    pre, step, second = q.pre, q.step, q.second
+    assert second is not None
+    return z3.And(pre.load(0, 0) == 0, pre.load(0, 1) == 0, z3.Sum([_loads(s) for s in _slots(q)]) == 0,
+                  z3.Or(step.steals_with(0), step.steals_with(1)), z3.Or(second.steals_with(0), second.steals_with(1)),
+                  step.card <= 3, second.card <= 3,
+                  z3.Not(step.choice.slots[1].on), *[g == 0 for row in pre.bank for g in row])
+
+
+def _fork_depth(q: GoalQuestion) -> int:
+    t = q.tables
+    return min((t.depth[f] for f in t.forks), default=t.max_depth)
+
+
+def _both_branches(q: GoalQuestion) -> list[Any]:
+    t, pre = q.tables, q.pre
+    if not t.forks:
+        return [z3.BoolVal(False)]
+    first = t.branch[t.forks[0]]
+    return [z3.Or([pre.place[p][k] == b for p in range(pre.players) for k in range(2)]) for b in first[:2]]
+
+
+def goal_positions(board: Board, rules: Ruleset, players: int = 2, timeout: float | None = 30,
+                   names: list[str] | None = None) -> Iterator[tuple[Goal, Position | None, Card | None]]:
+    """For each goal (or those named), a position meeting it (and, for a turn, the card), or None when no
+    position can."""
+    relations = Relations(board, rules, players)
+    base = Position.initial(list(NAMES[:players]), board, rules)
+    for goal in GOALS:
+        if names is not None and goal.name not in names:
+            continue
+        pre = relations.position(f"goal.{goal.name}")
+        step: Any
+        second: TurnStep | None = None
+        if goal.phase in ("turn", "two-turns"):
+            step = relations.turn(pre, 0, f"goal.{goal.name}")
+            wf = relations.well_formed(pre, Phase.TURNS)
+            start = base.replace(phase=Phase.TURNS)
+            if goal.phase == "two-turns":  # player 1 acts next, from the position player 0's turn left
+                second = relations.turn(step.post, 1, f"goal.{goal.name}.then")
+        elif goal.phase == "flow":
+            step = relations.flow(pre)
+            wf = relations.well_formed(pre, Phase.TURNS, all_acted=True)
+            start = base.replace(phase=Phase.TURNS, acted=tuple(range(players)))
+        else:
+            step = relations.rescue(pre, f"goal.{goal.name}")
+            wf = relations.well_formed(pre, Phase.CARDS)
+            start = base
+        solver = make_solver(timeout)
+        solver.add(*[c for _, c in wf], *[c for _, c in step.constraints])
+        if second is not None:
+            solver.add(*[c for _, c in second.constraints])
+        solver.add(goal.condition(GoalQuestion(relations, pre, step, relations.end(pre), second)))
+        if solver.check() != z3.sat:
+            yield goal, None, None
+            continue
+        extra = []
+        if goal.phase == "turn":  # a small card and an idle second canoe keep the turn's outcomes few
+            extra = [step.card, z3.If(z3.And(pre.place[0][1] != relations.tables.FALLEN,
+                                             z3.Not(step.choice.slots[1].on)), 3, 0)]
+        elif second is not None:
+            extra = [step.card, second.card]
+        model = _small(solver, pre, relations.tables, solver.model(), extra)
+        pos = relations.decode_position(model, pre, start)
+        card = None
+        if goal.phase in ("turn", "two-turns"):
+            card = Card(value(model, step.card))
+            cards = {0: card, 1: Card(value(model, second.card))} if second is not None else {0: card}
+            pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, cards.get(i))
+                                            for i, p in enumerate(pos.players)))
+        elif goal.phase != "flow":  # a start-of-round position: no card chosen yet
+            pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pos.players))
+        yield goal, (pos if not position_problems(pos) else None), card
+
+
+def _small(solver: z3.Solver, pre: SymPosition, t: BoardTables, model: z3.ModelRef,
+           extra: list[Any]) -> z3.ModelRef:
+    """A goal position with few gems away from home and few canoes on the river besides player 0's first,
+    so that its outcomes stay few enough to enumerate (and the same every run: see ``shrink``)."""
+    size = (z3.Sum([g for row in pre.cargo for canoe in row for g in canoe]) + z3.Sum([g for r in pre.bank for g in r])
+            + z3.Sum([pre.cave[cc][c] for cc in range(NCOL) for c in range(NCOL) if cc != c])
+            + z3.Sum([z3.If(pre.place[p][k] != t.PORT, 1, 0) for p in range(1, pre.players) for k in range(2)])
+            + z3.If(t.is_disc(pre.place[0][1]), 2, 0) + z3.Sum([0, *extra]))
+    return shrink_model(solver, model, size)

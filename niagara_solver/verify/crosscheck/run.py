@@ -1,0 +1,225 @@
+"""The cross-check run: goal positions, first rounds, seeded playouts and puzzles, each compared case by case; the
+report of what was compared, how often each rule was exercised, and every disagreement (the first few shrunk)."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from niagara_solver.encoding.relations import NAMES, Mutant
+from niagara_solver.encoding.solver import fresh_context
+from niagara_solver.engine.playout import random_playout
+from niagara_solver.engine.rescue import begin_turns, rescue_options
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.board import Board
+from niagara_solver.model.errors import NiagaraError
+from niagara_solver.model.position import Position
+from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.verify.crosscheck.compare import Case, CrossChecker, StolenMark, restolen, steals
+from niagara_solver.verify.crosscheck.goals import goal_positions
+from niagara_solver.verify.crosscheck.shrink import shrunk as shrunk_case
+
+#: The numbers of single steps each flow is compared at (besides the flow the cards give).
+FLOW_STEPS = range(0, 9)
+#: How many disagreements are shrunk (each takes many more comparisons); later ones are reported as found.
+SHRINK_FIRST = 3
+
+
+@dataclass
+class Mismatch:
+    """A disagreement, on a shrunk position."""
+
+    case: Case
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        from niagara_solver.model.format import position_to_json
+
+        def outcome(x: Any, label: str) -> Any:
+            if isinstance(x, Position):
+                return {"label": label, "position": position_to_json(x)}
+            return {"label": label, "value": list(x) if isinstance(x, tuple) else x}
+        case = self.case
+        out: dict[str, Any] = {"kind": case.kind, "what": case.describe(), "source": self.source,
+                               "position": position_to_json(case.position),
+                               "engine_only": [outcome(x, case.engine[x]) for x in case.engine
+                                               if x not in case.encoding],
+                               "encoding_only": [outcome(x, case.encoding[x]) for x in case.encoding
+                                                 if x not in case.engine]}
+        if case.player is not None:
+            out["player"] = case.position.players[case.player].name
+        if case.card is not None:
+            out["card"] = case.card.to_json()
+        if case.steps is not None:
+            out["steps"] = case.steps
+        return out
+
+
+@dataclass
+class CrosscheckReport:
+    """What was compared, how often each rule was exercised, and every disagreement."""
+
+    positions: int = 0
+    sources: Counter[str] = field(default_factory=Counter)
+    cases: Counter[str] = field(default_factory=Counter)
+    outcomes: int = 0
+    coverage: Counter[str] = field(default_factory=Counter)
+    goals: dict[str, str] = field(default_factory=dict)
+    mismatches: list[Mismatch] = field(default_factory=list)
+    seconds: float = 0.0
+    skipped_rounds: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"positions": self.positions, "sources": dict(self.sources), "cases": dict(self.cases),
+                "outcomes": self.outcomes, "coverage": dict(sorted(self.coverage.items())), "goals": self.goals,
+                "mismatches": [m.to_json() for m in self.mismatches], "seconds": round(self.seconds, 3),
+                "skipped_rounds": self.skipped_rounds}
+
+
+# -- the run ----------------------------------------------------------------------------------------------
+
+def playout_positions(board: Board, rules: Ruleset, count: int, seed: int) -> Iterator[tuple[str, Any]]:
+    """Positions from seeded random games, 2 to 5 players: (source, round record)."""
+    rng = random.Random(seed)
+    made = 0
+    game = 0
+    while made < count:
+        players = 2 + (seed + game) % 4
+        start = Position.initial(list(NAMES[:players]), board, rules, lifebuoy=rng.randrange(players))
+        for record in random_playout(start, seed * 1000 + game, rounds=rng.randint(1, 30),
+                                     policy="greedy" if game % 2 else "uniform"):
+            last = record
+        game += 1
+        yield f"playout {seed * 1000 + game - 1}, round {last.start.round}", last
+        made += 1
+
+
+def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mutant: Mutant | None = None,
+               puzzles: list[Position] | None = None, goals: bool | list[str] = True, rounds: bool = True,
+               timeout: float | None = 60, progress: Callable[[str], None] | None = None) -> CrosscheckReport:
+    """Compare the engine and the encoding on goal positions, ``count`` playout positions and ``puzzles``.
+
+    Runs in a fresh z3 context, so the goal positions (and so the report) are the same whatever the process
+    asked z3 before (``fresh_context``)."""
+    fresh_context()
+    start = time.perf_counter()
+    checker = CrossChecker(board, rules, mutant, timeout)
+    report = CrosscheckReport()
+    rng = random.Random(seed)
+
+    def record(case: Case, source: str) -> None:
+        report.cases[case.kind] += 1
+        report.outcomes += len(set(case.engine) | set(case.encoding))
+        for rule in case.rules:
+            report.coverage[rule] += 1
+        if not case.agrees:
+            # Shrinking costs many more comparisons: the first few disagreements are shrunk, the rest shown as found.
+            shrunk = shrunk_case(checker, case) if len(report.mismatches) < SHRINK_FIRST else case
+            report.mismatches.append(Mismatch(shrunk, source))
+
+    def turns(pos: Position, source: str, only: tuple[int, Card] | None = None) -> None:
+        if pos.phase is Phase.CARDS:
+            pos = begin_turns(pos, {i: rescue_options(pos, i)[0] for i in range(len(pos.players))})
+        if only is None:  # one player of the position, with their card (or a card of their hand)
+            player = rng.choice([i for i in range(len(pos.players)) if i not in pos.acted])
+            chosen = pos.players[player].card
+            only = (player, chosen if chosen is not None else rng.choice(pos.players[player].hand))
+        record(checker.turn(pos, *only), source)
+
+    def note(text: str) -> None:
+        if progress:
+            progress(text)
+
+    if goals:
+        chosen = goals if isinstance(goals, list) else None
+        for goal, pos, card in goal_positions(board, rules, timeout=timeout, names=chosen):
+            if pos is None:
+                report.goals[goal.name] = "unreachable under these rules"
+                continue
+            report.goals[goal.name] = "checked"
+            report.positions += 1
+            report.sources["goals"] += 1
+            source = f"goal {goal.name}"
+            note(source)
+            if goal.phase == "turn" and card is not None:
+                turns(pos, source, (0, card))
+            elif goal.phase == "two-turns" and card is not None:
+                turns(pos, source, (0, card))
+                after = _after_a_steal(pos, card)
+                if after is not None:  # player 1's turns, once player 0 has stolen a gem they can take back
+                    mid, stolen = after
+                    second_card = mid.players[1].card
+                    assert second_card is not None
+                    record(checker.turn(mid, 1, second_card, stolen), source)
+            elif goal.phase == "flow":
+                for steps in (None, *FLOW_STEPS):
+                    record(checker.flow(pos, steps), source)
+            else:  # a start-of-round position: rescues and the end check
+                record(checker.rescue(pos), source)
+                record(checker.end(pos), source)
+    if rounds:
+        # Whole rounds from the first round of small games: every canoe in the port keeps the outcomes few.
+        for game in range(2):
+            start_pos = Position.initial(list(NAMES[:2]), board, rules, lifebuoy=game)
+            first = next(random_playout(start_pos, seed * 100 + game, rounds=1))
+            cards = {i: p.card for i, p in enumerate(first.turns_start.players) if p.card is not None}
+            try:
+                case = checker.round(start_pos, cards)
+            except TimeoutError:
+                case = None
+            if case is None:
+                report.skipped_rounds += 1
+            else:
+                report.positions += 1
+                report.sources["first rounds"] += 1
+                record(case, f"the first round of game {seed * 100 + game}")
+    for source, rec in playout_positions(board, rules, count, seed):
+        report.positions += 1
+        report.sources["playouts"] += 1
+        note(source)
+        record(checker.rescue(rec.start), source)
+        record(checker.end(rec.start), source)
+        turns(rec.turns_start, source)
+        for steps in (None, *FLOW_STEPS):
+            record(checker.flow(rec.before_flow, steps), source)
+        if rounds and len(rec.start.players) == 2:
+            cards = {i: p.card for i, p in enumerate(rec.turns_start.players) if p.card is not None}
+            try:
+                case = checker.round(rec.start, cards)
+            except TimeoutError:
+                case = None
+            if case is None:
+                report.skipped_rounds += 1
+            else:
+                record(case, source)
+    for pos in puzzles or []:
+        report.positions += 1
+        report.sources["puzzles"] += 1
+        note("puzzle")
+        if pos.phase is Phase.CARDS:
+            record(checker.rescue(pos), "puzzle")
+            record(checker.end(pos), "puzzle")
+        try:
+            turns(pos, "puzzle")
+        except NiagaraError:
+            pass  # a puzzle whose phase I needs a choice of rescue: its turns are checked from the goals instead
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _after_a_steal(pos: Position, card: Card) -> tuple[Position, frozenset[StolenMark]] | None:
+    """The first (by notation) turn of player 0 with ``card`` after which player 1 can take back a stolen gem:
+    the position it leaves and the gems it stole."""
+    then = pos.players[1].card
+    if then is None:
+        return None
+    for outcome in sorted(legal_turns(pos, 0, card), key=lambda o: str(o.turn)):
+        stolen = frozenset(mark for _, mark in steals(pos, 0, outcome.turn))
+        if stolen and any(restolen(outcome.position, 1, o.turn, stolen)
+                          for o in legal_turns(outcome.position, 1, then)):
+            return outcome.position, stolen
+    return None

@@ -1,0 +1,83 @@
+"""The verification jobs (proofs, mutants, cross-checks) as independent tasks, and the merging of proofs made for
+several player counts.
+
+Each job starts from a fresh z3 context, so its answer (and its counterexample) is the same in one process, in a
+pool of processes or on a cluster, whatever ran before.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from niagara_solver.encoding.solver import fresh_context
+from niagara_solver.jobs import Task
+from niagara_solver.model.board import Board
+from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.model.verdict import PROOF, Verdict
+from niagara_solver.verify.crosscheck import crosscheck
+from niagara_solver.verify.mutants import check_mutants
+from niagara_solver.verify.prove import prove
+
+
+def prove_job(ruleset: Any, board: Any, players: int, ids: list[str] | None, timeout: float) -> dict[str, Any]:
+    """Prove the catalogue (or the properties ``ids``) for one player count."""
+    fresh_context()
+    start = time.perf_counter()
+    results = prove(Board.from_json(board), Ruleset.from_json(ruleset), players, ids, timeout)
+    return {"kind": "prove", "players": players, "ruleset": ruleset, "board": board,
+            "properties": [r.to_json() for r in results], "seconds": time.perf_counter() - start}
+
+
+def mutant_job(name: str, ruleset: Any, board: Any, players: int, timeout: float) -> dict[str, Any]:
+    """Check that the catalogue kills one mutant of the encoding."""
+    fresh_context()
+    (result,) = check_mutants(Board.from_json(board), Ruleset.from_json(ruleset), players, [name], timeout)
+    return {"kind": "mutant", **result.to_json()}
+
+
+def crosscheck_job(ruleset: Any, board: Any, count: int, seed: int, timeout: float) -> dict[str, Any]:
+    """Cross-check the engine against the encoding on ``count`` seeded positions and the goal positions."""
+    fresh_context()
+    report = crosscheck(Board.from_json(board), Ruleset.from_json(ruleset), count, seed, timeout=timeout)
+    return {"kind": "crosscheck", **report.to_json()}
+
+
+def prove_task(ruleset: Any, board: Any, players: int, ids: list[str] | None, timeout: float) -> Task:
+    """The job of proving the catalogue for one player count (``ruleset`` and ``board`` as JSON)."""
+    return Task(prove_job, (ruleset, board, players, ids, timeout))
+
+
+def mutant_task(name: str, ruleset: Any, board: Any, players: int, timeout: float) -> Task:
+    """The job of killing one mutant."""
+    return Task(mutant_job, (name, ruleset, board, players, timeout))
+
+
+def crosscheck_task(ruleset: Any, board: Any, count: int, seed: int, timeout: float) -> Task:
+    """The job of one cross-check run."""
+    return Task(crosscheck_job, (ruleset, board, count, seed, timeout))
+
+
+def merge_properties(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per property over several player counts: the merged (worst) verdict, the first counterexample."""
+    merged: dict[str, dict[str, Any]] = {}
+    worst: dict[str, Verdict] = {}
+    for result in results:
+        for item in result["properties"]:
+            entry = merged.setdefault(item["id"], {"id": item["id"], "title": item["title"], "verdict": "proved",
+                                                    "seconds": 0.0, "players": {}, "depends_on": item["depends_on"]})
+            entry["seconds"] += item["seconds"]
+            entry["players"][str(result["players"])] = item["verdict"]
+            verdict = PROOF.parse(item["verdict"])
+            if verdict > worst.get(item["id"], Verdict.PROVED):
+                worst[item["id"]] = verdict
+                entry["verdict"] = PROOF(verdict)
+                for key in ("counterexample", "trace", "choices", "replay"):
+                    if key in item:
+                        entry[key] = item[key]
+    return list(merged.values())
+
+
+def properties_verdict(properties: list[dict[str, Any]]) -> Verdict:
+    """The merged verdict of merged properties (:func:`merge_properties`)."""
+    return max((PROOF.parse(p["verdict"]) for p in properties), default=Verdict.PROVED)

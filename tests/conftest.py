@@ -1,11 +1,75 @@
+"""Set-up shared by every test: the helpers on the import path, the Hypothesis profile, the ``shared`` fixture
+(answers reused between tests, tests/shared.py) and, with pytest-xdist, how the tests are spread over the workers."""
+
 import os
 import sys
+from collections import defaultdict
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, os.path.dirname(__file__))
+
+from shared import group_of, share  # noqa: E402
 
 # Deterministic, reasonably quick property tests; CI uses the same profile.
 settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+#: Where the seconds each test took last time are kept (pytest's cache, .pytest_cache/).
+DURATIONS = "niagara-solver/durations"
+
+
+@pytest.fixture
+def shared(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reuse, within this test process, the answers to questions an earlier test of the process already asked
+    (tests/shared.py says which)."""
+    # Listed in a group, or another worker would compute the same answers again.
+    assert group_of(request.node.nodeid), f"{request.node.nodeid} shares answers: list it in tests/shared.py GROUPS"
+    share(monkeypatch)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With ``-n`` (the default distribution), each group of tests sharing answers goes to one worker, as one unit;
+    every other test is a unit of its own. Units are handed out one at a time to a worker running out of work, the
+    longest first (by the seconds their tests took last time, when pytest's cache knows them), so that no long test
+    is left to run alone at the end."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    cache = getattr(config, "cache", None)
+    last: dict[str, float] = cache.get(DURATIONS, {}) if cache is not None else {}
+
+    class GroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        ordered = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid) or nodeid
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self.ordered:  # the work queue is complete before the first unit is handed out
+                self.ordered = True
+                units = sorted(self.workqueue.items(), key=lambda unit: -sum(last.get(t, 0.0) for t in unit[1]))
+                self.workqueue.clear()
+                self.workqueue.update(units)
+            super()._assign_work_unit(node)
+
+    return GroupScheduling(config, log)
+
+
+_seconds: dict[str, float] = defaultdict(float)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _seconds[report.nodeid] += report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    cache = getattr(session.config, "cache", None)
+    if hasattr(session.config, "workerinput") or cache is None or not _seconds:
+        return  # the controller (or a run without pytest-xdist) keeps the record
+    cache.set(DURATIONS, {**cache.get(DURATIONS, {}), **_seconds})

@@ -2,7 +2,7 @@
 
 from helpers import P, position
 from niagara_solver.solver.analysis import analyze, flow_table, steal_table
-from niagara_solver.solver.search import Goal
+from niagara_solver.solver.answers import Goal
 from niagara_solver.solver.solve import fall_risk, solve, threats
 
 
@@ -14,7 +14,7 @@ def test_steal_chances_possible_and_sure():
     assert table["exact"] is True
     assert table["cards"]["2"] == {"possible": ["blue", "green"], "sure": []}
     answer = solve(pos, 1, Goal.STEAL, 1)
-    assert answer.verdict == "yes" and answer.details["cards"]["2"]["a steal is sure"] is True
+    assert answer.word == "yes" and answer.details["cards"]["2"]["a steal is sure"] is True
 
 
 def test_threats_name_the_thief_and_its_cards():
@@ -49,7 +49,7 @@ def test_a_no_answer_at_the_round_start_while_a_rival_must_choose_a_rescue():
     pos = position(P("red", "3", "port", hand=[1, 2]),
                    P("blue", "fallen", "fallen", bank={"amethyst": 1, "amber": 1}, hand=[3]), phase="cards")
     answer = solve(pos, 0, Goal.WIN, 1)
-    assert answer.verdict == "no"
+    assert answer.word == "no"
     (refutation,) = answer.refutations
     assert refutation["option"] == "every choice of red"
     assert any("blue" in step and "rescue" in step for step in refutation["answer"])

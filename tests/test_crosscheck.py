@@ -19,7 +19,7 @@ TURN_GOALS = [g.name for g in GOALS if g.phase == "turn"]
 OTHER_GOALS = [g.name for g in GOALS if g.phase not in ("turn", "two-turns")]
 
 
-def test_bounded_crosscheck_agrees_on_every_goal_a_playout_and_first_rounds():
+def test_bounded_crosscheck_agrees_on_every_goal_a_playout_and_first_rounds(shared):
     report = crosscheck(standard_board(), Ruleset(), count=1, seed=0)
     assert report.mismatches == []
     assert set(report.goals) == {g.name for g in GOALS}
@@ -33,7 +33,7 @@ def test_bounded_crosscheck_agrees_on_every_goal_a_playout_and_first_rounds():
 def test_crosscheck_under_every_other_switch_value():
     rules = Ruleset.from_json({"steal_after_unload": False, "rescue_when_none": "free", "port_departure": "at_most_one",
                                "bank_after_load": False, "must_move": True, "min_flow": 1, "tiebreak": "count",
-                               "gems_per_colour": 4, "capacity": 2})
+                               "gems_per_colour": 4, "capacity": 2, "gem_sides": "one"})
     report = crosscheck(standard_board(), rules, count=0, rounds=False,
                         goals=["steal", "both-canoes-bank", "port-canoe-stays", "steal-a-stolen-gem", *OTHER_GOALS])
     assert report.mismatches == []
@@ -96,7 +96,7 @@ def test_a_planted_encoding_bug_is_found():
     assert report.mismatches and report.mismatches[0].to_json()["encoding_only"]
 
 
-def test_crosscheck_command(capsys):
+def test_crosscheck_command(capsys, shared):
     status = main(["crosscheck", "--count", "0", "--no-goals", "--no-rounds", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert status == 0 and data["mismatches"] == [] and data["positions"] >= 1
@@ -119,6 +119,7 @@ def test_goals_are_met_by_their_positions(name):
         assert goal_reached(pos.players[0]) and goal_reached(pos.players[1])
 
 
+@pytest.mark.rule("R-STEAL-4")
 def test_R_STEAL_4_a_gem_stolen_this_phase_is_compared_when_it_is_stolen_back():
     # The solver builds a position where red steals and blue then takes the stolen gem back; blue's turns after
     # red's steal are compared, and only a steal of that very gem counts as exercising R-STEAL-4.
@@ -141,6 +142,7 @@ def test_R_STEAL_4_a_gem_stolen_this_phase_is_compared_when_it_is_stolen_back():
     assert case.agrees and "R-STEAL-4" in case.rules
 
 
+@pytest.mark.rule("R-RESCUE-3")
 def test_R_RESCUE_3_the_encoding_gives_the_free_canoe_like_the_engine():
     # Found by the cross-check: under rescue_when_none: free the encoding let a player with no canoe in play pay
     # for every rescue instead of taking the free one; RULES.md (R-RESCUE-3) and the engine give one back free.

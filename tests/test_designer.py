@@ -8,8 +8,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from niagara_solver.design.diff import PHASE_OF, switch_witness
+from niagara_solver.design.diff import switch_witness
 from niagara_solver.jobs import Progress, run_all, task_key
+from niagara_solver.design.diff import witness_task
+from niagara_solver.verify.jobs import prove_task
 from niagara_solver.model.board import Board, standard_board
 from niagara_solver.cli.main import main
 from niagara_solver.engine.apply import apply_turn
@@ -19,7 +21,7 @@ from niagara_solver.engine.turns import legal_turns
 from niagara_solver.report.svg import render_svg
 from niagara_solver.model.format import load_document, load_position
 from niagara_solver.model.invariants import position_problems
-from niagara_solver.model.ruleset import PRESETS, Ruleset
+from niagara_solver.model.ruleset import PRESETS, SWITCHES, Ruleset
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 PUZZLES = os.path.join(ROOT, "puzzles")
@@ -108,7 +110,7 @@ def test_diff_names_the_argument_with_an_unknown_preset(capsys):
 
 # -- check --------------------------------------------------------------------------------------------------
 
-def test_check_passes_with_junit_xml_one_case_per_property_and_puzzle(tmp_path, capsys):
+def test_check_passes_with_junit_xml_one_case_per_property_and_puzzle(tmp_path, capsys, shared):
     folder = puzzle_folder(tmp_path, "steal-after-unloading", "a-sure-steal")
     junit = tmp_path / "results.xml"
     status, out, err = run(capsys, "check", "--puzzles", str(folder), "--players", "2", "--junit", str(junit))
@@ -120,7 +122,7 @@ def test_check_passes_with_junit_xml_one_case_per_property_and_puzzle(tmp_path, 
     assert names[0] == "R-PROP-1 no reverse flow" and names[-2:] == ["a-sure-steal", "steal-after-unloading"]
 
 
-def test_check_fails_naming_the_refuted_property_and_the_changed_puzzle(tmp_path, capsys):
+def test_check_fails_naming_the_refuted_property_and_the_changed_puzzle(tmp_path, capsys, shared):
     folder = puzzle_folder(tmp_path, "steal-after-unloading", "a-sure-steal")
     free = os.path.join(PUZZLES, "rulesets", "free-fork.json")
     junit = tmp_path / "results.xml"
@@ -146,8 +148,8 @@ def test_check_fails_naming_the_refuted_property_and_the_changed_puzzle(tmp_path
 
 
 def test_check_exits_three_when_a_verdict_is_unknown(monkeypatch, capsys):
-    from niagara_solver.analysis import prove as prove_module
-    from niagara_solver.encoding.solver import Verdict
+    from niagara_solver.verify import jobs as prove_module  # where check finds the prover
+    from niagara_solver.model.verdict import Verdict
     real = prove_module.prove
 
     def out_of_time(*args, **kwargs):
@@ -166,7 +168,7 @@ def test_check_bad_input_exits_two(capsys, tmp_path):
     assert status == 2 and "(SWITCHES)" in err
 
 
-def test_the_readme_ci_job_runs_the_check_it_documents(tmp_path, capsys, monkeypatch):
+def test_the_readme_ci_job_runs_the_check_it_documents(tmp_path, capsys, monkeypatch, shared):
     text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     job = text[text.index("```yaml"):]
     job = job[:job.index("```\n", 7)]
@@ -182,7 +184,7 @@ def test_the_readme_ci_job_runs_the_check_it_documents(tmp_path, capsys, monkeyp
 
 # -- diff and witnesses -------------------------------------------------------------------------------------
 
-def test_diff_standard_against_bga_shows_both_differences_with_witnesses(tmp_path, capsys):
+def test_diff_standard_against_bga_shows_both_differences_with_witnesses(tmp_path, capsys, shared):
     folder = puzzle_folder(tmp_path, "steal-after-unloading", "a-rescue-that-costs-the-win", "a-sure-steal")
     status, out, _ = run(capsys, "diff", "standard", "bga-2013-05-09", "--players", "2", "--puzzles", str(folder),
                          "--save", str(tmp_path / "w"), "--json")
@@ -224,19 +226,21 @@ def test_the_rescue_witness_is_an_option_under_one_preset_only():
     assert all(c.fallen for c in player.canoes) and player.bank.total > 0  # the case R-RESCUE-3 changes
 
 
-OTHER = {"port_departure": "at_most_one", "bank_after_load": False, "must_move": True, "min_flow": 1,
-         "fork_policy": "free", "tiebreak": "count", "gems_per_colour": 6, "capacity": 2}
+#: Switch -> the value whose diff witness against standard is tested here (tests/test_switches.py requires every
+#: switch to have this or an outcome test there; steal_after_unload and rescue_when_none: against BGA above).
+WITNESS_VALUES = {"port_departure": "at_most_one", "bank_after_load": False, "must_move": True, "min_flow": 1,
+                  "fork_policy": "free", "tiebreak": "count", "gems_per_colour": 6, "capacity": 2, "gem_sides": "one"}
 
 
-@pytest.mark.parametrize("switch", sorted(OTHER))
+@pytest.mark.parametrize("switch", sorted(WITNESS_VALUES))
 def test_every_switch_has_a_witness_the_engine_confirms(switch):
-    other = Ruleset.from_json({switch: OTHER[switch]})
+    other = Ruleset.from_json({switch: WITNESS_VALUES[switch]})
     w = switch_witness(standard_board(), STANDARD, other, switch, 2, 60)
     assert w.verdict == "found" and w.confirmed, (w.summary, w.engine)
-    assert w.phase == PHASE_OF[switch]
+    assert w.phase == SWITCHES[switch].phases[0]
     assert w.rules[0] == {"port_departure": "R-TURN-3", "bank_after_load": "R-GEM-5", "must_move": "R-MOVE-1",
                           "min_flow": "R-FLOW-2", "fork_policy": "R-FLOW-4", "tiebreak": "R-END-3",
-                          "gems_per_colour": "R-COMP-3", "capacity": "R-GEM-2"}[switch]
+                          "gems_per_colour": "R-COMP-3", "capacity": "R-GEM-2", "gem_sides": "R-MOVE-1"}[switch]
     if w.position is not None:
         for rules in (STANDARD, other):
             assert not position_problems(w.position.replace(ruleset=rules))
@@ -247,16 +251,16 @@ def test_a_switch_that_cannot_matter_on_a_board_is_proved_to_change_nothing():
     assert w.verdict == "none" and w.position is None and "proved for all positions" in w.summary
 
 
-def test_diff_of_a_ruleset_with_itself_is_empty(capsys):
+def test_diff_of_a_ruleset_with_itself_is_empty(capsys, shared):
     status, out, _ = run(capsys, "diff", "standard", "standard", "--players", "2", "--puzzles", PUZZLES)
     assert status == 0 and "nothing differs" in out and "23 of 23 answer the same; 0 change" in out
 
 
 def test_witnesses_do_not_depend_on_which_process_finds_them():
     board = standard_board().to_json()
-    tasks = [("witness", "standard", "bga-2013-05-09", s, board, 2, 60) for s in ("steal_after_unload",
-                                                                               "rescue_when_none")]
-    tasks.append(("prove", "standard", board, 2, ["R-PROP-3"], 60))
+    tasks = [witness_task("standard", "bga-2013-05-09", s, board, 2, 60) for s in ("steal_after_unload",
+                                                                                   "rescue_when_none")]
+    tasks.append(prove_task("standard", board, 2, ["R-PROP-3"], 60))
     alone = run_all(tasks)
     pooled = run_all(list(reversed(tasks)), jobs=2)
 
@@ -277,7 +281,7 @@ def grid_file(tmp_path, folder, **changes):
     return path
 
 
-def test_sweep_proves_every_combination_and_answers_the_puzzles_per_ruleset(tmp_path, capsys):
+def test_sweep_proves_every_combination_and_answers_the_puzzles_per_ruleset(tmp_path, capsys, shared):
     folder = puzzle_folder(tmp_path, "steal-after-unloading", "steal-after-unloading-2013-05-09")
     status, out, _ = run(capsys, "sweep", str(grid_file(tmp_path, folder)), "--json")
     data = json.loads(out)
@@ -291,7 +295,7 @@ def test_sweep_proves_every_combination_and_answers_the_puzzles_per_ruleset(tmp_
     assert status == 1 and "steal-after-unloading yes→no" in out
 
 
-def test_sweep_reports_refuted_properties_per_combination(tmp_path, capsys):
+def test_sweep_reports_refuted_properties_per_combination(tmp_path, capsys, shared):
     folder = puzzle_folder(tmp_path)
     path = grid_file(tmp_path, folder, switches={"fork_policy": ["alternate", "free"]})
     status, out, _ = run(capsys, "sweep", str(path), "--json")
@@ -313,7 +317,7 @@ def test_a_bad_grid_is_an_error_naming_the_json_path(tmp_path, capsys, grid, whe
     assert status == 2 and out == "" and where in err and "Traceback" not in err
 
 
-def test_sweep_on_a_local_dask_cluster_gives_the_local_answer(tmp_path, capsys):
+def test_sweep_on_a_local_dask_cluster_gives_the_local_answer(tmp_path, capsys, shared):
     distributed = pytest.importorskip("distributed")
     folder = puzzle_folder(tmp_path, "steal-after-unloading")
     path = grid_file(tmp_path, folder)
@@ -330,7 +334,7 @@ def test_sweep_on_a_local_dask_cluster_gives_the_local_answer(tmp_path, capsys):
 
 # -- report -------------------------------------------------------------------------------------------------
 
-def test_report_writes_markdown_whose_pictures_exist_and_show_every_canoe(tmp_path):
+def test_report_writes_markdown_whose_pictures_exist_and_show_every_canoe(tmp_path, shared):
     from niagara_solver.report.markdown import ReportSettings, make_report
     folder = puzzle_folder(tmp_path, "steal-after-unloading", "a-rescue-that-costs-the-win")
     settings = ReportSettings(standard_board(), [2], str(folder), mutants=["two-gems"], crosscheck_count=0)
@@ -382,10 +386,10 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
 
 
 def test_a_long_search_reports_its_progress_now_and_then():
-    from niagara_solver.solver.search import Goal
+    from niagara_solver.solver.answers import Goal
     from niagara_solver.solver.solve import solve
     pos = load_position(os.path.join(PUZZLES, "a-thief-dodged.json"))
     calls = []
     answer = solve(pos, pos.index("red"), Goal.SAFE, 3, "search", 120, progress=calls.append)
-    assert answer.verdict == "yes" and answer.nodes > 40000
+    assert answer.word == "yes" and answer.nodes > 40000
     assert calls == list(range(4096, answer.nodes + 1, 4096))

@@ -23,6 +23,7 @@ def refused(document):
 
 # -- R-COMP ---------------------------------------------------------------------------------------
 
+@pytest.mark.rule("R-COMP-1")
 def test_R_COMP_1_two_to_five_players_in_seat_order():
     assert refused(doc(P("a", "port", "port"))) == "R-COMP-1"
     six = [P(n, "port", "port") for n in "abcdef"]
@@ -32,6 +33,7 @@ def test_R_COMP_1_two_to_five_players_in_seat_order():
     assert five.turn_order() == (3, 4, 0, 1, 2)
 
 
+@pytest.mark.rule("R-COMP-2")
 def test_R_COMP_2_two_canoes_six_paddles_and_a_cloud():
     start = Position.initial(["a", "b"])
     assert all(len(p.canoes) == 2 and p.hand == FULL_HAND for p in start.players)
@@ -40,6 +42,7 @@ def test_R_COMP_2_two_canoes_six_paddles_and_a_cloud():
     assert refused(doc(P("a", "port", "port", hand=[7]), P("b", "port", "port"))) == "R-COMP-2"
 
 
+@pytest.mark.rule("R-COMP-3")
 def test_R_COMP_3_five_colours_with_values_and_eight_gems_each():
     assert [(c.label, int(c)) for c in COLOURS] == [("amethyst", 1), ("diamond", 2), ("amber", 3), ("sapphire", 4),
                                                     ("ruby", 5)]
@@ -49,12 +52,14 @@ def test_R_COMP_3_five_colours_with_values_and_eight_gems_each():
     assert refused(doc(P("a", "4:ruby", "port", bank={"ruby": 8}), P("b", "port", "port"))) == "R-COMP-3"
 
 
+@pytest.mark.rule("R-COMP-4")
 def test_R_COMP_4_weather_from_sun_to_storm_starting_calm():
     assert position(P("a", "port", "port"), P("b", "port", "port")).weather == 0
     assert refused(doc(P("a", "port", "port"), P("b", "port", "port"), weather=3)) == "R-COMP-4"
     assert refused(doc(P("a", "port", "port"), P("b", "port", "port"), weather=-2)) == "R-COMP-4"
 
 
+@pytest.mark.rule("R-COMP-5")
 def test_R_COMP_5_the_lifebuoy_holder_acts_first():
     pos = position(P("a", "port", "port"), P("b", "port", "port"), P("c", "port", "port"), lifebuoy="c")
     assert pos.next_to_act() == 2
@@ -63,6 +68,7 @@ def test_R_COMP_5_the_lifebuoy_holder_acts_first():
 
 # -- R-BOARD --------------------------------------------------------------------------------------
 
+@pytest.mark.rule("R-BOARD-1")
 def test_R_BOARD_1_standard_board_has_a_main_bed_and_two_branches():
     board = standard_board()
     assert board.discs == ("1", "2", "3", "4", "5", "6L", "6R", "7L", "7R")
@@ -70,6 +76,7 @@ def test_R_BOARD_1_standard_board_has_a_main_bed_and_two_branches():
     assert board.down["5"] == ("6L", "6R") and board.down["6L"] == ("7L",) and board.down["7R"] == ()
 
 
+@pytest.mark.rule("R-BOARD-2")
 def test_R_BOARD_2_port_above_and_falls_below_the_brinks():
     board = standard_board()
     assert board.down["port"] == ("1",) and board.up["1"] == "port"
@@ -78,11 +85,13 @@ def test_R_BOARD_2_port_above_and_falls_below_the_brinks():
     assert flow(pos, 1).players[0].canoes == (Canoe("fallen"), Canoe("fallen"))
 
 
+@pytest.mark.rule("R-BOARD-3")
 def test_R_BOARD_3_depth_is_the_distance_from_the_port():
     assert standard_board().depth == {"port": 0, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6L": 6, "6R": 6, "7L": 7,
                                       "7R": 7}
 
 
+@pytest.mark.rule("R-BOARD-4")
 def test_R_BOARD_4_caves_beside_their_discs():
     board = standard_board()
     assert {d: (c.label if c else None) for d, c in board.cave.items()} == {
@@ -93,11 +102,13 @@ def test_R_BOARD_4_caves_beside_their_discs():
     assert loads == {"6R: +sapphire"}
 
 
+@pytest.mark.rule("R-BOARD-5")
 def test_R_BOARD_5_every_cave_starts_with_all_gems_of_its_colour():
     start = Position.initial(["a", "b"])
     assert [start.cave(c) for c in COLOURS] == [Gems.of([c] * 8) for c in COLOURS]
 
 
+@pytest.mark.rule("R-BOARD-6")
 def test_R_BOARD_6_any_number_of_canoes_share_a_disc():
     pos = position(*[P(n, "3", "3") for n in "abcde"])
     assert sum(1 for _, c in pos.canoes() if c.place == "3") == 10
@@ -107,6 +118,7 @@ def test_R_BOARD_6_any_number_of_canoes_share_a_disc():
 
 # -- R-ROUND, R-CARD ------------------------------------------------------------------------------
 
+@pytest.mark.rule("R-ROUND-1")
 def test_R_ROUND_1_phases_in_order_rescue_cards_turns_flow_lifebuoy():
     pos = position(P("a", "fallen", "3", bank={"ruby": 1}), P("b", "port", "port"), phase="cards")
     with pytest.raises(PhaseError):
@@ -121,6 +133,7 @@ def test_R_ROUND_1_phases_in_order_rescue_cards_turns_flow_lifebuoy():
     assert record.end.lifebuoy == 1 and record.end.phase is Phase.CARDS and record.end.round == 2
 
 
+@pytest.mark.rule("R-CARD-1")
 def test_R_CARD_1_a_chosen_card_is_fixed():
     pos = position(P("a", "port", "port", card=3), P("b", "port", "port"))
     with pytest.raises(IllegalTurnError) as err:
@@ -129,6 +142,7 @@ def test_R_CARD_1_a_chosen_card_is_fixed():
     assert [str(o.turn) for o in legal_turns(pos, 0)] == ["port: >3"]
 
 
+@pytest.mark.rule("R-CARD-2")
 def test_R_CARD_2_played_cards_stay_out_until_all_seven_are_played():
     pos = position(P("a", "port", "port", hand=[2, 5]), P("b", "port", "port", hand=[4]), phase="cards")
     record = play_round(pos, {0: Card.FIVE, 1: Card.FOUR}, {0: "port: >5", 1: "port: >4"})
@@ -141,6 +155,7 @@ def test_R_CARD_2_played_cards_stay_out_until_all_seven_are_played():
 
 # -- R-RESCUE -------------------------------------------------------------------------------------
 
+@pytest.mark.rule("R-RESCUE-1")
 def test_R_RESCUE_1_a_fallen_canoe_comes_back_for_one_banked_gem():
     pos = position(P("a", "port", "fallen", bank={"ruby": 1, "amber": 2}), P("b", "port", "port"), phase="cards")
     assert {str(r) for r in rescue_options(pos, 0)} == {"none", "amber", "ruby"}
@@ -152,6 +167,7 @@ def test_R_RESCUE_1_a_fallen_canoe_comes_back_for_one_banked_gem():
         apply_rescue(pos, 0, Rescue((None,)))  # not free while a canoe is in play
 
 
+@pytest.mark.rule("R-RESCUE-2")
 def test_R_RESCUE_2_a_player_with_no_canoe_in_play_must_rescue():
     pos = position(P("a", "fallen", "fallen", bank={"ruby": 1, "amber": 1}), P("b", "fallen", "fallen"),
                    phase="cards")
@@ -168,6 +184,7 @@ def test_R_RESCUE_2_a_player_with_no_canoe_in_play_must_rescue():
     assert refused_err.value.rule == "R-RESCUE-2"
 
 
+@pytest.mark.rule("R-RESCUE-3")
 def test_R_RESCUE_3_free_switch_gives_one_canoe_back_whatever_the_bank():
     pos = position(P("a", "fallen", "fallen", bank={"ruby": 1}), P("b", "port", "port"), phase="cards",
                    ruleset={"rescue_when_none": "free"})
@@ -176,6 +193,7 @@ def test_R_RESCUE_3_free_switch_gives_one_canoe_back_whatever_the_bank():
 
 # -- R-FLOW ---------------------------------------------------------------------------------------
 
+@pytest.mark.rule("R-FLOW-1")
 def test_R_FLOW_1_smallest_paddle_plus_weather_after_phase_two():
     pos = position(P("a", "1", "port", card=3), P("b", "port", "port", card="cloud"), P("c", "port", "port", card=5),
                    weather=0)
@@ -185,6 +203,7 @@ def test_R_FLOW_1_smallest_paddle_plus_weather_after_phase_two():
     assert flow_value(pos) == 4  # min(3, 5) + 1: the cloud is not a paddle
 
 
+@pytest.mark.rule("R-FLOW-2")
 def test_R_FLOW_2_no_reverse_flow():
     pos = position(P("a", "2", "port", card=1), P("b", "port", "port", card=1), weather=-1)
     pos = legal_turns(pos, 0)[0].position
@@ -196,6 +215,7 @@ def test_R_FLOW_2_no_reverse_flow():
     assert err.value.rule == "R-FLOW-2"
 
 
+@pytest.mark.rule("R-FLOW-3")
 def test_R_FLOW_3_one_step_moves_the_main_bed_and_the_marked_branch():
     pos = position(P("a", "1", "5"), P("b", "6L", "6R"), P("c", "7R", "7L"), fork="L")
     after = flow(pos, 1)
@@ -206,6 +226,7 @@ def test_R_FLOW_3_one_step_moves_the_main_bed_and_the_marked_branch():
 
 @pytest.mark.parametrize("steps, left, right, marker", [(1, 1, 0, "R"), (2, 1, 1, "L"), (3, 2, 1, "R"),
                                                         (4, 2, 2, "L")])
+@pytest.mark.rule("R-FLOW-4")
 def test_R_FLOW_4_the_fork_alternates(steps, left, right, marker):
     # Canoes on 6L and 6R measure how many discs entered each branch; the marked branch L gets ceil(k/2).
     pos = position(P("a", "6L", "6R"), P("b", "port", "port"), fork="L")
@@ -218,6 +239,7 @@ def test_R_FLOW_4_the_fork_alternates(steps, left, right, marker):
     assert [p[-1] for p in result.paths] == (["7L", "7R"] * 2)[:steps]
 
 
+@pytest.mark.rule("R-FLOW-5")
 def test_R_FLOW_5_canoes_ride_their_discs_and_the_port_never_moves():
     pos = position(P("a", "port", "3:ruby"), P("b", "port", "fallen"))
     after = flow(pos, 2)
@@ -225,6 +247,7 @@ def test_R_FLOW_5_canoes_ride_their_discs_and_the_port_never_moves():
     assert after.players[1].canoes == (Canoe("port"), Canoe("fallen"))
 
 
+@pytest.mark.rule("R-FLOW-6")
 def test_R_FLOW_6_a_canoe_over_the_falls_is_fallen_and_its_gem_goes_home():
     pos = position(P("a", "7L:amber", "port"), P("b", "port", "port"), fork="L")
     result = flow_detail(pos, 1)
@@ -235,6 +258,7 @@ def test_R_FLOW_6_a_canoe_over_the_falls_is_fallen_and_its_gem_goes_home():
 
 # -- R-BUOY, R-END --------------------------------------------------------------------------------
 
+@pytest.mark.rule("R-BUOY-1")
 def test_R_BUOY_1_the_lifebuoy_passes_to_the_next_seat():
     pos = position(P("a", "port", "port", card=1), P("b", "port", "port", card=1), P("c", "port", "port", card=1),
                    lifebuoy="c")
@@ -250,10 +274,12 @@ def test_R_BUOY_1_the_lifebuoy_passes_to_the_next_seat():
     ({"amethyst": 3, "diamond": 3}, False),
     ({"amethyst": 1, "diamond": 1, "amber": 1, "sapphire": 3}, False),
 ])
+@pytest.mark.rule("R-END-1")
 def test_R_END_1_the_goal(bank, reached):
     assert goal_reached(Player("a", bank=Gems.from_mapping({Colour.parse(k): v for k, v in bank.items()}))) is reached
 
 
+@pytest.mark.rule("R-END-2")
 def test_R_END_2_the_game_ends_after_the_round_not_during_it():
     pos = position(P("a", "1:ruby", "port", bank={"ruby": 3}, card=1), P("b", "port", "port", card=2))
     home = [o.position for o in legal_turns(pos, 0) if o.position.players[0].bank.total == 4][0]
@@ -262,6 +288,7 @@ def test_R_END_2_the_game_ends_after_the_round_not_during_it():
     assert is_finished(end_round(after_b)) and winners(end_round(after_b)) == (0,)
 
 
+@pytest.mark.rule("R-END-3")
 def test_R_END_3_highest_bank_value_wins_and_ties_share():
     pos = position(P("a", "port", "port", bank={"ruby": 4}), P("b", "port", "port", bank={"amethyst": 7}),
                    P("c", "port", "port", bank={"sapphire": 4}), phase="cards")

@@ -419,28 +419,32 @@ def read_json_file(path: str | Path) -> Any:
 
     Only regular files are read (a FIFO would block, a device never end), and at most :data:`MAX_FILE_BYTES`.
     """
+    source = str(path)
     try:
         info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            what = "a folder" if stat.S_ISDIR(info.st_mode) else "a device, a pipe or a socket"
-            raise InputError("", f"not a regular file ({what}): positions, rulesets, boards and grids are read "
-                                 "from files", "FORMAT", str(path))
-        if info.st_size > MAX_FILE_BYTES:
-            raise InputError("", f"the file is larger than {MAX_FILE_BYTES:,} bytes", LIMITS, str(path))
+    except OSError as err:
+        raise InputError("", f"cannot read the file: {err.strerror}", "FORMAT", source) from None
+    except ValueError:  # a name no file can have (a NUL character)
+        raise InputError("", "cannot read the file: no file has such a name", "FORMAT", source) from None
+    if not stat.S_ISREG(info.st_mode):
+        what = "a folder" if stat.S_ISDIR(info.st_mode) else "a device, a pipe or a socket"
+        raise InputError("", f"not a regular file ({what}): positions, rulesets, boards and grids are read "
+                             "from files", "FORMAT", source)
+    if info.st_size > MAX_FILE_BYTES:
+        raise InputError("", f"the file is larger than {MAX_FILE_BYTES:,} bytes", LIMITS, source)
+    try:
         with open(path, "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)
     except OSError as err:
-        raise InputError("", f"cannot read the file: {err.strerror}", "FORMAT", str(path)) from None
-    except ValueError:  # a name no file can have (a NUL character)
-        raise InputError("", "cannot read the file: no file has such a name", "FORMAT", str(path)) from None
+        raise InputError("", f"cannot read the file: {err.strerror}", "FORMAT", source) from None
     if len(data) > MAX_FILE_BYTES:  # it grew since
-        raise InputError("", f"the file is larger than {MAX_FILE_BYTES:,} bytes", LIMITS, str(path))
+        raise InputError("", f"the file is larger than {MAX_FILE_BYTES:,} bytes", LIMITS, source)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise InputError("", "the file is not UTF-8 text", "FORMAT", str(path)) from None
+        raise InputError("", "the file is not UTF-8 text", "FORMAT", source) from None
     # Line ends as a text file reads them (the line numbers of a JSON error count these).
-    return parse_json_text(text.replace("\r\n", "\n").replace("\r", "\n"), str(path))
+    return parse_json_text(text.replace("\r\n", "\n").replace("\r", "\n"), source)
 
 
 def load_document(path: str | Path, ruleset: Ruleset | None = None) -> tuple[Position, dict[str, Any]]:

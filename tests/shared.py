@@ -2,13 +2,14 @@
 
 The costliest answers of the suite are deterministic (every job and every cross-check starts from a fresh z3
 context, so an answer depends only on its question), and several tests ask the very same questions: the catalogue
-proved for a preset by ``check``, ``diff``, ``sweep``, the README's commands and the prover's tests; the
-cross-check's goal positions and their comparisons by the bounded cross-check, ``report`` and the README's
-``crosscheck``; the bundled puzzles cross-checked by the ``crosscheck`` command and the README's. With ``shared``,
-each such answer is computed once per test process and the later tests reuse it (a copy, so no test can alter
-another's): jobs by their :attr:`~niagara_solver.jobs.Task.key` (the key by which a command already runs a task
-shared by two of its sections once), the goal positions and the engine-against-encoding comparisons by their exact
-arguments. A test about how answers are computed (in which process, with a patched rule) does not ask for it.
+proved for a preset by ``check``, ``diff``, ``sweep``, ``report``, the README's commands and the prover's tests; the
+witnesses of the presets' differences by ``diff``, ``report`` and the witness tests; the cross-check's goal
+positions and their comparisons by the bounded cross-check, ``report`` and the README's ``crosscheck``; the README's
+``crosscheck`` again by the ``crosscheck`` command's test, as JSON. With ``shared``, each such answer is computed
+once per test process and the later tests reuse it (a copy, so no test can alter another's): jobs by their
+:attr:`~niagara_solver.jobs.Task.key` (the key by which a command already runs a task shared by two of its sections
+once), the goal positions and the engine-against-encoding comparisons by their exact arguments. A test about how
+answers are computed (in which process, with a patched rule) does not ask for it.
 
 The tests asking for ``shared`` are listed in :data:`GROUPS`; with pytest-xdist (``-n``) each group runs in one
 worker (conftest.py schedules them), every other test is spread over the workers one by one.
@@ -23,25 +24,26 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-#: The tests sharing answers, in groups run by one worker each; a test is named by the start of its node id.
+#: The tests sharing answers, in groups run by one worker each; a test is named by the start of its node id. One
+#: group: ``report`` asks the questions of both kinds (the cross-check, and the presets' proofs and witnesses).
 GROUPS: dict[str, tuple[str, ...]] = {
-    "the cross-check of the standard rules and of the bundled puzzles": (
+    "the standard rules and the presets: cross-check, proofs, puzzles, witnesses": (
         "test_crosscheck.py::test_bounded_crosscheck_agrees_on_every_goal_a_playout_and_first_rounds",
         "test_crosscheck.py::test_crosscheck_command",
-        "test_designer.py::test_report_writes_markdown_whose_pictures_exist_and_show_every_canoe",
-        "test_readme.py::test_readme_output_is_real[niagara-solve crosscheck ",
-    ),
-    "the catalogue, the puzzles and the witnesses under the presets": (
         "test_designer.py::test_check_passes_with_junit_xml_one_case_per_property_and_puzzle",
         "test_designer.py::test_check_fails_naming_the_refuted_property_and_the_changed_puzzle",
         "test_designer.py::test_the_readme_ci_job_runs_the_check_it_documents",
         "test_designer.py::test_diff_standard_against_bga_shows_both_differences_with_witnesses",
+        "test_designer.py::test_the_steal_witness_replays_in_the_engine_an_unload_then_a_steal",
+        "test_designer.py::test_the_rescue_witness_is_an_option_under_one_preset_only",
         "test_designer.py::test_diff_of_a_ruleset_with_itself_is_empty",
         "test_designer.py::test_sweep_proves_every_combination_and_answers_the_puzzles_per_ruleset",
         "test_designer.py::test_sweep_reports_refuted_properties_per_combination",
         "test_designer.py::test_sweep_on_a_local_dask_cluster_gives_the_local_answer",
+        "test_designer.py::test_report_writes_markdown_whose_pictures_exist_and_show_every_canoe",
         "test_prover.py::test_every_property_is_proved_for_the_standard_rules",
         "test_readme.py::test_readme_output_is_real[niagara-solve check ",
+        "test_readme.py::test_readme_output_is_real[niagara-solve crosscheck ",
         "test_readme.py::test_readme_output_is_real[niagara-solve diff ",
         "test_readme.py::test_readme_output_is_real[niagara-solve sweep ",
     ),

@@ -96,11 +96,24 @@ def test_a_planted_encoding_bug_is_found():
     assert report.mismatches and report.mismatches[0].to_json()["encoding_only"]
 
 
-def test_crosscheck_command(capsys, shared):
-    status = main(["crosscheck", "--count", "0", "--no-goals", "--no-rounds", "--json"])
+def test_crosscheck_command(capsys, tmp_path, shared):
+    # The README's cross-check (tests/test_readme.py runs it for its text, sharing the answers), as JSON: the goals,
+    # two playouts and the bundled puzzles on the standard board.
+    status = main(["crosscheck", "--count", "2", "--no-rounds", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert status == 0 and data["mismatches"] == [] and data["positions"] >= 1
     assert {"positions", "mismatches", "coverage"} <= set(data)
+    assert data["sources"]["playouts"] == 2 and data["sources"]["puzzles"] >= 20 and "round" not in data["cases"]
+    assert set(data["goals"]) == {g.name for g in GOALS}
+    # Without the goals, on a river no bundled puzzle is on: the playout alone.
+    board = tmp_path / "straight.json"
+    board.write_text(json.dumps({"river": {"1": "2", "2": "3", "3": "4", "4": "5", "5": "6", "6": "falls"},
+                                 "caves": {"amethyst": ["2"], "diamond": ["3"], "amber": ["4"], "sapphire": ["5"],
+                                           "ruby": ["6"]}}))
+    status = main(["crosscheck", "--count", "1", "--no-goals", "--no-rounds", "--board", str(board), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0 and data["mismatches"] == [] and data["positions"] == 1
+    assert data["sources"] == {"playouts": 1} and data["goals"] == {}
 
 
 @pytest.mark.parametrize("name", ["steal-after-unload", "rescue-with-an-empty-bank", "two-players-reach-the-goal"])

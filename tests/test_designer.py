@@ -15,11 +15,12 @@ from niagara_solver.verify.jobs import prove_task
 from niagara_solver.model.board import Board, standard_board
 from niagara_solver.cli.main import main
 from niagara_solver.engine.apply import apply_turn
-from niagara_solver.model.notation import Steal, Unload
+from niagara_solver.model.notation import Steal, Turn, Unload
 from niagara_solver.engine.rescue import rescue_options
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.report.svg import render_svg
-from niagara_solver.model.format import load_document, load_position
+from niagara_solver.model.atoms import Card
+from niagara_solver.model.format import load_document, load_position, position_from_json
 from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.ruleset import PRESETS, SWITCHES, Ruleset
 
@@ -205,25 +206,35 @@ def test_diff_standard_against_bga_shows_both_differences_with_witnesses(tmp_pat
         assert len(canoes(open(svg_path, encoding="utf-8").read())) == 4
 
 
-def test_the_steal_witness_replays_in_the_engine_an_unload_then_a_steal():
-    w = switch_witness(standard_board(), STANDARD, BGA, "steal_after_unload", 2, 60)
-    assert w.verdict == "found" and w.position is not None and w.turn is not None and w.card is not None
-    steps = [s for action in w.turn.actions for s in action.steps]
+def preset_witness(switch: str) -> dict:
+    """The witness of ``switch`` between the two presets as ``diff`` finds it (the same job, whose answer the diff
+    tests share: tests/shared.py)."""
+    task = witness_task(STANDARD.to_json(), BGA.to_json(), switch, standard_board().to_json(), 2, 60.0)
+    return run_all([task])[task_key(task)]["witness"]
+
+
+def test_the_steal_witness_replays_in_the_engine_an_unload_then_a_steal(shared):
+    w = preset_witness("steal_after_unload")
+    assert w["verdict"] == "found" and {"position", "turn", "card"} <= set(w)
+    position, turn, card = position_from_json(w["position"]), Turn.parse(w["turn"]), Card.parse(w["card"])
+    steps = [s for action in turn.actions for s in action.steps]
     assert any(isinstance(s, Unload) for s in steps) and any(isinstance(s, Steal) for s in steps)
     # Checked here without the witness's own replay: legal under standard, no legal outcome under BGA.
-    after = apply_turn(w.position.replace(ruleset=STANDARD), 0, w.turn, w.card).position
-    under_bga = [o.position for o in legal_turns(w.position.replace(ruleset=BGA), 0, w.card)]
+    after = apply_turn(position.replace(ruleset=STANDARD), 0, turn, card).position
+    under_bga = [o.position for o in legal_turns(position.replace(ruleset=BGA), 0, card)]
     assert all(o.caves != after.caves or o.players[1:] != after.players[1:] for o in under_bga)
 
 
-def test_the_rescue_witness_is_an_option_under_one_preset_only():
-    w = switch_witness(standard_board(), STANDARD, BGA, "rescue_when_none", 2, 60)
-    assert w.verdict == "found" and w.position is not None and w.player is not None
-    mine = rescue_options(w.position.replace(ruleset=BGA), w.player)
-    theirs = rescue_options(w.position.replace(ruleset=STANDARD), w.player)
+def test_the_rescue_witness_is_an_option_under_one_preset_only(shared):
+    w = preset_witness("rescue_when_none")
+    assert w["verdict"] == "found" and {"position", "player"} <= set(w)
+    position = position_from_json(w["position"])
+    player = position.index(w["player"])
+    mine = rescue_options(position.replace(ruleset=BGA), player)
+    theirs = rescue_options(position.replace(ruleset=STANDARD), player)
     assert set(mine) != set(theirs)
-    player = w.position.players[w.player]
-    assert all(c.fallen for c in player.canoes) and player.bank.total > 0  # the case R-RESCUE-3 changes
+    assert all(c.fallen for c in position.players[player].canoes)  # the case R-RESCUE-3 changes
+    assert position.players[player].bank.total > 0
 
 
 #: Switch -> the value whose diff witness against standard is tested here (tests/test_switches.py requires every

@@ -24,7 +24,7 @@ class Task:
 
     The runner knows no job by name: a task carries its function, which travels to another process or machine by
     reference (its module and name), and returns a JSON-ready dict. Each room defines its own jobs
-    (``verify.jobs``, ``solver.puzzles``, ``design.jobs``).
+    (``verify.jobs``, ``solver.puzzles``, ``design.witnesses``).
     """
 
     job: Callable[..., dict[str, Any]]

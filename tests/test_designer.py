@@ -8,9 +8,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from niagara_solver.design.diff import switch_witness
+from niagara_solver.design.witnesses import switch_witness, witness_from_json, witness_task
 from niagara_solver.jobs import Progress, run_all, task_key
-from niagara_solver.design.diff import witness_task
 from niagara_solver.verify.jobs import prove_task
 from niagara_solver.model.board import Board, standard_board
 from niagara_solver.cli.main import main
@@ -23,6 +22,7 @@ from niagara_solver.model.atoms import Card
 from niagara_solver.model.format import load_document, load_position, position_from_json
 from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.ruleset import PRESETS, SWITCHES, Ruleset
+from niagara_solver.model.verdict import Verdict
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 PUZZLES = os.path.join(ROOT, "puzzles")
@@ -150,7 +150,6 @@ def test_check_fails_naming_the_refuted_property_and_the_changed_puzzle(tmp_path
 
 def test_check_exits_three_when_a_verdict_is_unknown(monkeypatch, capsys):
     from niagara_solver.verify import jobs as prove_module  # where check finds the prover
-    from niagara_solver.model.verdict import Verdict
     real = prove_module.prove
 
     def out_of_time(*args, **kwargs):
@@ -216,6 +215,8 @@ def preset_witness(switch: str) -> dict:
 def test_the_steal_witness_replays_in_the_engine_an_unload_then_a_steal(shared):
     w = preset_witness("steal_after_unload")
     assert w["verdict"] == "found" and {"position", "turn", "card"} <= set(w)
+    back = witness_from_json(w)  # as diff reads it back from its job: the verdict typed, the JSON unchanged
+    assert back.verdict is Verdict.CONFIRMED and back.to_json() == w
     position, turn, card = position_from_json(w["position"]), Turn.parse(w["turn"]), Card.parse(w["card"])
     steps = [s for action in turn.actions for s in action.steps]
     assert any(isinstance(s, Unload) for s in steps) and any(isinstance(s, Steal) for s in steps)
@@ -247,7 +248,7 @@ WITNESS_VALUES = {"port_departure": "at_most_one", "bank_after_load": False, "mu
 def test_every_switch_has_a_witness_the_engine_confirms(switch):
     other = Ruleset.from_json({switch: WITNESS_VALUES[switch]})
     w = switch_witness(standard_board(), STANDARD, other, switch, 2, 60)
-    assert w.verdict == "found" and w.confirmed, (w.summary, w.engine)
+    assert w.verdict is Verdict.CONFIRMED and w.confirmed, (w.summary, w.engine)
     assert w.phase == SWITCHES[switch].phases[0]
     assert w.rules[0] == {"port_departure": "R-TURN-3", "bank_after_load": "R-GEM-5", "must_move": "R-MOVE-1",
                           "min_flow": "R-FLOW-2", "fork_policy": "R-FLOW-4", "tiebreak": "R-END-3",
@@ -259,7 +260,8 @@ def test_every_switch_has_a_witness_the_engine_confirms(switch):
 
 def test_a_switch_that_cannot_matter_on_a_board_is_proved_to_change_nothing():
     w = switch_witness(STRAIGHT, STANDARD, Ruleset.from_json({"fork_policy": "free"}), "fork_policy", 2, 60)
-    assert w.verdict == "none" and w.position is None and "proved for all positions" in w.summary
+    assert w.verdict is Verdict.REFUTED and w.position is None and "proved for all positions" in w.summary
+    assert w.to_json()["verdict"] == "none"  # the word diff prints and writes for it (WITNESS)
 
 
 def test_diff_of_a_ruleset_with_itself_is_empty(capsys, shared):

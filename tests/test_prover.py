@@ -14,11 +14,10 @@ from niagara_solver.verify.mutants import MUTANTS, check_mutants
 from niagara_solver.verify.prove import prove
 from niagara_solver.verify.properties import CATALOGUE
 from niagara_solver.model.board import Board, standard_board
-from niagara_solver.encoding.core import GROUPS, Encoding
+from niagara_solver.encoding.core import GROUPS
 from niagara_solver.encoding.enumerate import turn_outcomes
-from niagara_solver.encoding.flow import encode_flow
+from niagara_solver.encoding.relations import Relations
 from niagara_solver.model.verdict import Verdict
-from niagara_solver.encoding.state import SymPosition
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.invariants import position_problems
@@ -96,9 +95,9 @@ def test_the_encoding_and_the_engine_reach_the_same_positions(players, card):
 def test_each_canoe_moves_in_the_flow_by_its_own_place_alone():
     # The symmetry argument of the flow properties: a canoe's new place reads only its own place, the cards,
     # the weather and the fork markers.
-    enc = Encoding(standard_board(), Ruleset(), 3)
-    pre = SymPosition.fresh("pre", 3, enc.tables)
-    post = encode_flow(enc, pre).post
+    relations = Relations(standard_board(), Ruleset(), 3)
+    pre = relations.position("pre")
+    post = relations.flow(pre).post
     shared = {str(v) for v in [*pre.card, pre.weather, *pre.marker.values()]}
     for p in range(3):
         for k in range(2):
@@ -120,10 +119,8 @@ def _variables(term):
 
 
 def test_a_whole_round_in_the_encoding_matches_the_engine():
-    from niagara_solver.encoding.pin import pin_turn
-    from niagara_solver.encoding.round import RoundChoice, encode_round
+    from niagara_solver.encoding.pin import pin_turn  # the front door pins a turn step, not a round's turns
     from niagara_solver.encoding.solver import make_solver
-    from niagara_solver.encoding.state import decode, fix
     from niagara_solver.model.notation import Rescue, Turn
     from niagara_solver.engine.round import play_round
     from niagara_solver.model.atoms import Colour
@@ -133,18 +130,18 @@ def test_a_whole_round_in_the_encoding_matches_the_engine():
     turns = {1: Turn.parse("2: <port; 6L: <3"), 2: Turn.parse("cloud up"),
              0: Turn.parse("4: <port; port: >3 +amethyst")}
     record = play_round(start, cards, turns, {0: Rescue((Colour.AMBER,))})
-    enc = Encoding(start.board, start.ruleset, 3)
-    pre = SymPosition.fresh("pre", 3, enc.tables)
-    choice = RoundChoice.fresh("round", enc)
-    transition = encode_round(enc, pre, choice, lifebuoy=start.lifebuoy)
+    relations = Relations.of(start)
+    pre = relations.position("pre")
+    transition = relations.round(pre, "round", lifebuoy=start.lifebuoy)
+    choice = transition.choice
     solver = make_solver(60)
-    solver.add(*fix(pre, start, enc.tables))
+    solver.add(*relations.pin(pre, start))
     solver.add(*[c for _, c in transition.constraints])
     solver.add(choice.rescue.rescued[0][1], choice.rescue.colour[0][1] == int(Colour.AMBER))
     for p, turn in turns.items():
-        solver.add(*pin_turn(enc, start, cards[p], turn, choice.turns[p]))
+        solver.add(*pin_turn(relations.enc, start, cards[p], turn, choice.turns[p]))
     assert solver.check() == z3.sat
-    end = decode(solver.model(), transition.post, enc.tables, start.ruleset, record.end)
+    end = relations.decode_position(solver.model(), transition.post, record.end)
     assert [p.canoes for p in end.players] == [p.canoes for p in record.end.players]
     assert end.caves == record.end.caves and [p.bank for p in end.players] == [p.bank for p in record.end.players]
     assert end.weather == record.end.weather and end.forks == record.end.forks

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
 from niagara_solver.model.verdict import PROOF, STATUS, Verdict
-from niagara_solver.solver.puzzles import NOT_A_PUZZLE, puzzle_paths, puzzle_task, status_verdict
+from niagara_solver.solver.puzzles import INVALID, NOT_A_PUZZLE, puzzle_paths, puzzle_task, status_verdict
 from niagara_solver.verify.jobs import merge_properties, properties_verdict, prove_task
 
 
@@ -61,19 +62,20 @@ class CheckReport:
                          f'time="{seconds:.3f}">{body}</testcase>')
 
         for p in self.properties:
+            verdict = PROOF.parse(p["verdict"])
             case("properties", p["id"] + " " + p["title"], p["seconds"],
-                 (p["id"] + " refuted", "\n".join(p.get("trace", [])))
-                 if p["verdict"] == PROOF(Verdict.REFUTED) else None,
-                 "unknown: the solver gave no answer in time" if p["verdict"] == PROOF(Verdict.UNKNOWN) else "")
+                 (p["id"] + " refuted", "\n".join(p.get("trace", []))) if verdict is Verdict.REFUTED else None,
+                 "unknown: the solver gave no answer in time" if verdict is Verdict.UNKNOWN else "")
         for p in self.puzzles:
             failure = None
-            if p["status"] == "changed":
+            verdict = status_verdict(p["status"])
+            if p["status"] == INVALID:
+                failure = (f'invalid under this ruleset: {p["error"]}', p.get("question", ""))
+            elif verdict is Verdict.REFUTED:  # the answer changed
                 failure = (f'answer changed: recorded {p["recorded"]}, now {p["answer"]["verdict"]}',
                            p.get("question", ""))
-            elif p["status"] == "invalid":
-                failure = (f'invalid under this ruleset: {p["error"]}', p.get("question", ""))
             case("puzzles", p["name"], p["seconds"], failure,
-                 "unknown: the search ran out of time" if p["status"] == "unknown" else "")
+                 "unknown: the search ran out of time" if verdict is Verdict.UNKNOWN else "")
         total = len(cases)
         return ('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n'
                 f'<testsuite name="niagara-solve check" tests="{total}" failures="{failures}" errors="0" '
@@ -84,6 +86,8 @@ class CheckReport:
 def check_tasks(board: Board, rules: Ruleset, puzzles: str | None, players: list[int], override: bool,
                 timeout: float = 60) -> list[Task]:
     """The independent tasks of a check: the catalogue per player count, then each puzzle."""
+    require(rules, "encoding")
+    rules.check_players(players)  # refused before any task runs
     tasks: list[Task] = [prove_task(rules.to_json(), board.to_json(), n, None, timeout) for n in players]
     tasks += [puzzle_task(path, rules.to_json() if override else None, timeout) for path in puzzle_paths(puzzles)]
     return tasks

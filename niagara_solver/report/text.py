@@ -11,7 +11,7 @@ from niagara_solver.engine.flow import choices_text
 from niagara_solver.engine.round import RoundRecord, goal_reached, winners
 from niagara_solver.model.atoms import PORT, Phase
 from niagara_solver.model.position import Position
-from niagara_solver.model.verdict import Verdict
+from niagara_solver.model.verdict import ANSWER, Verdict
 
 WEATHER_NAMES = {-1: "sun", 0: "calm", 1: "rain", 2: "storm"}
 
@@ -206,7 +206,7 @@ def analysis_text(result: dict[str, Any]) -> str:
         if "win" in p:
             w = p["win"]
             how = ""
-            if w["verdict"] == "yes":
+            if ANSWER.parse(w["verdict"]) is Verdict.CONFIRMED:
                 card = w.get("card")
                 how = f"play {card}, then {w.get('turn')}" if w.get("turn") else f"play {card}"
             wins.append([name, w["verdict"].upper(), how])

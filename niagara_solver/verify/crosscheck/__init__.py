@@ -15,11 +15,11 @@ The parts, by job: :mod:`.compare` (one position, engine against encoding: :clas
 """
 
 from niagara_solver.verify.crosscheck.compare import Case, CrossChecker, StolenMark, restolen, steals, turn_rules
-from niagara_solver.verify.crosscheck.goals import GOALS, Goal, GoalQuestion, goal_positions
+from niagara_solver.verify.crosscheck.goals import GOALS, CoverageGoal, GoalQuestion, goal_positions
 from niagara_solver.verify.crosscheck.run import (FLOW_STEPS, SHRINK_FIRST, CrosscheckReport, Mismatch, crosscheck,
                                                   playout_positions)
 from niagara_solver.verify.crosscheck.shrink import shrink, shrunk, simpler
 
 __all__ = ["crosscheck", "CrosscheckReport", "Mismatch", "CrossChecker", "Case", "StolenMark", "steals", "restolen",
-           "turn_rules", "Goal", "GoalQuestion", "GOALS", "goal_positions", "shrink", "shrunk", "simpler",
+           "turn_rules", "CoverageGoal", "GoalQuestion", "GOALS", "goal_positions", "shrink", "shrunk", "simpler",
            "playout_positions", "FLOW_STEPS", "SHRINK_FIRST"]

@@ -17,10 +17,10 @@ from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, must_rescue, rescue_options
 from niagara_solver.engine.round import winners
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.atoms import FULL_HAND, PORT, Card, Colour, Phase
+from niagara_solver.model.atoms import PORT, Card, Colour, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.notation import Load, Move, Steal, Turn, Unload
-from niagara_solver.model.position import Player, Position
+from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.model.ruleset import Ruleset
 
 
@@ -228,6 +228,7 @@ class CrossChecker:
 
 def _next_round(after_flow: Position, before_flow: Position) -> Position:
     """Phase IV after a flow result: the lifebuoy passes, cards leave the table, empty hands refill."""
-    players = tuple(Player(p.name, p.canoes, p.hand or FULL_HAND, p.bank, None) for p in after_flow.players)
+    players = tuple(Player(p.name, p.canoes, p.hand or start_hand(after_flow.ruleset), p.bank,
+                           None) for p in after_flow.players)
     return after_flow.replace(players=players, lifebuoy=(before_flow.lifebuoy + 1) % len(players),
                               round=before_flow.round + 1, phase=Phase.CARDS, acted=())

@@ -24,8 +24,10 @@ from niagara_solver.model.ruleset import Ruleset
 
 
 @dataclass(frozen=True)
-class Goal:
-    """A position the solver is asked for: a phase, a condition on its choices, and the rules it exercises."""
+class CoverageGoal:
+    """A position the solver is asked for so that the cross-check covers a rule clause: a phase, a condition on
+    its choices, and the rules it makes matter (not the solver's goals of a puzzle, win / steal / safe:
+    :class:`niagara_solver.solver.answers.Goal`)."""
 
     name: str
     phase: str
@@ -61,49 +63,50 @@ def _loads(s: Any) -> Any:
     return z3.Sum([op.loads(c) for op in s.ops for c in range(NCOL)])
 
 
-GOALS: tuple[Goal, ...] = (
-    Goal("steal", "turn", ("R-STEAL-1", "R-STEAL-2"), lambda c: z3.Or(c.step.steals_with(0), c.step.steals_with(1))),
-    Goal("steal-after-unload", "turn", ("R-STEAL-5",),
-         lambda c: z3.Or([z3.And(c.step.steals_with(i), _unloads(s) > 0) for i, s in enumerate(_slots(c))])),
-    Goal("both-canoes-bank", "turn", ("R-MOVE-5", "R-GEM-5"),
-         lambda c: z3.And([z3.And(s.home, c.pre.load(0, s.who) > 0) for s in _slots(c)])),
-    Goal("port-entry-with-spare-points", "turn", ("R-MOVE-5",),
-         lambda c: z3.Or([z3.And(s.home, c.tables.depth_of(s.start) + 2 * z3.Sum(
-             [x for op in s.pre_ops for x in op.cells()]) < c.step.card) for s in _slots(c)])),
-    Goal("load-from-a-mixed-cave", "turn", ("R-GEM-3", "R-GEM-1"),
-         lambda c: z3.Or([op.load[cc][col] == 1 for s in _slots(c) for op in s.ops
-                          for cc in range(NCOL) for col in range(NCOL) if cc != col])),
-    Goal("unload-one-colour-load-another", "turn", ("R-GEM-4",),
-         lambda c: z3.Or([z3.And(_loads(s) > 0, _unloads(s) > 0) for s in _slots(c)])),
-    Goal("last-gem-of-a-cave", "turn", ("R-TURN-4", "R-GEM-1"),
-         lambda c: z3.And(_slots(c)[0].on, _slots(c)[1].on, z3.Or(
-             [z3.And(op.load[cc][col] == 1, c.pre.cave[cc][col] == 1) for s in _slots(c) for op in s.ops
-              for cc in range(NCOL) for col in range(NCOL)]))),
-    Goal("fork-choice", "turn", ("R-MOVE-4",),
-         lambda c: z3.Or([z3.And(s.move == 1, c.tables.depth_of(s.end) > _fork_depth(c),
-                                 c.tables.depth_of(s.start) <= _fork_depth(c)) for s in _slots(c)])),
-    Goal("cloud-in-a-storm", "turn", ("R-WEATHER-1", "R-TURN-2"),
-         lambda c: z3.And(c.step.card == 0, c.pre.weather == 2)),
-    Goal("port-canoe-stays", "turn", ("R-TURN-3",),
-         lambda c: z3.And(c.pre.place[0][0] == 0, c.tables.is_disc(c.pre.place[0][1]),
-                          z3.Not(_slots(c)[0].on), c.step.card != 0)),
-    Goal("odd-flow-with-canoes-in-both-branches", "flow", ("R-FLOW-4", "R-FLOW-3"),
-         lambda c: z3.And(c.step.k % 2 == 1, *_both_branches(c))),
-    Goal("fall-with-a-gem", "flow", ("R-FLOW-6",),
-         lambda c: z3.Or([z3.And(c.step.post.place[p][k] == c.tables.FALLEN,
-                                 c.pre.place[p][k] != c.tables.FALLEN, c.pre.load(p, k) > 0)
-                          for p in range(c.pre.players) for k in range(2)])),
-    Goal("negative-flow-sum", "flow", ("R-FLOW-2",), lambda c: c.step.total < 0),
-    Goal("two-players-reach-the-goal", "end", ("R-END-1", "R-END-3"), lambda c: z3.And(c.won[0], c.won[1])),
-    Goal("rescue-with-an-empty-bank", "rescue", ("R-RESCUE-2",),
-         lambda c: z3.And(c.pre.place[0][0] == c.tables.FALLEN,
-                          c.pre.place[0][1] == c.tables.FALLEN, z3.Sum(c.pre.bank[0]) == 0)),
-    Goal("rescue-both-canoes", "rescue", ("R-RESCUE-1",),
-         lambda c: z3.And(c.step.choice.rescued[0][0], c.step.choice.rescued[0][1])),
-    Goal("steal-a-stolen-gem", "two-turns", ("R-STEAL-4",), lambda c: _steal_back(c)),
-    Goal("rescue-with-none-in-play-and-gems", "rescue", ("R-RESCUE-2", "R-RESCUE-3"),
-         lambda c: z3.And(c.pre.place[0][0] == c.tables.FALLEN,
-                          c.pre.place[0][1] == c.tables.FALLEN, z3.Sum(c.pre.bank[0]) > 0)),
+GOALS: tuple[CoverageGoal, ...] = (
+    CoverageGoal("steal", "turn", ("R-STEAL-1", "R-STEAL-2"),
+                 lambda c: z3.Or(c.step.steals_with(0), c.step.steals_with(1))),
+    CoverageGoal("steal-after-unload", "turn", ("R-STEAL-5",),
+                 lambda c: z3.Or([z3.And(c.step.steals_with(i), _unloads(s) > 0) for i, s in enumerate(_slots(c))])),
+    CoverageGoal("both-canoes-bank", "turn", ("R-MOVE-5", "R-GEM-5"),
+                 lambda c: z3.And([z3.And(s.home, c.pre.load(0, s.who) > 0) for s in _slots(c)])),
+    CoverageGoal("port-entry-with-spare-points", "turn", ("R-MOVE-5",),
+                 lambda c: z3.Or([z3.And(s.home, c.tables.depth_of(s.start) + 2 * z3.Sum(
+                     [x for op in s.pre_ops for x in op.cells()]) < c.step.card) for s in _slots(c)])),
+    CoverageGoal("load-from-a-mixed-cave", "turn", ("R-GEM-3", "R-GEM-1"),
+                 lambda c: z3.Or([op.load[cc][col] == 1 for s in _slots(c) for op in s.ops
+                                  for cc in range(NCOL) for col in range(NCOL) if cc != col])),
+    CoverageGoal("unload-one-colour-load-another", "turn", ("R-GEM-4",),
+                 lambda c: z3.Or([z3.And(_loads(s) > 0, _unloads(s) > 0) for s in _slots(c)])),
+    CoverageGoal("last-gem-of-a-cave", "turn", ("R-TURN-4", "R-GEM-1"),
+                 lambda c: z3.And(_slots(c)[0].on, _slots(c)[1].on, z3.Or(
+                     [z3.And(op.load[cc][col] == 1, c.pre.cave[cc][col] == 1) for s in _slots(c) for op in s.ops
+                      for cc in range(NCOL) for col in range(NCOL)]))),
+    CoverageGoal("fork-choice", "turn", ("R-MOVE-4",),
+                 lambda c: z3.Or([z3.And(s.move == 1, c.tables.depth_of(s.end) > _fork_depth(c),
+                                         c.tables.depth_of(s.start) <= _fork_depth(c)) for s in _slots(c)])),
+    CoverageGoal("cloud-in-a-storm", "turn", ("R-WEATHER-1", "R-TURN-2"),
+                 lambda c: z3.And(c.step.card == 0, c.pre.weather == 2)),
+    CoverageGoal("port-canoe-stays", "turn", ("R-TURN-3",),
+                 lambda c: z3.And(c.pre.place[0][0] == 0, c.tables.is_disc(c.pre.place[0][1]),
+                                  z3.Not(_slots(c)[0].on), c.step.card != 0)),
+    CoverageGoal("odd-flow-with-canoes-in-both-branches", "flow", ("R-FLOW-4", "R-FLOW-3"),
+                 lambda c: z3.And(c.step.k % 2 == 1, *_both_branches(c))),
+    CoverageGoal("fall-with-a-gem", "flow", ("R-FLOW-6",),
+                 lambda c: z3.Or([z3.And(c.step.post.place[p][k] == c.tables.FALLEN,
+                                         c.pre.place[p][k] != c.tables.FALLEN, c.pre.load(p, k) > 0)
+                                  for p in range(c.pre.players) for k in range(2)])),
+    CoverageGoal("negative-flow-sum", "flow", ("R-FLOW-2",), lambda c: c.step.total < 0),
+    CoverageGoal("two-players-reach-the-goal", "end", ("R-END-1", "R-END-3"), lambda c: z3.And(c.won[0], c.won[1])),
+    CoverageGoal("rescue-with-an-empty-bank", "rescue", ("R-RESCUE-2",),
+                 lambda c: z3.And(c.pre.place[0][0] == c.tables.FALLEN,
+                                  c.pre.place[0][1] == c.tables.FALLEN, z3.Sum(c.pre.bank[0]) == 0)),
+    CoverageGoal("rescue-both-canoes", "rescue", ("R-RESCUE-1",),
+                 lambda c: z3.And(c.step.choice.rescued[0][0], c.step.choice.rescued[0][1])),
+    CoverageGoal("steal-a-stolen-gem", "two-turns", ("R-STEAL-4",), lambda c: _steal_back(c)),
+    CoverageGoal("rescue-with-none-in-play-and-gems", "rescue", ("R-RESCUE-2", "R-RESCUE-3"),
+                 lambda c: z3.And(c.pre.place[0][0] == c.tables.FALLEN,
+                                  c.pre.place[0][1] == c.tables.FALLEN, z3.Sum(c.pre.bank[0]) > 0)),
 )
 
 
@@ -133,7 +136,7 @@ def _both_branches(q: GoalQuestion) -> list[Any]:
 
 
 def goal_positions(board: Board, rules: Ruleset, players: int = 2, timeout: float | None = 30,
-                   names: list[str] | None = None) -> Iterator[tuple[Goal, Position | None, Card | None]]:
+                   names: list[str] | None = None) -> Iterator[tuple[CoverageGoal, Position | None, Card | None]]:
     """For each goal (or those named), a position meeting it (and, for a turn, the card), or None when no
     position can."""
     relations = Relations(board, rules, players)

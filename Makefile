@@ -1,21 +1,30 @@
 # niagara-solver: two commands do everything on a fresh machine with Python 3.11.
-#   make run    set up .venv if missing, then analyse a bundled puzzle
-#   make test   set up .venv if missing, then run the whole test suite, the type check, the linter and the
-#               architecture contracts (import-linter: docs/ARCHITECTURE.md)
+#   make run    set up .venv if missing with the tool alone (pip install -e .), then analyse a bundled puzzle
+#   make test   set up .venv if missing with the tool and the test extra (pip install -e '.[test]'), then run the
+#               whole test suite, the type check, the linter and the architecture contracts (import-linter:
+#               docs/ARCHITECTURE.md)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+# One stamp per install: the tool alone, and the tool with the test extra (which includes the tool).
+TOOL   := $(VENV)/.installed-tool
+STAMP  := $(VENV)/.installed-test
 
 .PHONY: run test bench report check golden typecheck clean
+
+$(TOOL): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(TOOL)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	touch $(STAMP) $(TOOL)
 
-run: $(STAMP)
+run: $(TOOL)
 	$(BIN)/niagara-solve puzzles/steal-on-the-way-home.json
 
 test: $(STAMP)
@@ -27,7 +36,7 @@ test: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy niagara_solver
 
-bench: $(STAMP)
+bench: $(TOOL)
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_prover.py
 	$(BIN)/python benchmarks/bench_crosscheck.py
@@ -35,15 +44,15 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_jobs.py
 
 # The report in reports/ (proofs, mutants, cross-check coverage, puzzles, preset diffs, with pictures).
-report: $(STAMP)
+report: $(TOOL)
 	$(BIN)/niagara-solve report --out reports --jobs 2
 
 # What a CI pipeline runs for rule regressions (exit 0 pass, 1 fail, 3 unknown; JUnit XML for the CI's test view).
-check: $(STAMP)
+check: $(TOOL)
 	$(BIN)/niagara-solve check --puzzles puzzles --junit check-results.xml --jobs 2
 
 # Rewrite the golden transcripts after a deliberate change of output (review the diff before committing).
-golden: $(STAMP)
+golden: $(TOOL)
 	$(BIN)/python tests/golden/regenerate.py
 
 clean:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import click
 
-from niagara_solver.model.atoms import MAX_PLAYERS, MIN_PLAYERS, Card
+from niagara_solver.model.atoms import MIN_PLAYERS, MOST_PLAYERS, Card
 from niagara_solver.model.errors import InputError, quoted
 from niagara_solver.model.format import dumps, load_document, load_ruleset
 from niagara_solver.model.limits import LIMITS, check_flow_steps, check_timeout
 from niagara_solver.model.position import Position
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def emit_json(obj: Any) -> None:
@@ -28,9 +30,9 @@ def players_option(text: str) -> list[int]:
     except ValueError:
         raise InputError("--players", f"write a count (5), a range (2-5) or a list (2,3,5), got {quoted(text)}",
                          "R-COMP-1") from None
-    if any(not MIN_PLAYERS <= n <= MAX_PLAYERS for n in ends):
-        raise InputError("--players", f"{MIN_PLAYERS} to {MAX_PLAYERS} players play, got {quoted(text)}",
-                         "R-COMP-1")
+    if any(not MIN_PLAYERS <= n <= MOST_PLAYERS for n in ends):
+        raise InputError("--players", f"{MIN_PLAYERS} to {MOST_PLAYERS} players play (6 with x_sixth_player), "
+                                      f"got {quoted(text)}", "R-COMP-1")
     counts = list(range(ends[0], ends[1] + 1)) if "-" in text else ends
     if not counts:
         raise InputError("--players", f"an empty range of player counts: {quoted(text)}", "R-COMP-1")
@@ -71,24 +73,25 @@ class Steps(click.ParamType):
         return check_flow_steps(value, option)
 
 
-class PlayerCount(click.ParamType):
-    """One count of players (R-COMP-1)."""
-
-    name = "integer"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        option = param.opts[0] if param is not None and param.opts else "--players"
-        counts = players_option(str(value)) if isinstance(value, str) else [value]
-        if len(counts) != 1 or not MIN_PLAYERS <= counts[0] <= MAX_PLAYERS:
-            raise InputError(option, f"one count of players, {MIN_PLAYERS} to {MAX_PLAYERS}, got {quoted(value)}",
-                             "R-COMP-1")
-        return counts[0]
-
-
 #: The shared option types (``type=TIMEOUT`` on every ``--timeout``).
 TIMEOUT = Seconds()
 STEPS = Steps()
-PLAYER_COUNT = PlayerCount()
+
+
+def players_counts(default: str, what: str = "Player counts") -> Callable[[F], F]:
+    """The one ``--players COUNTS`` option (prove, mutants, check, diff, report), read by :func:`players_option`:
+    a count, a range or a list everywhere, only the default differs by command."""
+    return click.option("--players", "players_text", default=default, show_default=True, metavar="COUNTS",
+                        help=f"{what}: a count (2), a range (2-5) or a list (2,3,5).")
+
+
+#: ``--board`` wherever a command proves or checks (prove, mutants, crosscheck, check, diff, report).
+board_option = click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json",
+                            help="The river: a board preset or a board file (docs/FORMAT.md).")
+#: ``--ruleset`` wherever a command proves or checks under one ruleset, the standard one unless told.
+ruleset_option = click.option("--ruleset", "ruleset_spec", default="standard", show_default=True,
+                              metavar="PRESET|FILE.json",
+                              help="The rules: a preset (standard, bga-2013-05-09, ...) or a ruleset file.")
 
 
 def load(position: str, ruleset_spec: str | None) -> tuple[Position, dict[str, Any]]:

@@ -16,7 +16,8 @@ from tabulate import tabulate
 
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.format import dumps_position, load_board, load_ruleset
-from niagara_solver.cli.common import TIMEOUT, emit_json, load, parse_card, player_index, players_option
+from niagara_solver.cli.common import (TIMEOUT, board_option, emit_json, load, parse_card, player_index,
+                                       players_counts, players_option)
 
 _jobs = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Run the independent checks in this many processes.")
@@ -28,15 +29,25 @@ _timeout = click.option("--timeout", type=TIMEOUT, default=60.0, show_default=Tr
 
 @click.command()
 @click.argument("position", type=click.Path(dir_okay=False))
-@click.option("--ruleset", "ruleset_spec", metavar="PRESET|FILE.json", help="Read the position under this ruleset.")
+@click.option("--ruleset", "ruleset_spec", metavar="PRESET|FILE.json",
+              help="Play the position under this ruleset instead of its own.")
 @click.option("--out", "out_path", metavar="FILE.svg", help="Write the picture here (default: standard output).")
-@click.option("--player", "player_name", help="Draw this player's turn (with --turn).")
-@click.option("--card", "card_text", help="The card of the turn (default: the player's chosen card).")
-@click.option("--turn", "turn_text", help="A turn in the notation, drawn as a path per acting canoe.")
+@click.option("--player", "player_name", metavar="NAME", help="Draw this player's turn (with --turn).")
+@click.option("--card", "card_text", metavar="CARD",
+              help="The card of the turn: 1..6 or cloud; with x_cards also 7, lasso, 123 (default: the player's "
+                   "chosen card).")
+@click.option("--turn", "turn_text", metavar="TURN", help="A turn in the notation, drawn as a path per acting canoe.")
 @click.option("--title", help="The picture's heading.")
 def render(position: str, ruleset_spec: str | None, out_path: str | None, player_name: str | None,
            card_text: str | None, turn_text: str | None, title: str | None) -> int:
-    """Draw a position as SVG: the river from port to falls, caves, canoes and cargo, markers and banks."""
+    """Draw a position as SVG: the river from port to falls, caves, canoes and cargo, markers and banks.
+
+    \b
+    Examples:
+      niagara-solve render puzzles/erratum-two-canoes.json --out position.svg
+      niagara-solve render puzzles/steal-after-unloading.json --player red --card 4 \\
+          --turn "4: -ruby <2 xblue/amber" --out answer.svg
+    """
     from niagara_solver.engine.apply import apply_turn
     from niagara_solver.model.notation import Turn
     from niagara_solver.engine.rescue import begin_turns
@@ -68,10 +79,10 @@ def render(position: str, ruleset_spec: str | None, out_path: str | None, player
 @click.option("--ruleset", "ruleset_spec", metavar="PRESET|FILE.json",
               help="Prove under this ruleset and answer every puzzle under it (default: standard for the "
                    "proofs; each puzzle under its own ruleset).")
-@click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
+@board_option
 @click.option("--puzzles", "puzzles_dir", type=click.Path(file_okay=False, exists=True),
               help="A folder of puzzles with recorded answers.")
-@click.option("--players", "players_text", default="2-5", show_default=True, help="A count, a range or a list.")
+@players_counts("2-5", "Player counts for the proofs")
 @click.option("--junit", "junit_path", metavar="FILE.xml", help="Also write JUnit XML: a test case per property "
               "and per puzzle.")
 @_jobs
@@ -80,8 +91,16 @@ def render(position: str, ruleset_spec: str | None, out_path: str | None, player
 @click.option("--json", "as_json", is_flag=True, help="The whole report as JSON.")
 def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, players_text: str,
           junit_path: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
-    """Rule regressions for CI: prove the catalogue, answer every puzzle (exit 0 pass, 1 fail, 3 unknown)."""
+    """Rule regressions for CI: prove the catalogue, answer every puzzle (exit 0 pass, 1 fail, 3 unknown).
+
+    \b
+    Examples:
+      niagara-solve check --puzzles puzzles --players 2
+      niagara-solve check --puzzles puzzles --junit check-results.xml --jobs 2
+    """
     from niagara_solver.design.check import check as run_check
+    from niagara_solver.model.verdict import PROOF, Verdict
+    from niagara_solver.solver.puzzles import INVALID, status_verdict
     rules = load_ruleset(ruleset_spec or "standard")
     board = load_board(board_spec)
     counts = players_option(players_text)
@@ -95,22 +114,24 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
     if as_json:
         emit_json(report.to_json())
         return report.status
-    proved = sum(p["verdict"] == "proved" for p in report.properties)
-    refuted = [p for p in report.properties if p["verdict"] == "refuted"]
-    unknown = [p for p in report.properties if p["verdict"] == "unknown"]
+    proofs = [(p, PROOF.parse(p["verdict"])) for p in report.properties]
+    proved = sum(verdict is Verdict.PROVED for _, verdict in proofs)
+    refuted = [p for p, verdict in proofs if verdict is Verdict.REFUTED]
+    unknown = [p for p, verdict in proofs if verdict is Verdict.UNKNOWN]
     click.echo(f"check · ruleset {rules.describe()} · board {board.name or 'inline'} · players "
                f"{players_text} · {len(report.puzzles)} puzzles · {report.seconds:.1f} s")
     click.echo(f"properties: {proved} proved, {len(refuted)} refuted, {len(unknown)} unknown")
-    same = [p for p in report.puzzles if p["status"] == "same"]
-    changed = [p for p in report.puzzles if p["status"] == "changed"]
-    invalid = [p for p in report.puzzles if p["status"] == "invalid"]
-    lost = [p for p in report.puzzles if p["status"] == "unknown"]
+    invalid = [p for p in report.puzzles if p["status"] == INVALID]
+    answers = [(p, status_verdict(p["status"])) for p in report.puzzles if p["status"] != INVALID]
+    same = [p for p, verdict in answers if verdict is Verdict.CONFIRMED]
+    changed = [p for p, verdict in answers if verdict is Verdict.REFUTED]
+    lost = [p for p, verdict in answers if verdict is Verdict.UNKNOWN]
     if report.puzzles:
         click.echo(f"puzzles: {len(same)} as recorded, {len(changed)} changed, {len(invalid)} invalid, "
                    f"{len(lost)} unknown")
     for p in refuted:
         click.echo(f"\nFAIL {p['id']} {p['title']}: refuted with "
-                   + ", ".join(f"{n} players" for n, v in p["players"].items() if v == "refuted"))
+                   + ", ".join(f"{n} players" for n, v in p["players"].items() if PROOF.parse(v) is Verdict.REFUTED))
         for line in p.get("trace", []):
             click.echo(f"  {line}")
         if "replay" in p:
@@ -138,19 +159,27 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
 @click.command()
 @click.argument("ruleset_a", metavar="RULESET_A")
 @click.argument("ruleset_b", metavar="RULESET_B")
-@click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
-@click.option("--players", "players_text", default="2", show_default=True,
-              help="Player counts for the proofs (a count, a range or a list).")
+@board_option
+@players_counts("2", "Player counts for the proofs")
 @click.option("--puzzles", "puzzles_dir", type=click.Path(file_okay=False, exists=True), default=None,
               help="Answer these puzzles under both rulesets (default: ./puzzles if it exists).")
 @click.option("--save", "save_dir", metavar="DIR", help="Write each witness as a position file and an SVG here.")
 @_jobs
 @_scheduler
 @_timeout
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="The whole comparison as JSON: switches, properties, puzzles and witnesses.")
 def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puzzles_dir: str | None,
          save_dir: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
-    """What changes between two rulesets: properties, puzzle answers, and a witness per switch (0, or 3 unknown)."""
+    """What changes between two rulesets: properties, puzzle answers, and a witness per switch (0, or 3 unknown).
+
+    RULESET_A and RULESET_B are preset names or ruleset files.
+
+    \b
+    Examples:
+      niagara-solve diff standard bga-2013-05-09 --players 2
+      niagara-solve diff standard puzzles/rulesets/free-fork.json --players 2 --save witnesses
+    """
     from niagara_solver.design.diff import diff as run_diff
     from niagara_solver.report.svg import render_svg
     from niagara_solver.model.catalogue import sentence
@@ -191,14 +220,14 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
         click.echo("\nswitches that differ:")
         click.echo(tabulate([[k, x, y] for k, (x, y) in switches.items()], headers=["switch", "A", "B"]))
     click.echo("\nproperties (for all positions):")
-    click.echo(tabulate([[p["id"], p["title"], p["a"].upper(), p["b"].upper(), "changed" if p["changed"] else ""]
+    click.echo(tabulate([[p.id, p.title, *(w.upper() for w in p.words), "changed" if p.changed else ""]
                          for p in report.properties], headers=["property", "", "A", "B", ""]))
     if report.puzzles:
-        moved = [p for p in report.puzzles if p["changed"]]
+        moved = [p for p in report.puzzles if p.changed]
         click.echo(f"\npuzzles: {len(report.puzzles) - len(moved)} of {len(report.puzzles)} answer the same; "
                    f"{len(moved)} change")
         if moved:
-            click.echo(tabulate([[p["name"], p["a"].upper(), p["b"].upper()] for p in moved],
+            click.echo(tabulate([[p.name, *(w.upper() for w in p.words)] for p in moved],
                                 headers=["puzzle", "A", "B"]))
     for w in report.witnesses:
         click.echo(f"\nwitness for {w.switch} ({w.a} → {w.b}):")
@@ -219,10 +248,12 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
 
 
 @click.command()
-@click.option("--out", "out_dir", default="reports", show_default=True, metavar="DIR")
-@click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
-@click.option("--players", "players_text", default="2-5", show_default=True)
+@click.option("--out", "out_dir", default="reports", show_default=True, metavar="DIR",
+              help="Write the report (README.md and img/) into this folder.")
+@board_option
+@players_counts("2-5", "Player counts for the proofs")
 @click.option("--puzzles", "puzzles_dir", type=click.Path(file_okay=False, exists=True), default="puzzles",
+              help="The puzzles to answer and draw.",
               show_default=True)
 @click.option("--crosscheck-count", type=click.IntRange(min=0), default=4, show_default=True,
               help="Random playout positions in the cross-check section.")
@@ -231,7 +262,13 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
 @_timeout
 def report(out_dir: str, board_spec: str, players_text: str, puzzles_dir: str, crosscheck_count: int, jobs: int,
            scheduler: str | None, timeout: float) -> int:
-    """Write a Markdown report with pictures: proofs per preset, mutants, cross-check coverage, puzzles, diffs."""
+    """Write a Markdown report with pictures: proofs per preset, mutants, cross-check coverage, puzzles, diffs.
+
+    \b
+    Examples:
+      niagara-solve report --out reports --jobs 2
+      niagara-solve report --out /tmp/report --players 2 --crosscheck-count 0
+    """
     from niagara_solver.report.markdown import ReportSettings, make_report
     os.makedirs(os.path.join(out_dir, "img"), exist_ok=True)  # fail now, not after the whole run
     settings = ReportSettings(load_board(board_spec), players_option(players_text), puzzles_dir,
@@ -246,9 +283,17 @@ def report(out_dir: str, board_spec: str, players_text: str, puzzles_dir: str, c
 @click.argument("grid_path", metavar="GRID.json", type=click.Path(dir_okay=False))
 @_jobs
 @_scheduler
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Every combination's verdicts and the puzzles' answers as JSON.")
 def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> int:
-    """Prove the catalogue and answer the puzzles for every combination of a grid (exit 0, 1 or 3 as check)."""
+    """Prove the catalogue and answer the puzzles for every combination of a grid (exit 0, 1 or 3 as check).
+
+    GRID.json lists values for some switches, boards and player counts (docs/DIFF.md).
+
+    \b
+    Examples:
+      niagara-solve sweep puzzles/grids/steal-after-unload.json
+      niagara-solve sweep puzzles/grids/disputed-readings.json --jobs 2
+    """
     from niagara_solver.design.sweep import load_grid
     from niagara_solver.design.sweep import sweep as run_sweep
     grid = load_grid(grid_path)

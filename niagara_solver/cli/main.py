@@ -6,20 +6,23 @@ Standard output carries only the answer, so ``--json`` output can be piped.
 
 from __future__ import annotations
 
+import difflib
+import os
 import sys
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import click
 from tabulate import tabulate
 
 from niagara_solver.engine.apply import CanoeReport, apply_turn
 from niagara_solver.engine.flow import choices_text, flow_detail, flow_outcomes, parse_choices
+from niagara_solver.model.readings import require
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.engine.playout import POLICIES, random_playout
 from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
 from niagara_solver.engine.round import is_finished, play_round, winners
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.errors import InputError, NiagaraError
+from niagara_solver.model.errors import InputError, NiagaraError, TurnError, one_line, quoted
 from niagara_solver.model.atoms import Phase
 from niagara_solver.model.catalogue import sentence
 from niagara_solver.model.format import dumps, dumps_position, load_board, load_ruleset, position_to_json
@@ -31,16 +34,56 @@ from niagara_solver.cli.common import load as _load
 from niagara_solver.cli.common import parse_card as _card
 from niagara_solver.cli.common import player_index as _player_index
 from niagara_solver.cli.common import players_option as _players_option
-from niagara_solver.cli.common import PLAYER_COUNT, STEPS, TIMEOUT
+from niagara_solver.cli.common import STEPS, TIMEOUT, board_option, players_counts, ruleset_option
+
+if TYPE_CHECKING:
+    from niagara_solver.verify.mutants import MutantResult
+
+
+class NoSuchCommand(NiagaraError):
+    """The first word is not a command, but close to one's name (a mistyped command, not a position file)."""
 
 
 class _Group(click.Group):
-    """A group where ``niagara-solve POSITION`` means ``niagara-solve analyze POSITION``."""
+    """A group where ``niagara-solve POSITION`` means ``niagara-solve analyze POSITION``.
+
+    A first word that is neither a command nor an existing file is not read as a position file: a word close to a
+    command's name is a mistyped command (``shwo``), anything else a file that does not exist."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and not args[0].startswith("-"):
+            if not os.path.exists(args[0]):
+                raise self._not_a_command(args[0])
             args = ["analyze", *args]
         return super().parse_args(ctx, args)
+
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        ctx.meta["niagara-solve.command"] = (name, command)
+        return name, command, rest
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as err:
+            # Some of click's errors (an option without its value) do not say which command they belong to.
+            if err.ctx is None and "niagara-solve.command" in ctx.meta:
+                name, command = ctx.meta["niagara-solve.command"]
+                err.ctx = click.Context(command, info_name=name, parent=ctx)
+            raise
+
+    def _not_a_command(self, word: str) -> NiagaraError:
+        names = sorted(self.commands)
+        # A bare word may be a mistyped command; a word with a dot or a slash is a file name.
+        bare = len(word) <= 30 and not any(mark in word for mark in "./\\")
+        close = difflib.get_close_matches(word, names, n=3, cutoff=0.6) if bare else []
+        if close:
+            options = [f'"{name}"' for name in close]
+            listed = options[0] if len(options) == 1 else f"{', '.join(options[:-1])} or {options[-1]}"
+            return NoSuchCommand(f'no such command "{one_line(word, 30)}"; did you mean {listed}?')
+        return InputError("", "no such file, and no command of that name; the commands (niagara-solve --help): "
+                          + ", ".join(names), "FORMAT", word)
 
 
 def _ruleset_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,9 +91,21 @@ def _ruleset_option(command: Callable[..., Any]) -> Callable[..., Any]:
                         help="Play the position under this ruleset instead of its own.")(command)
 
 
-def _pairs(pos: Position, values: Sequence[str], option: str) -> dict[int, str]:
-    out: dict[int, str] = {}
-    for value in values:
+def _rescue_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE",
+                        help="A phase I decision for a start-of-round position, once per player (repeatable): "
+                             "none, free, or the colour paid (R-RESCUE-1).")(command)
+
+
+#: Each player gives ``round`` one value of each kind, the rule that says so, and how to say it in an error.
+_ONCE = {"card": ("R-CARD-1", "plays one card a round"), "turn": ("R-TURN-1", "acts once a round"),
+         "rescue": ("R-RESCUE-1", "decides phase I once")}
+
+
+def _pairs(pos: Position, values: Sequence[tuple[str, str]], kind: str) -> dict[int, tuple[str, str]]:
+    """``NAME=VALUE`` options by seat: each player's value and the option that gave it, at most one per player."""
+    out: dict[int, tuple[str, str]] = {}
+    for option, value in values:
         name, eq, rest = value.partition("=")
         if not eq:
             raise InputError(option, f"write {option} NAME=VALUE, got {value!r}", "FORMAT")
@@ -59,12 +114,32 @@ def _pairs(pos: Position, values: Sequence[str], option: str) -> dict[int, str]:
         except KeyError:
             raise InputError(option, f"unknown player {name.strip()!r}; players: "
                              f"{', '.join(p.name for p in pos.players)}", "R-COMP-1") from None
-        out[index] = rest.strip()
+        if index in out:
+            rule, once = _ONCE[kind]
+            raise InputError(option, f"{name.strip()} {once}, given twice: {quoted(out[index][1])} and "
+                             f"{quoted(rest.strip())}", rule)
+        out[index] = (option, rest.strip())
     return out
 
 
 def _rescues(pos: Position, values: Sequence[str]) -> dict[int, Rescue]:
-    return {i: Rescue.parse(text) for i, text in _pairs(pos, values, "--rescue").items()}
+    return {i: Rescue.parse(text)
+            for i, (_, text) in _pairs(pos, [("--rescue", v) for v in values], "rescue").items()}
+
+
+class _TurnsTaken(dict[int, Turn]):
+    """The turns of a round, remembering whose turn was taken last: when a turn breaks a rule, the error can name
+    the player whose turn it was."""
+
+    taken: int | None = None
+
+    def __getitem__(self, player: int) -> Turn:
+        self.taken = player
+        return super().__getitem__(player)
+
+    def get(self, player: int, default: Any = None) -> Any:
+        self.taken = player
+        return super().get(player, default)
 
 
 def _to_turns_phase(pos: Position, rescues: dict[int, Rescue], notes: list[str]) -> Position:
@@ -99,19 +174,28 @@ def cli() -> None:
     niagara-solve POSITION          analyse a position file (same as: analyze POSITION)
     niagara-solve solve POSITION --player NAME --goal win|steal|safe [--horizon H] [--backend B]
     niagara-solve show POSITION     picture of the river, caves, canoes and players
-    niagara-solve turns POSITION --player NAME --card CARD
+    niagara-solve turns POSITION --player NAME [--card CARD]
     niagara-solve flow POSITION --steps K
-    niagara-solve round POSITION --card NAME=CARD ... --turn NAME=TURN ...
-    niagara-solve play POSITION --seed S --rounds N
+    niagara-solve round POSITION --play NAME=CARD ... --act NAME=TURN ...
+    niagara-solve play POSITION [--seed S] [--rounds N]
     niagara-solve why POSITION --player NAME --card CARD --turn TURN
-    niagara-solve prove [--ruleset R] [--board B] [--players N] [--property ID ...]
-    niagara-solve mutants [--players N]
+    niagara-solve prove [--ruleset R] [--board B] [--players COUNTS] [--property ID ...]
+    niagara-solve mutants [--players COUNTS] [--mutant NAME ...]
     niagara-solve crosscheck [--count N] [--seed S]
-    niagara-solve render POSITION [--out FILE.svg] [--player NAME --turn TURN]
+    niagara-solve render POSITION [--out FILE.svg] [--player NAME --card CARD --turn TURN]
     niagara-solve check [--ruleset R] [--puzzles DIR] [--junit FILE.xml] [--jobs N]
-    niagara-solve diff RULESET_A RULESET_B [--board B] [--players N] [--save DIR]
+    niagara-solve diff RULESET_A RULESET_B [--board B] [--players COUNTS] [--save DIR]
     niagara-solve report [--out reports/] [--jobs N]
     niagara-solve sweep GRID.json [--jobs N | --scheduler ADDRESS]
+
+    Each command's --help lists its options and examples. An option means the same in every command that takes it
+    (README.md, "Options").
+
+    \b
+    Examples:
+      niagara-solve puzzles/steal-on-the-way-home.json
+      niagara-solve turns puzzles/erratum-two-canoes.json --player red
+      niagara-solve show --help
     """
 
 
@@ -119,7 +203,13 @@ def cli() -> None:
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
 def show(position: str, ruleset_spec: str | None) -> int:
-    """Show a position: the river from port to falls, caves, canoes, markers, hands and banks."""
+    """Show a position: the river from port to falls, caves, canoes, markers, hands and banks.
+
+    \b
+    Examples:
+      niagara-solve show puzzles/erratum-two-canoes.json
+      niagara-solve show puzzles/erratum-two-canoes.json --ruleset bga-2013-05-09
+    """
     click.echo(render.show(_load(position, ruleset_spec)[0]))
     return 0
 
@@ -127,14 +217,21 @@ def show(position: str, ruleset_spec: str | None) -> int:
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
-@click.option("--player", "player_name", required=True, help="The player whose turns to list.")
-@click.option("--card", "card_text", help="The card played: 1..6 or cloud (default: the player's chosen card).")
-@click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE",
-              help="Phase I decision for a start-of-round position: none, free, or the colours paid.")
+@click.option("--player", "player_name", required=True, metavar="NAME", help="The player whose turns to list.")
+@click.option("--card", "card_text", metavar="CARD",
+              help="The card played: 1..6 or cloud; with x_cards also 7, lasso, 123 (default: the player's chosen "
+                   "card).")
+@_rescue_option
 @click.option("--json", "as_json", is_flag=True, help="A JSON array of {turn, position, canoes}.")
 def turns(position: str, ruleset_spec: str | None, player_name: str, card_text: str | None,
           rescue_texts: tuple[str, ...], as_json: bool) -> int:
-    """Every distinct legal turn of a player with a card, and where it leads."""
+    """Every distinct legal turn of a player with a card, and where it leads.
+
+    \b
+    Examples:
+      niagara-solve turns puzzles/erratum-two-canoes.json --player red
+      niagara-solve turns puzzles/erratum-two-canoes.json --player blue --card 3 --json
+    """
     pos = _load(position, ruleset_spec)[0]
     player = _player_index(pos, player_name)
     card = _card(card_text) if card_text is not None else None
@@ -173,10 +270,17 @@ def turns(position: str, ruleset_spec: str | None, player_name: str, card_text: 
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
 @click.option("--steps", type=STEPS, required=True, help="How many single steps the river flows.")
-@click.option("--branches", help="With fork_policy free: each step's branch, e.g. L,R,L (default: every outcome).")
+@click.option("--branches", metavar="L,R,...",
+              help="With fork_policy free: each step's branch, e.g. L,R,L (default: every outcome).")
 @click.option("--json", "as_json", is_flag=True, help="The resulting position (an array of outcomes under free).")
 def flow(position: str, ruleset_spec: str | None, steps: int, branches: str | None, as_json: bool) -> int:
-    """Let the river flow K single steps (phase III alone, R-FLOW)."""
+    """Let the river flow K single steps (phase III alone, R-FLOW).
+
+    \b
+    Examples:
+      niagara-solve flow puzzles/long-river.json --steps 2
+      niagara-solve flow puzzles/long-river.json --steps 2 --json
+    """
     pos = _load(position, ruleset_spec)[0]
     choices = parse_choices(branches, pos, steps) if branches is not None else None
     if choices is None and pos.ruleset.fork_policy.value == "free" and pos.board.forks and steps:
@@ -211,7 +315,13 @@ def flow(position: str, ruleset_spec: str | None, steps: int, branches: str | No
               help="greedy: usually the turn that banks, steals or loads most; uniform: any legal choice alike.")
 @click.option("--json", "as_json", is_flag=True, help="Every round and the final position as JSON.")
 def play(position: str, ruleset_spec: str | None, seed: int, rounds: int, policy: str, as_json: bool) -> int:
-    """A seeded random playout, round by round, until the game ends or --rounds rounds were played."""
+    """A seeded random playout, round by round, until the game ends or --rounds rounds were played.
+
+    \b
+    Examples:
+      niagara-solve play puzzles/start-4p.json --seed 7
+      niagara-solve play puzzles/start-4p.json --seed 7 --rounds 5 --policy uniform --json
+    """
     pos = _load(position, ruleset_spec)[0]
     records = []
     for record in random_playout(pos, seed, rounds, policy):
@@ -236,19 +346,51 @@ def play(position: str, ruleset_spec: str | None, seed: int, rounds: int, policy
 @cli.command(name="round")
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
-@click.option("--card", "card_texts", multiple=True, metavar="NAME=CARD", help="Each player's card.")
-@click.option("--turn", "turn_texts", multiple=True, metavar="NAME=TURN", help="Each player's turn, in notation.")
-@click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE", help="Phase I rescue decisions.")
-@click.option("--branches", help="With fork_policy free: each flow step's branch, e.g. L,R.")
+@click.option("--play", "play_texts", multiple=True, metavar="NAME=CARD",
+              help="A player's card, 1..6 or cloud (with x_cards also 7, lasso, 123), once per player "
+                   "(repeatable; R-CARD-1).")
+@click.option("--act", "act_texts", multiple=True, metavar="NAME=TURN",
+              help="A player's turn in the notation (docs/NOTATION.md), once per player (repeatable; R-TURN-1).")
+@click.option("--card", "card_texts", multiple=True, hidden=True, metavar="NAME=CARD",
+              help="The earlier spelling of --play.")
+@click.option("--turn", "turn_texts", multiple=True, hidden=True, metavar="NAME=TURN",
+              help="The earlier spelling of --act.")
+@_rescue_option
+@click.option("--branches", metavar="L,R,...", help="With fork_policy free: each flow step's branch, e.g. L,R.")
 @click.option("--json", "as_json", is_flag=True, help="The round and the position after it, as JSON.")
-def round_(position: str, ruleset_spec: str | None, card_texts: tuple[str, ...], turn_texts: tuple[str, ...],
-           rescue_texts: tuple[str, ...], branches: str | None, as_json: bool) -> int:
-    """Play one whole round from given cards and turns, checking every rule (replays traces)."""
+def round_(position: str, ruleset_spec: str | None, play_texts: tuple[str, ...], act_texts: tuple[str, ...],
+           card_texts: tuple[str, ...], turn_texts: tuple[str, ...], rescue_texts: tuple[str, ...],
+           branches: str | None, as_json: bool) -> int:
+    """Play one whole round from given cards and turns, checking every rule (replays traces).
+
+    Each player's card is --play NAME=CARD (unless the position records it), each player's turn --act NAME=TURN,
+    in any order: players act from the lifebuoy holder on (R-TURN-1).
+
+    \b
+    Examples:
+      niagara-solve round puzzles/erratum-two-canoes.json --play blue=3 \\
+          --act 'red=4: <port; port: >5' --act 'blue=2: <port; 6L: <3'
+      niagara-solve round puzzles/erratum-two-canoes.json --play blue=3 \\
+          --act 'red=4: <port; port: >5' --act 'blue=2: <port; 6L: <3' --json
+    """
     pos = _load(position, ruleset_spec)[0]
-    cards = {i: _card(text, "--card") for i, text in _pairs(pos, card_texts, "--card").items()}
-    turn_map = {i: Turn.parse(text) for i, text in _pairs(pos, turn_texts, "--turn").items()}
+    played = _pairs(pos, [("--play", v) for v in play_texts] + [("--card", v) for v in card_texts], "card")
+    cards = {i: _card(text, f"{option} {pos.players[i].name}") for i, (option, text) in played.items()}
+    acts = _pairs(pos, [("--act", v) for v in act_texts] + [("--turn", v) for v in turn_texts], "turn")
+    turn_map = _TurnsTaken()
+    for i, (option, text) in acts.items():
+        try:
+            turn_map[i] = Turn.parse(text)
+        except TurnError as err:
+            raise InputError(f"{option} {pos.players[i].name}", err.message, err.rule) from None
     rescues = _rescues(pos, rescue_texts)
-    record = play_round(pos, cards, turn_map, rescues, None)
+    try:
+        record = play_round(pos, cards, turn_map, rescues, None)
+    except TurnError as err:
+        if turn_map.taken is None:  # before any turn: phase I (rescues, cards)
+            raise
+        option = acts[turn_map.taken][0] if turn_map.taken in acts else "--act"
+        raise InputError(f"{option} {pos.players[turn_map.taken].name}", err.message, err.rule) from None
     if branches is not None:
         choices = parse_choices(branches, record.before_flow, record.flow)
         record = play_round(pos, cards, turn_map, rescues, choices)
@@ -264,14 +406,21 @@ def round_(position: str, ruleset_spec: str | None, card_texts: tuple[str, ...],
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
-@click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE",
-              help="Phase I decisions already made (a start-of-round position).")
+@_rescue_option
 @click.option("--timeout", type=TIMEOUT, default=10.0, show_default=True,
               help="Seconds for each player's forced-win search; past it the answer is unknown.")
 @click.option("--json", "as_json", is_flag=True, help="The analysis as JSON.")
 def analyze(position: str, ruleset_spec: str | None, rescue_texts: tuple[str, ...], timeout: float,
             as_json: bool) -> int:
-    """Analyse a position for every player: forced wins this round, steal chances, threats, falls, flows."""
+    """Analyse a position for every player: forced wins this round, steal chances, threats, falls, flows.
+
+    The default command: niagara-solve POSITION is niagara-solve analyze POSITION.
+
+    \b
+    Examples:
+      niagara-solve puzzles/steal-on-the-way-home.json
+      niagara-solve analyze puzzles/erratum-two-canoes.json --json
+    """
     from niagara_solver.solver.analysis import analyze as run_analysis
     pos, extras = _load(position, ruleset_spec)
     rescues = _rescues(pos, rescue_texts)
@@ -308,9 +457,9 @@ def _save_counterexample(folder: str, name: str, ce: Any) -> str:
 
 
 @cli.command()
-@click.option("--ruleset", "ruleset_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
-@click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
-@click.option("--players", "players_text", default="2-5", show_default=True, help="A count, a range or a list.")
+@ruleset_option
+@board_option
+@players_counts("2-5")
 @click.option("--property", "ids", multiple=True, metavar="R-PROP-N", help="Check only these (repeatable).")
 @click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True,
               help="Seconds per solver question; past it the verdict is UNKNOWN.")
@@ -318,7 +467,13 @@ def _save_counterexample(folder: str, name: str, ce: Any) -> str:
 @click.option("--json", "as_json", is_flag=True, help="An object with a \"properties\" array.")
 def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str, ...], timeout: float,
           save_dir: str | None, as_json: bool) -> int:
-    """Prove the rule properties R-PROP-1..16 for all valid positions (exit 0 proved, 1 refuted, 3 unknown)."""
+    """Prove the rule properties R-PROP-1..16 for all valid positions (exit 0 proved, 1 refuted, 3 unknown).
+
+    \b
+    Examples:
+      niagara-solve prove --ruleset bga-2013-05-09 --players 2 --property R-PROP-3
+      niagara-solve prove --ruleset puzzles/rulesets/free-fork.json --players 2 --property R-PROP-2 --save cex
+    """
     from niagara_solver.verify.catalogue import check_ids, prove_catalogue
     rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
     if save_dir:
@@ -364,21 +519,31 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
 
 
 @cli.command()
-@click.option("--ruleset", "ruleset_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
-@click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
-@click.option("--players", type=PLAYER_COUNT, default=2, show_default=True)
+@ruleset_option
+@board_option
+@players_counts("2", "Player counts for the proofs (a mutant is killed when one count refutes it)")
 @click.option("--mutant", "names", multiple=True, metavar="NAME", help="Check only these mutants (repeatable).")
-@click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True)
+@click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True,
+              help="Seconds per solver question; past it the verdict is UNKNOWN.")
 @click.option("--json", "as_json", is_flag=True, help="An array of {mutant, killed, by, ...}.")
-def mutants(ruleset_spec: str, board_spec: str, players: int, names: tuple[str, ...], timeout: float,
+def mutants(ruleset_spec: str, board_spec: str, players_text: str, names: tuple[str, ...], timeout: float,
             as_json: bool) -> int:
-    """Check that the property catalogue catches every rule mutant (exit 0 all killed, 1 one survived)."""
+    """Check that the property catalogue catches every rule mutant (exit 0 all killed, 1 one survived).
+
+    \b
+    Examples:
+      niagara-solve mutants
+      niagara-solve mutants --players 2-3 --mutant two-gems --json
+    """
     from niagara_solver.verify.mutants import BY_NAME, check_mutants
     rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
+    counts = _players_option(players_text)
+    require(rules, "encoding")
+    rules.check_players(counts)  # every count refused before any proof runs
     for name in names:
         if name not in BY_NAME:
             raise InputError("--mutant", f"unknown mutant {name!r}; mutants: {', '.join(BY_NAME)}", "R-PROP")
-    results = check_mutants(board, rules, players, list(names) or None, timeout)
+    results = _merge_mutants([check_mutants(board, rules, n, list(names) or None, timeout) for n in counts])
     if as_json:
         _emit_json([r.to_json() for r in results])
     else:
@@ -396,17 +561,41 @@ def mutants(ruleset_spec: str, board_spec: str, players: int, names: tuple[str, 
     return 0 if all(r.killed for r in results) else 1
 
 
+def _merge_mutants(runs: list[list[MutantResult]]) -> list[MutantResult]:
+    """The mutants' results for several player counts, one per mutant: killed when the catalogue refutes it for some
+    count, by the properties that refute it for some count (in the catalogue's order)."""
+    from niagara_solver.verify.mutants import MutantResult
+    if len(runs) == 1:
+        return runs[0]
+    merged = []
+    for same in zip(*runs):
+        order = [r.id for r in same[0].results]
+        merged.append(MutantResult(same[0].mutant, any(m.killed for m in same),
+                                   [pid for pid in order if any(pid in m.by for m in same)],
+                                   [r for m in same for r in m.results], sum(m.seconds for m in same)))
+    return merged
+
+
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
-@click.option("--player", "player_name", required=True)
-@click.option("--card", "card_text", required=True, help="1..6 or cloud.")
-@click.option("--turn", "turn_text", required=True, help="The turn, in the notation (docs/NOTATION.md).")
-@click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE", help="Phase I rescue decisions.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--player", "player_name", required=True, metavar="NAME", help="The player who acts.")
+@click.option("--card", "card_text", required=True, metavar="CARD",
+              help="The card played: 1..6 or cloud; with x_cards also 7, lasso, 123.")
+@click.option("--turn", "turn_text", required=True, metavar="TURN",
+              help="The turn, in the notation (docs/NOTATION.md).")
+@_rescue_option
+@click.option("--json", "as_json", is_flag=True,
+              help="The verdict as JSON: legal, the rules that forbid the turn, the engine's word, the position after.")
 def why(position: str, ruleset_spec: str | None, player_name: str, card_text: str, turn_text: str,
         rescue_texts: tuple[str, ...], as_json: bool) -> int:
-    """Is this turn legal? If so, where it leads; if not, the rules that forbid it (from a minimal unsat core)."""
+    """Is this turn legal? If so, where it leads; if not, the rules that forbid it (from a minimal unsat core).
+
+    \b
+    Examples:
+      niagara-solve why puzzles/erratum-two-canoes.json --player red --card 5 --turn '4: <port; port: >6L'
+      niagara-solve why puzzles/erratum-two-canoes.json --player red --card 5 --turn '4: <port; port: >5' --json
+    """
     from niagara_solver.verify.why import why as explain
     pos = _load(position, ruleset_spec)[0]
     player = _player_index(pos, player_name)
@@ -449,16 +638,24 @@ def why(position: str, ruleset_spec: str | None, player_name: str, card_text: st
 @cli.command()
 @click.option("--count", type=click.IntRange(min=0), default=10, show_default=True,
               help="How many positions from seeded random games (besides the solver-directed ones).")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--ruleset", "ruleset_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
-@click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Random seed of the playouts (same seed, same positions).")
+@ruleset_option
+@board_option
 @click.option("--no-goals", is_flag=True, help="Skip the solver-directed positions.")
 @click.option("--no-rounds", is_flag=True, help="Skip the whole-round comparisons.")
-@click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True)
+@click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True,
+              help="Seconds per solver question.")
 @click.option("--json", "as_json", is_flag=True, help="An object with positions, mismatches and coverage.")
 def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goals: bool, no_rounds: bool,
                timeout: float, as_json: bool) -> int:
-    """Compare the engine and the SMT encoding outcome by outcome (exit 0 agreement, 1 a mismatch)."""
+    """Compare the engine and the SMT encoding outcome by outcome (exit 0 agreement, 1 a mismatch).
+
+    \b
+    Examples:
+      niagara-solve crosscheck --count 2 --no-rounds
+      niagara-solve crosscheck --ruleset bga-2013-05-09 --seed 3 --json
+    """
     from niagara_solver.model.puzzles import bundled_puzzles, positions_under
     from niagara_solver.verify.crosscheck import crosscheck as run_crosscheck
     from niagara_solver.model.catalogue import RULES
@@ -500,15 +697,25 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
-@click.option("--player", "player_name", required=True, help="The player asking (X).")
-@click.option("--goal", type=click.Choice(["win", "steal", "safe"]), required=True)
+@click.option("--player", "player_name", required=True, metavar="NAME", help="The player asking (X).")
+@click.option("--goal", type=click.Choice(["win", "steal", "safe"]), required=True,
+              help="win: be among the winners; steal: make a steal; safe: lose no gem (docs/SOLVER.md).")
 @click.option("--horizon", type=click.IntRange(1, 6), default=1, show_default=True, help="Rounds to look ahead.")
-@click.option("--backend", type=click.Choice(["search", "smt", "both"]), default="search", show_default=True)
-@click.option("--timeout", type=TIMEOUT, default=120.0, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--backend", type=click.Choice(["search", "smt", "both"]), default="search", show_default=True,
+              help="search: game-tree search over the engine; smt: over the z3 encoding; both: both, which must "
+                   "agree.")
+@click.option("--timeout", type=TIMEOUT, default=120.0, show_default=True,
+              help="Seconds each backend may take; past it the answer is unknown (exit 3).")
+@click.option("--json", "as_json", is_flag=True, help="The answer as JSON, with each backend's answer.")
 def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, horizon: int, backend: str,
           timeout: float, as_json: bool) -> int:
-    """Can the player force a win / a steal / keep every gem, whatever the others do? (0 definite, 3 unknown)"""
+    """Can the player force a win / a steal / keep every gem, whatever the others do? (0 definite, 3 unknown)
+
+    \b
+    Examples:
+      niagara-solve solve puzzles/win-two-gems-home.json --player red --goal win --backend both
+      niagara-solve solve puzzles/win-denied-by-a-steal.json --player red --goal win --json
+    """
     from niagara_solver.jobs import Progress
     from niagara_solver.solver.answers import Backend, Goal
     from niagara_solver.solver.solve import solve_with
@@ -534,14 +741,33 @@ def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, 
     return solution.exit_status
 
 
+#: What click (8.2 on) raises for a bare ``niagara-solve``; click 8.1 shows the help itself and exits 0.
+_NO_COMMAND: tuple[type[click.ClickException], ...] = tuple(
+    getattr(click.exceptions, name) for name in ("NoArgsIsHelpError",) if hasattr(click.exceptions, name))
+
+
+def usage_line(err: click.ClickException) -> str:
+    """click's own error (an unknown option, a missing argument, a bad value) as one line, like the tool's own:
+    ``niagara-solve: error: COMMAND: message (niagara-solve COMMAND --help)``."""
+    message = " ".join(err.format_message().split()).rstrip(".").replace(". Did you mean", "; did you mean")
+    message = message[:1].lower() + message[1:]
+    ctx = getattr(err, "ctx", None)
+    path = ctx.command_path if ctx is not None else "niagara-solve"
+    where = f"{path.split(' ', 1)[1]}: " if " " in path else ""
+    return f"niagara-solve: error: {where}{one_line(message)} ({path} --help)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``) and return the exit status."""
     try:
         result = cli.main(args=list(argv) if argv is not None else None, prog_name="niagara-solve",
                           standalone_mode=False)
-    except click.exceptions.UsageError as err:
+    except _NO_COMMAND as err:  # no command at all: the help, as click shows it
         err.show()
         return 2
+    except click.exceptions.ClickException as err:  # usage errors (2) and click's other errors, as one line
+        click.echo(usage_line(err), err=True)
+        return err.exit_code
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         return 1

@@ -17,10 +17,14 @@ from niagara_solver.model.format import FORMAT_ID, position_from_json
 from niagara_solver.model.position import Position
 
 
-def P(name: str, *canoes: str, **fields: Any) -> dict[str, Any]:
-    """A player document; each canoe is ``PLACE`` or ``PLACE:colour`` (or ``PLACE:colour,colour``)."""
+def P(name: str, *canoes: str | dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """A player document; each canoe is ``PLACE`` or ``PLACE:colour`` (or ``PLACE:colour,colour``), or the canoe's
+    object as a file writes it."""
     parsed = []
     for spec in canoes:
+        if isinstance(spec, dict):  # a canoe written as in a file: {"at": "5", "moose": true}
+            parsed.append(spec)
+            continue
         place, _, cargo = spec.partition(":")
         entry: dict[str, Any] = {"at": place}
         if cargo:
@@ -73,3 +77,25 @@ def assert_turns(pos: Position, name: str, value: int | str, turns: list[str]) -
     extra = [n for n in notations(pos, name, value) if expected(pos, name, value, [n]).isdisjoint(want)]
     assert not missing and not extra, f"missing {missing}, unexpected {extra}"
     assert got == want
+
+
+def pending_switches() -> set[str]:
+    """The switches still pending in some reading of the rules (niagara_solver/model/readings.py): those with a
+    value a reading does not cover yet, and the own switches of a pending module (its rules share the module's
+    section, e.g. ``lasso_scope`` (X-CARDS-4) with ``x_cards`` (X-CARDS-1))."""
+    from niagara_solver.model.readings import covered
+    from niagara_solver.model.ruleset import SWITCHES
+
+    pending = {name for name, row in SWITCHES.items() if not all(covered(name, v) for v in row.tries)}
+    sections = {SWITCHES[m].rule.rsplit("-", 1)[0] for m in pending if m.startswith("x_")}
+    return pending | {name for name, row in SWITCHES.items() if row.rule.rsplit("-", 1)[0] in sections}
+
+
+def pending_rules(rules: Iterable[str]) -> set[str]:
+    """Among ``rules``, those of an expansion module still pending in the engine (niagara_solver/model/readings.py:
+    each reading refuses it, tests/test_readings.py): their outcome tests come with the module."""
+    from niagara_solver.model.readings import NOT_COVERED
+    from niagara_solver.model.ruleset import SWITCHES
+
+    sections = {SWITCHES[m].rule.rsplit("-", 1)[0] for m in NOT_COVERED["engine"] if m.startswith("x_")}
+    return {r for r in rules if r.rsplit("-", 1)[0] in sections}

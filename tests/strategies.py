@@ -1,12 +1,15 @@
-"""Hypothesis strategies for valid positions (any board, ruleset, 2 to 5 players, either phase)."""
+"""Hypothesis strategies for valid positions (any board, ruleset, 2 to 6 players as the ruleset allows, either
+phase)."""
 
 from __future__ import annotations
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from niagara_solver.model.board import Board, standard_board
 from niagara_solver.model.atoms import COLOURS, FALLEN, FULL_HAND, PORT, Colour, Gems, Phase
 from niagara_solver.model.position import Canoe, Player, Position
+from niagara_solver.model.readings import covered
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
 
 #: A longer main bed and two forks (one on the main bed, one on a branch), caves in new places.
@@ -18,14 +21,16 @@ LONG_BOARD = Board.from_json({
               "ruby": ["8L", "8RA", "8RB"]},
 })
 
-#: Switch -> the values tests try, the default first (each switch's row says which: ``tries``).
-SWITCH_VALUES = {name: list(row.tries) for name, row in SWITCHES.items()}
+#: Switch -> the values tests try, the default first (each switch's row says which: ``tries``), among those every
+#: reading of the rules covers (niagara_solver/model/readings.py; tests/test_readings.py checks the others are
+#: refused).
+SWITCH_VALUES = {name: [v for v in row.tries if covered(name, v)] for name, row in SWITCHES.items()}
 
 
 @st.composite
-def rulesets(draw: st.DrawFn) -> Ruleset:
-    """Any combination of switches (the default more often)."""
-    spec = {name: draw(st.sampled_from(values)) for name, values in SWITCH_VALUES.items()}
+def rulesets(draw: st.DrawFn, values: dict[str, list[object]] | None = None) -> Ruleset:
+    """Any combination of switches (``values``: those to draw from, default :data:`SWITCH_VALUES`)."""
+    spec = {name: draw(st.sampled_from(tried)) for name, tried in (values or SWITCH_VALUES).items()}
     return Ruleset.from_json(spec)
 
 
@@ -37,8 +42,13 @@ def positions(draw: st.DrawFn, boards: st.SearchStrategy[Board] | None = None,
     board = draw(boards if boards is not None else st.sampled_from([standard_board(), LONG_BOARD]))
     ruleset = draw(rules if rules is not None else rulesets())
     phase = phase if phase is not None else draw(st.sampled_from(list(Phase)))
-    n = draw(st.integers(min_players, max_players))
-    left = [ruleset.gems_per_colour] * 5
+    counts = ruleset.player_counts()
+    low, high = max(min_players, counts[0]), min(max_players, counts[-1])
+    assume(low <= high)
+    n = draw(st.integers(low, high))
+    gems = ruleset.gems_for(n)
+    assume(gems is not None)
+    left = [gems] * 5
 
     def take(colour: Colour) -> bool:
         if left[colour - 1] > 0:

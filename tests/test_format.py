@@ -119,7 +119,9 @@ BAD_INPUTS = [
     ("unknown disc", bad(_set(["players", 0, "canoes", 0, "at"], "8")), "players[0].canoes[0].at:", "R-BOARD-1"),
     ("unknown colour", bad(_set(["players", 0, "canoes", 1, "gem"], "emerald")), "players[0].canoes[1].gem:",
      "R-COMP-3"),
-    ("unknown card", bad(_set(["players", 0, "hand"], [1, 2, 7])), "players[0].hand[2]:", "R-COMP-2"),
+    ("unknown card", bad(_set(["players", 0, "hand"], [1, 2, 8])), "players[0].hand[2]:", "R-COMP-2"),
+    ("an expansion card without x_cards", bad(_set(["players", 0, "hand"], [1, 2, 7])), "players[0].hand[2]:",
+     "X-CARDS-1"),
     ("unknown switch", bad(_set(["ruleset"], {"steal_after_unlaod": False})), "ruleset.steal_after_unlaod:",
      "SWITCHES"),
     ("bad switch value", bad(_set(["ruleset"], {"capacity": 3})), "ruleset.capacity:", "R-GEM-2"),
@@ -137,8 +139,10 @@ BAD_INPUTS = [
     ("card not in hand", bad(_set(["players", 1, "card"], 5)), "players[1].card:", "R-CARD-2"),
     ("duplicate card", bad(_set(["players", 0, "hand"], [1, 1, 2])), "players[0].hand:", "R-COMP-2"),
     ("too few players", bad(lambda d: d["players"].pop()), "players:", "R-COMP-1"),
+    ("a sixth player", bad(lambda d: d["players"].extend(
+        {"name": f"x{i}", "canoes": [{"at": "port"}, {"at": "port"}]} for i in range(4))), "players:", "X-SIX-1"),
     ("too many players", bad(lambda d: d["players"].extend(
-        {"name": f"x{i}", "canoes": [{"at": "port"}, {"at": "port"}]} for i in range(4))), "players:", "R-COMP-1"),
+        {"name": f"x{i}", "canoes": [{"at": "port"}, {"at": "port"}]} for i in range(5))), "players:", "R-COMP-1"),
     ("duplicate names", bad(_set(["players", 1, "name"], "red")), "players[1].name:", "R-COMP-1"),
     ("three canoes", bad(lambda d: d["players"][0]["canoes"].append({"at": "port"})), "players[0].canoes:",
      "R-COMP-2"),

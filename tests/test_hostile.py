@@ -124,13 +124,19 @@ def test_a_grid_timeout_that_is_not_a_sane_number_of_seconds_is_refused(tmp_path
     ["diff", "standard", "standard", "--players", "2-1000000000000"],
     ["prove", "--players", "2-" + "9" * 5000],
     ["prove", "--players", "1-3"],
-    ["prove", "--players", "3,6"],
+    ["prove", "--players", "3,7"],
     ["prove", "--players", "5-2"],
-    ["mutants", "--players", "6"],
+    ["mutants", "--players", "7"],
 ])
 def test_a_player_count_outside_two_to_five_is_refused_before_a_list_is_built(capsys, argv):
     # Once: --players 2-1000000000000 raised MemoryError building a trillion-element list.
     assert_refused(run(capsys, *argv), "R-COMP-1", "--players: ")
+
+
+@pytest.mark.parametrize("argv", [["prove", "--players", "3,6"], ["mutants", "--players", "6"]])
+def test_six_players_need_the_sixth_player(capsys, argv):
+    # 6 is within the tool's bounds (X-SIX-1) but not the standard ruleset's: refused before any proof runs.
+    assert_refused(run(capsys, *argv), "X-SIX-1", "--players: 2 to 5 players play under standard, not 6")
 
 
 def test_player_counts_within_the_bounds_are_read_as_before():
@@ -138,10 +144,11 @@ def test_player_counts_within_the_bounds_are_read_as_before():
     assert players_option("3") == [3] and players_option("2,3,5") == [2, 3, 5]
 
 
-@pytest.mark.parametrize("players", ["2-1000000000000", [2, 1000000000000], "2-" + "9" * 5000, 6])
-def test_a_grid_player_count_outside_two_to_five_is_refused(tmp_path, capsys, players):
+@pytest.mark.parametrize("players, rule", [("2-1000000000000", "R-COMP-1"), ([2, 1000000000000], "R-COMP-1"),
+                                           ("2-" + "9" * 5000, "R-COMP-1"), (7, "R-COMP-1"), (6, "X-SIX-1")])
+def test_a_grid_player_count_outside_two_to_five_is_refused(tmp_path, capsys, players, rule):
     grid = write(tmp_path, "grid.json", {"players": players})
-    assert_refused(run(capsys, "sweep", grid), "R-COMP-1", "grid.json: players: ")
+    assert_refused(run(capsys, "sweep", grid), rule, "grid.json: players: ")
 
 
 def test_a_grid_of_more_proofs_than_the_limit_is_refused_before_its_variants_are_built(tmp_path, capsys):
@@ -391,7 +398,12 @@ def test_gems_per_colour_is_bounded(tmp_path, capsys):
     # Once: render with gems_per_colour 10^30 built a list of every gem.
     huge = write(tmp_path, "huge.json", two_players(ruleset={"gems_per_colour": 10 ** 19}))
     assert_refused(run(capsys, "render", huge), "R-COMP-3", "huge.json: ruleset.gems_per_colour: ",
-                   f"expected an integer 1..{MAX_GEMS_PER_COLOUR}, got 10000000000000000000")
+                   f"expected an integer 1..{MAX_GEMS_PER_COLOUR}, or an object from player count to such an integer, "
+                   "got 10000000000000000000")
+    # A table by player count (X-GEMS-1) is bounded the same way.
+    table = write(tmp_path, "table.json", two_players(ruleset={"gems_per_colour": {"2": 10 ** 19}}))
+    assert_refused(run(capsys, "render", table), "R-COMP-3", "table.json: ruleset.gems_per_colour: ",
+                   f"players 2: expected an integer 1..{MAX_GEMS_PER_COLOUR}, got 10000000000000000000")
     over = write(tmp_path, "over.json", two_players(ruleset={"gems_per_colour": MAX_GEMS_PER_COLOUR + 1}))
     assert_refused(run(capsys, "render", over), "R-COMP-3", "over.json: ruleset.gems_per_colour: ")
     most = write(tmp_path, "most.json", two_players(ruleset={"gems_per_colour": MAX_GEMS_PER_COLOUR}))

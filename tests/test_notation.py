@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 from helpers import P, position
 from niagara_solver.engine.apply import apply_turn
-from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Rescue, Steal, Turn, Unload
+from niagara_solver.model.notation import (CanoeAction, CanoeRef, Load, Move, Push, Rescue, Steal, TakeMoose, Trade,
+                                           Turn, Unload)
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.errors import AmbiguousTurnError, IllegalTurnError, InvalidTurnError
 from niagara_solver.model.atoms import Card, Colour
@@ -79,3 +80,49 @@ def test_generated_notation_parses_back_to_the_same_turn(pos, data):
     card = data.draw(st.sampled_from(pos.players[player].hand))
     for outcome in legal_turns(pos, player, card):
         assert Turn.parse(str(outcome.turn)) == outcome.turn
+
+
+#: The expansion's notation (docs/NOTATION.md, "The expansion"): each turn round-trips, its repr evaluates to it.
+EXPANSION_TURNS = [
+    ("as 2; port: >2", dict(budget=2)),
+    ("as 1; stay", dict(budget=1, actions=0)),
+    ("lasso", dict(lasso=True, moored=None)),
+    ("lasso 4[ruby]", dict(lasso=True, moored=CanoeRef("4", (Colour.RUBY,)))),
+    ("7L: moose <4", dict(steps=(TakeMoose(), Move("4", False)))),
+    ("7L: moose; cloud up", dict(weather=1, steps=(TakeMoose(),))),
+    ("7L: moose; lasso 3(double)", dict(lasso=True, moored=CanoeRef("3", None, "double"))),
+    ("6L: <5 ~6R", dict(steps=(Move("5", False), Push("6R")))),
+    ("3(double): +amethyst +diamond >4", dict(ref=CanoeRef("3", None, "double"))),
+    ("7L(moose): <6L; 7L: <6L", dict(ref=CanoeRef("7L", None, "moose"))),
+    ("3: <2 trade-ruby+amber", dict(steps=(Move("2", False), Trade(Colour.RUBY, Colour.AMBER)))),
+    ("3: <2 trade+amber", dict(steps=(Move("2", False), Trade(None, Colour.AMBER)))),
+    ("3: <2 trade-ruby", dict(steps=(Move("2", False), Trade(Colour.RUBY, None)))),
+    ("2: <1 xblue(double)/ruby xgreen/amber", dict(steps=(Move("1", False), Steal("blue", Colour.RUBY, None, "double"),
+                                                          Steal("green", Colour.AMBER)))),
+]
+
+
+@pytest.mark.parametrize("text, parts", EXPANSION_TURNS, ids=[t for t, _ in EXPANSION_TURNS])
+def test_the_expansion_notation_round_trips(text, parts):
+    turn = Turn.parse(text)
+    assert str(turn) == text and Turn.parse(str(turn)) == turn and eval(repr(turn)) == turn
+    for key, value in parts.items():
+        if key == "steps":
+            assert turn.actions[0].steps == value
+        elif key == "ref":
+            assert turn.actions[0].canoe == value
+        elif key == "actions":
+            assert len(turn.actions) == value
+        else:
+            assert getattr(turn, key) == value, key
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("as 4; stay", "X-CARDS-3"), ("as 2", "X-CARDS-3"), ("as 2; cloud up", "X-CARDS-3"),
+    ("4: >5; cloud up", "X-MOOSE-1"), ("4: >5; lasso", "X-MOOSE-1"), ("3: trade", "X-JOE-3"),
+    ("3: trade-ruby+", "X-JOE-3"), ("3(triple): >4", "X-DOUBLE-1"), ("3: ~", "X-WHIRL-2"),
+])
+def test_bad_expansion_notation_names_its_rule(text, rule):
+    with pytest.raises(InvalidTurnError) as err:
+        Turn.parse(text)
+    assert err.value.rule == rule, str(err.value)

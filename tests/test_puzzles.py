@@ -21,7 +21,8 @@ from niagara_solver.cli.main import main
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.format import load_document
 from niagara_solver.model.position import Player
-from strategies import positions
+from niagara_solver.model.ruleset import SWITCHES
+from strategies import SWITCH_VALUES, positions, rulesets
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 FOLDER = os.path.join(ROOT, "puzzles")
@@ -52,8 +53,18 @@ def test_puzzle_answer(name, backend):
         assert answer.card is not None and answer.card.to_json() == puzzle["card"]
 
 
+#: The switches and values the backends are compared under on random positions: those of the base game before the
+#: expansion's (no "shared" tie-break, no gem table, no sixth player). Under the later values the smt backend took
+#: over 7 minutes on one drawn position (its speed is being worked on); those values are compared by the proofs
+#: and the cross-check (tests/test_crosscheck.py) instead.
+AGREEMENT_VALUES = {name: [v for v in values if v != "shared" and not isinstance(v, dict)]
+                    for name, values in SWITCH_VALUES.items() if SWITCHES[name].rule.startswith("R-")
+                    and name != "reveal"}
+
+
 @settings(max_examples=6)
-@given(positions(max_players=2, min_players=2), st.sampled_from(list(Goal)), st.data())
+@given(positions(max_players=2, min_players=2, rules=rulesets(AGREEMENT_VALUES)), st.sampled_from(list(Goal)),
+       st.data())
 def test_the_backends_agree_on_random_positions(pos, goal, data):
     # Small hands keep the SMT backend's enumerations short.
     players = tuple(Player(p.name, p.canoes, p.hand[:2], p.bank, None) for p in pos.players)
@@ -94,3 +105,35 @@ def test_solve_command(capsys):
     assert status == 0 and "NO" in out and "blue (2): 5: <3 xred/ruby" in out
     assert "backends: search NO (" in out and ", smt NO (" in out  # the puzzle's recorded answer, by the smt backend
     assert main(["solve", path, "--player", "nobody", "--goal", "win"]) == 2
+
+
+EXPANSION = os.path.join(FOLDER, "expansion")
+#: The expansion's puzzles (RULES.md section X), each a question a module decides.
+EXPANSION_PUZZLES = sorted(n for n in os.listdir(EXPANSION) if n.endswith(".json"))
+
+
+@pytest.mark.parametrize("name", EXPANSION_PUZZLES)
+def test_expansion_puzzle_answer_and_the_module_decides_it(name):
+    # The search backend answers as recorded; with the puzzle's module off (the position without its pieces), the
+    # answer is different: the module decides the question. The smt backend does not cover the modules yet
+    # (niagara_solver/model/readings.py).
+    path = os.path.join(EXPANSION, name)
+    pos, extras = load_document(path)
+    puzzle = extras["puzzle"]
+    assert {"question", "player", "goal", "horizon", "answer", "explanation", "card"} <= set(puzzle)
+    answer = solve(pos, pos.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], "search", timeout=600)
+    assert answer.word == puzzle["answer"] and answer.card is not None and answer.card.to_json() == puzzle["card"]
+    doc = json.load(open(path))
+    modules = [m for m in pos.ruleset.modules]
+    assert modules, name
+    if "lasso" in str(puzzle["card"]) or "123" in str(puzzle["card"]):
+        # Without the card the question is answered otherwise.
+        for player in doc["players"]:
+            if player["name"] == puzzle["player"]:
+                player["hand"] = [c for c in player["hand"] if c != puzzle["card"]]
+    else:
+        doc["ruleset"] = {**doc["ruleset"], **{m: False for m in modules}}
+    from niagara_solver.model.format import position_from_json
+    without = position_from_json({k: v for k, v in doc.items() if k not in ("puzzle", "comment")})
+    other = solve(without, without.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], "search", 600)
+    assert other.word != puzzle["answer"], name

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
+from helpers import pending_rules
 from niagara_solver.model.board import standard_board
 from niagara_solver.model.catalogue import RULES
 from niagara_solver.model.ruleset import Ruleset
@@ -99,7 +100,11 @@ def marked_tests() -> dict[str, list[tuple[str, Callable[..., Any]]]]:
     return out
 
 
-@pytest.mark.parametrize("rule", sorted(RULES))
+#: The rules of expansion modules the engine does not cover yet: refused by the engine instead (tests/test_readings.py).
+PENDING = pending_rules(RULES)
+
+
+@pytest.mark.parametrize("rule", sorted(set(RULES) - PENDING))
 def test_every_rule_has_outcome_tests_marked_with_it(rule):
     tests = [(name, fn) for name, fn in marked_tests().get(rule, []) if not name.startswith(THIS + "::")]
     assert tests, f"no test is marked @pytest.mark.rule({rule!r})"

@@ -27,7 +27,8 @@ def refused(document):
 def test_R_COMP_1_two_to_five_players_in_seat_order():
     assert refused(doc(P("a", "port", "port"))) == "R-COMP-1"
     six = [P(n, "port", "port") for n in "abcdef"]
-    assert refused(doc(*six)) == "R-COMP-1"
+    assert refused(doc(*six)) == "X-SIX-1"  # a sixth player needs the expansion's x_sixth_player
+    assert refused(doc(*six, P("g", "port", "port"))) == "R-COMP-1"
     five = position(*[P(n, "port", "port") for n in "abcde"], lifebuoy="d")
     assert [p.name for p in five.players] == list("abcde")
     assert five.turn_order() == (3, 4, 0, 1, 2)
@@ -39,7 +40,8 @@ def test_R_COMP_2_two_canoes_six_paddles_and_a_cloud():
     assert all(len(p.canoes) == 2 and p.hand == FULL_HAND for p in start.players)
     assert [c.label for c in FULL_HAND] == ["1", "2", "3", "4", "5", "6", "cloud"]
     assert refused(doc(P("a", "port", "port", "port"), P("b", "port", "port"))) == "R-COMP-2"
-    assert refused(doc(P("a", "port", "port", hand=[7]), P("b", "port", "port"))) == "R-COMP-2"
+    assert refused(doc(P("a", "port", "port", hand=[8]), P("b", "port", "port"))) == "R-COMP-2"
+    assert refused(doc(P("a", "port", "port", hand=[7]), P("b", "port", "port"))) == "X-CARDS-1"  # the expansion's
 
 
 @pytest.mark.rule("R-COMP-3")

@@ -24,8 +24,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
-from niagara_solver.model.atoms import MAX_PLAYERS, MIN_PLAYERS
+from niagara_solver.model.atoms import MIN_PLAYERS, MOST_PLAYERS
 from niagara_solver.model.errors import InputError, RulesetError, quoted
 from niagara_solver.model.limits import LIMITS, MAX_GRID_PROOFS, check_timeout
 from niagara_solver.model.format import load_board, read_json_file
@@ -115,6 +116,9 @@ def parse_grid(obj: object, folder: str = ".") -> Grid:
             raise InputError(f"boards[{i}]", f"{spec}: {err.message}", err.rule) from None
     players = _players(obj.get("players", [2]))
     _check_size(len(variants) * len(boards) * len(players), "players")
+    for _, rules in variants:  # every count of players under every variant (R-COMP-1, X-SIX-1, X-GEMS-1)
+        require(rules, "encoding")
+        rules.check_players(players, "players")
     puzzles = obj.get("puzzles")
     if puzzles is not None:
         if not isinstance(puzzles, str) or not os.path.isdir(os.path.join(folder, puzzles)):
@@ -150,8 +154,9 @@ def _players(value: object) -> list[int]:
         ends = list(value)
     else:
         raise InputError("players", f"write 2, \"2-5\" or [2, 3], got {quoted(value)}", "R-COMP-1")
-    if not ends or any(not MIN_PLAYERS <= n <= MAX_PLAYERS for n in ends):
-        raise InputError("players", f"{MIN_PLAYERS} to {MAX_PLAYERS} players play, got {quoted(value)}", "R-COMP-1")
+    if not ends or any(not MIN_PLAYERS <= n <= MOST_PLAYERS for n in ends):
+        raise InputError("players", f"{MIN_PLAYERS} to {MOST_PLAYERS} players play (6 with x_sixth_player), "
+                                    f"got {quoted(value)}", "R-COMP-1")
     counts = list(range(ends[0], ends[1] + 1)) if isinstance(value, str) else ends
     if not counts:
         raise InputError("players", f"an empty range of player counts: {quoted(value)}", "R-COMP-1")
@@ -212,20 +217,21 @@ def sweep_from(grid: Grid, results: Results, seconds: float = 0.0) -> SweepRepor
                 props = merge_properties([result])
                 report.rows.append({
                     "switches": changes, "ruleset": rules.to_json(), "board": board.name or name, "players": n,
-                    "proved": [p["id"] for p in props if p["verdict"] == PROOF(Verdict.PROVED)],
-                    "refuted": [p["id"] for p in props if p["verdict"] == PROOF(Verdict.REFUTED)],
-                    "unknown": [p["id"] for p in props if p["verdict"] == PROOF(Verdict.UNKNOWN)],
+                    "proved": [p["id"] for p in props if PROOF.parse(p["verdict"]) is Verdict.PROVED],
+                    "refuted": [p["id"] for p in props if PROOF.parse(p["verdict"]) is Verdict.REFUTED],
+                    "unknown": [p["id"] for p in props if PROOF.parse(p["verdict"]) is Verdict.UNKNOWN],
                     "counterexamples": {p["id"]: p["trace"] for p in props if "trace" in p},
                     "seconds": round(result["seconds"], 3)})
         answers = [results[task_key(_puzzle_task(path, changes, grid.timeout))] for path in puzzle_paths(grid.puzzles)]
         answers = [a for a in answers if a["status"] != NOT_A_PUZZLE]
+        valid = [(a, PUZZLE.parse(a["status"])) for a in answers if a["status"] != INVALID]
         report.puzzles.append({
             "switches": changes, "ruleset": rules.to_json(),
-            "same": [a["name"] for a in answers if a["status"] == PUZZLE(Verdict.CONFIRMED)],
+            "same": [a["name"] for a, verdict in valid if verdict is Verdict.CONFIRMED],
             "changed": [{"name": a["name"], "recorded": a["recorded"], "now": a["answer"]["verdict"]}
-                        for a in answers if a["status"] == PUZZLE(Verdict.REFUTED)],
+                        for a, verdict in valid if verdict is Verdict.REFUTED],
             "invalid": [{"name": a["name"], "error": a["error"]} for a in answers if a["status"] == INVALID],
-            "unknown": [a["name"] for a in answers if a["status"] == PUZZLE(Verdict.UNKNOWN)]})
+            "unknown": [a["name"] for a, verdict in valid if verdict is Verdict.UNKNOWN]})
     return report
 
 

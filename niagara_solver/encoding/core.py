@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import z3
 
+from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
 from niagara_solver.model.ruleset import GemSides, PortDeparture, RescueWhenNone, Ruleset
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
@@ -46,6 +47,7 @@ class Encoding:
     """Board tables, ruleset and player count, with the rule groups in force (mutated or not)."""
 
     def __init__(self, board: Board, rules: Ruleset, players: int, mutant: Mutant | None = None) -> None:
+        require(rules, "encoding")
         self.board = board
         self.tables = BoardTables(board)
         self.rules = rules
@@ -264,7 +266,10 @@ def goal(enc: Encoding, bank: list[Expr]) -> Expr:
 
 @group("R-END-3")
 def score(enc: Encoding, bank: list[Expr]) -> Expr:
-    """The tie-break: the bank's value (amethyst 1 .. ruby 5), or its gem count with ``tiebreak: count``."""
+    """The tie-break: the bank's value (amethyst 1 .. ruby 5), or its gem count with ``tiebreak: count``; with
+    ``tiebreak: shared`` every score is the same, so every player who reached the goal wins."""
+    if enc.rules.tiebreak.value == "shared":
+        return z3.IntVal(0)
     if enc.rules.tiebreak.value == "count":
         return z3.Sum(bank)
     return z3.Sum([(c + 1) * g for c, g in enumerate(bank)])

@@ -21,7 +21,7 @@ Expr = Any  # a z3 term (ArithRef or BoolRef); z3's Python types are too loose f
 NCOL = 5
 CARDS = range(7)
 #: Names given to the players of a decoded position.
-NAMES = ("red", "blue", "green", "yellow", "black")
+NAMES = ("red", "blue", "green", "yellow", "black", "white")
 
 Constraint = tuple[str, Expr]  # (rule ID, z3 Bool)
 
@@ -135,7 +135,7 @@ def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Ph
     for cc in range(NCOL):
         out += [("R-COMP-3", g >= 0) for g in pos.cave[cc]]
     for c in range(NCOL):
-        out.append(("R-COMP-3", pos.total(c) == rules.gems_per_colour))
+        out.append(("R-COMP-3", pos.total(c) == rules.gems_for(pos.players)))
     out.append(("R-COMP-4", z3.And(pos.weather >= rules.weather_min, pos.weather <= rules.weather_max)))
     for f, m in pos.marker.items():
         out.append(("R-FLOW-4", z3.And(m >= 0, m < len(t.labels[f]))))

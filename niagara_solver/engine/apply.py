@@ -7,15 +7,16 @@ naming the rule a step breaks. Tests hold the two to the same sets of outcomes.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from niagara_solver.model.errors import AmbiguousTurnError, IllegalTurnError
-from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour
-from niagara_solver.model.position import Canoe, Player, Position
-from niagara_solver.model.ruleset import GemSides, PortDeparture
-from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, Turn, Unload
-from niagara_solver.engine.turns import after_reveal, check_turn_context
+from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Moose
+from niagara_solver.model.position import Player, Position
+from niagara_solver.model.ruleset import Card123Canoes, GemSides, LassoScope, PortDeparture
+from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, TakeMoose, Turn, Unload
+from niagara_solver.engine.turns import MOOSE_BONUS, after_reveal, check_turn_context, weather_moved
 
 
 @dataclass
@@ -46,11 +47,31 @@ class _Table:
         self.caves = list(pos.caves)
         self.canoes = [[(c.place, list(c.gems)) for c in p.canoes] for p in pos.players]
         self.banks = [player.bank for player in pos.players]
+        #: Canoes moored by a Lasso this round: off the river, nobody steals from them (X-CARDS-4).
+        self.moored = {(q, k) for q, p in enumerate(pos.players) for k, c in enumerate(p.canoes) if c.moored}
+        #: Where the moose is, and the canoe holding it (X-MOOSE-1..3).
+        self.moose = pos.moose
+        self.holder = next(((q, k) for q, p in enumerate(pos.players) for k, c in enumerate(p.canoes) if c.moose),
+                           None)
 
     def position(self, base: Position) -> Position:
-        players = tuple(Player(p.name, tuple(Canoe(place, tuple(sorted(gems))) for place, gems in self.canoes[i]),
-                               p.hand, self.banks[i], p.card) for i, p in enumerate(base.players))
-        return base.replace(players=players, caves=tuple(self.caves))
+        """``base`` with the table's canoes (each keeping its kind and marks, the moose with its holder), banks
+        and caves."""
+        players = tuple(dataclasses.replace(p, canoes=tuple(
+            dataclasses.replace(c, place=place, gems=tuple(sorted(gems)), moose=self.holder == (i, k))
+            for k, (c, (place, gems)) in enumerate(zip(p.canoes, self.canoes[i]))), bank=self.banks[i])
+            for i, p in enumerate(base.players))
+        return base.replace(players=players, caves=tuple(self.caves), moose=self.moose)
+
+    def take_moose(self, pos: Position, player: int, index: int) -> None:
+        """X-MOOSE-1: a canoe on a last disc, not moored, takes the waiting moose."""
+        place = self.canoes[player][index][0]
+        if self.moose is not Moose.WAITING:
+            raise IllegalTurnError("the moose is not waiting at the ruby cave: nobody can take it now", "X-MOOSE-1")
+        if place not in pos.board.brinks or (player, index) in self.moored:
+            raise IllegalTurnError(f"only a canoe on a last disc ({', '.join(pos.board.brinks)}) takes the moose",
+                                   "X-MOOSE-1")
+        self.moose, self.holder = Moose.HELD, (player, index)
 
 
 def resolve_canoe(player: Player, ref: CanoeRef, used: Sequence[int] = ()) -> int:
@@ -58,6 +79,13 @@ def resolve_canoe(player: Player, ref: CanoeRef, used: Sequence[int] = ()) -> in
     the ``used`` ones (two identical canoes are named alike)."""
     matches = [i for i, c in enumerate(player.canoes)
                if c.place == ref.place and (ref.gems is None or tuple(sorted(ref.gems)) == c.gems)]
+    if ref.kind == "moose":  # the canoe holding the moose (X-MOOSE-2)
+        matches = [i for i in matches if player.canoes[i].moose]
+    elif ref.kind is not None:  # the single or the double canoe (X-DOUBLE-1)
+        matches = [i for i in matches if player.canoes[i].kind.value == ref.kind]
+    elif len(matches) == 2 and [player.canoes[i].moose for i in matches].count(True) == 1 and \
+            player.canoes[0].gems == player.canoes[1].gems and player.canoes[0].kind is player.canoes[1].kind:
+        matches = [i for i in matches if not player.canoes[i].moose]  # unmarked: the one without the moose
     if len(matches) == 2 and player.canoes[0] == player.canoes[1]:
         matches = [i for i in matches if i not in used] or matches
     if not matches:
@@ -95,19 +123,31 @@ def apply_turn(pos: Position, player: int, turn: Turn, card: Card | None = None)
     canoe is not named clearly enough.
     """
     card = check_turn_context(pos, player, card)
-    revealed = after_reveal(pos, player, card)
     rules = pos.ruleset
     me = pos.players[player]
+    if turn.budget is not None and card is not Card.ONE_TWO_THREE:
+        raise IllegalTurnError(f"\"as {turn.budget}\" chooses the 1/2/3 card's budget; the card played is "
+                               f"{card.label}", "X-CARDS-3")
+    if turn.lasso and card is not Card.LASSO:
+        raise IllegalTurnError(f"only the Lasso moors canoes; the card played is {card.label}", "X-CARDS-4")
+    if card is Card.LASSO or card is Card.CLOUD:
+        pos = _moose_before(pos, player, turn, card)
+    if card is Card.LASSO:
+        return _lasso(pos, player, turn)
+    budget = int(card)
+    if card is Card.ONE_TWO_THREE:
+        if turn.budget is None:
+            raise IllegalTurnError("the 1/2/3 card is played as 1, 2 or 3: write \"as 2; ...\"", "X-CARDS-3")
+        budget = turn.budget
+    revealed = after_reveal(pos, player, card, turn.budget)
     if card is Card.CLOUD:
-        if turn.actions:
-            raise IllegalTurnError("with the cloud card no canoe acts: the player moves the weather", "R-TURN-2")
         if turn.weather not in (1, -1):
             raise IllegalTurnError("the cloud card must move the weather one step, up or down", "R-WEATHER-1")
         weather = pos.weather + turn.weather
         if not rules.weather_min <= weather <= rules.weather_max:
             raise IllegalTurnError(f"the weather is at {pos.weather} and stays within [{rules.weather_min}, "
                                    f"{rules.weather_max}]: it must go the other way", "R-WEATHER-1")
-        return TurnResult(revealed.replace(weather=weather), ())
+        return TurnResult(weather_moved(revealed, turn.weather), ())
     if turn.weather:
         raise IllegalTurnError("only the cloud card moves the weather", "R-TURN-2")
     acting: list[int] = []
@@ -115,10 +155,74 @@ def apply_turn(pos: Position, player: int, turn: Turn, card: Card | None = None)
         acting.append(resolve_canoe(me, action.canoe, acting))
     if len(set(acting)) != len(acting):
         raise IllegalTurnError("each canoe acts once, finishing before the next starts", "R-TURN-4")
-    check_acting(me, acting, rules.port_departure)
+    if card is Card.ONE_TWO_THREE and rules.card_123_canoes is Card123Canoes.ONE:
+        _check_123_acting(me, acting, rules.port_departure)
+    else:
+        check_acting(me, acting, rules.port_departure)
     table = _Table(pos)
-    reports = tuple(_act(pos, table, player, index, action, int(card)) for index, action in zip(acting, turn.actions))
+    reports = tuple(_act(pos, table, player, index, action, budget) for index, action in zip(acting, turn.actions))
     return TurnResult(table.position(revealed), reports)
+
+
+def _check_123_acting(player: Player, acting: list[int], port_departure: PortDeparture) -> None:
+    """X-CARDS-3 (``card_123_canoes: one``): exactly one canoe that R-TURN-3 lets act, or none only where R-TURN-3
+    lets none act."""
+    if len(acting) > 1:
+        raise IllegalTurnError("with the 1/2/3 card one canoe acts (card_123_canoes: one)", "X-CARDS-3")
+    if any(player.canoes[i].fallen for i in acting):
+        raise IllegalTurnError("a fallen canoe cannot act", "R-TURN-3")
+    if not acting:
+        try:
+            check_acting(player, [], port_departure)
+        except IllegalTurnError:
+            raise IllegalTurnError("with the 1/2/3 card one canoe acts: a canoe on the river, or a port canoe "
+                                   "where R-TURN-3 lets one leave", "X-CARDS-3") from None
+
+
+def _moose_before(pos: Position, player: int, turn: Turn, card: Card) -> Position:
+    """With the cloud or the Lasso the only canoe action is one canoe on a last disc taking the moose first
+    (X-MOOSE-1); the position with it taken."""
+    if not turn.actions:
+        return pos
+    what = "the cloud card" if card is Card.CLOUD else "the Lasso"
+    if len(turn.actions) > 1 or turn.actions[0].steps != (TakeMoose(),):
+        rule = "R-TURN-2" if card is Card.CLOUD else "X-CARDS-4"
+        raise IllegalTurnError(f"with {what} no canoe paddles; one canoe on a last disc may only take the moose "
+                               "first (\"7L: moose; ...\")", rule)
+    if not pos.ruleset.x_moose:
+        raise IllegalTurnError("there is no moose: the module x_moose is off", "X-MOOSE-1")
+    table = _Table(pos)
+    table.take_moose(pos, player, resolve_canoe(pos.players[player], turn.actions[0].canoe))
+    return table.position(pos)
+
+
+def _lasso(pos: Position, player: int, turn: Turn) -> TurnResult:
+    """X-CARDS-4: no canoe paddles; the player's river canoes are moored (all, or the one named under
+    ``lasso_scope: one``)."""
+    me = pos.players[player]
+    if not turn.lasso or turn.weather or turn.budget is not None:
+        raise IllegalTurnError("with the Lasso no canoe paddles: write \"lasso\" (or \"lasso PLACE\" with "
+                               "lasso_scope: one)", "X-CARDS-4")
+    river = [k for k, c in enumerate(me.canoes) if c.on_river]
+    if pos.ruleset.lasso_scope is LassoScope.ALL:
+        if turn.moored is not None:
+            raise IllegalTurnError("the Lasso moors every canoe of the player on the river (lasso_scope: all): "
+                                   "write \"lasso\"", "X-CARDS-4")
+        moored = river
+    elif turn.moored is None:
+        if river:
+            raise IllegalTurnError("the Lasso moors one chosen canoe on the river (lasso_scope: one): write "
+                                   "\"lasso PLACE\"", "X-CARDS-4")
+        moored = []
+    else:
+        k = resolve_canoe(me, turn.moored)
+        if not me.canoes[k].on_river:
+            raise IllegalTurnError("the Lasso moors a canoe on the river, not one in the port or fallen", "X-CARDS-4")
+        moored = [k]
+    revealed = after_reveal(pos, player, Card.LASSO)
+    mine = revealed.players[player]
+    canoes = tuple(dataclasses.replace(c, moored=True) if k in moored else c for k, c in enumerate(mine.canoes))
+    return TurnResult(revealed.with_player(player, dataclasses.replace(mine, canoes=canoes)), ())
 
 
 def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAction, budget: int) -> CanoeReport:
@@ -128,10 +232,20 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
     place, gems = table.canoes[player][index]
     gems = list(gems)
     report = CanoeReport(start=place)
+    steps = action.steps
+    if steps and isinstance(steps[0], TakeMoose):  # X-MOOSE-1: at the very start of its action
+        if not rules.x_moose:
+            raise IllegalTurnError("there is no moose: the module x_moose is off", "X-MOOSE-1")
+        table.take_moose(pos, player, index)
+        steps = steps[1:]
+    if table.holder == (player, index):  # X-MOOSE-2: 2 more points than the card gives
+        budget += MOOSE_BONUS
     left = budget
     moved: Move | None = None
     distance = 0
-    empty_while_moving = True
+    canoe = pos.players[player].canoes[index]
+    capacity = canoe.capacity(rules.capacity)
+    carried_while_moving = 0
     gem_ops_before_move = 0
     gem_ops_after_move = 0
     loaded: set[Colour] = set()
@@ -146,16 +260,22 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
             raise IllegalTurnError(f"{what} costs {points} point(s) but only {left} of {budget} remain", "R-MOVE-3")
         left -= points
 
-    for step in action.steps:
+    for step in steps:
         if home:
             raise IllegalTurnError("a canoe that entered the port stops there and does nothing more this turn",
                                    "R-MOVE-5")
+        if isinstance(step, TakeMoose):
+            raise IllegalTurnError("a canoe takes the moose at the start of its action, before anything else",
+                                   "X-MOOSE-1")
         if isinstance(step, (Load, Unload)):
             if stole:
                 raise IllegalTurnError("a canoe cannot steal and then act again", "R-STEAL-3")
             if moved is not None and gem_ops_before_move and rules.gem_sides is GemSides.ONE:
                 raise IllegalTurnError("a canoe's gem actions are all before its movement or all after it "
                                        "(gem_sides: one)", "R-MOVE-1")
+            if moved is not None and gem_ops_before_move and canoe.double and rules.double_one_cave:
+                raise IllegalTurnError("a double canoe makes all its gem actions at one cave, before its movement "
+                                       "or after it (double_one_cave)", "X-DOUBLE-2")
             cave = board.cave.get(place) if place not in (PORT, FALLEN) else None
             if cave is None:
                 where = "in the port" if place == PORT else f"on disc {place}, which has no cave"
@@ -164,9 +284,9 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
                 if table.caves[cave - 1].get(step.colour) == 0:
                     raise IllegalTurnError(f"the {cave.label} cave beside {place} holds no {step.colour.label}",
                                            "R-GEM-1")
-                if len(gems) >= rules.capacity:
-                    raise IllegalTurnError(f"the canoe is full: a canoe carries at most {rules.capacity} gem(s)",
-                                           "R-GEM-2")
+                if len(gems) >= capacity:
+                    raise IllegalTurnError(f"the canoe is full: it carries at most {capacity} gem(s)",
+                                           "X-DOUBLE-2" if canoe.double else "R-GEM-2")
                 if step.colour in unloaded:
                     raise IllegalTurnError(f"this canoe unloaded a {step.colour.label} this turn: it may not also "
                                            f"load one", "R-GEM-4")
@@ -226,14 +346,15 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
                     home = True
                 else:
                     pay(distance, f"paddling {distance} disc(s) up to {step.dest}")
-            if gems:
-                empty_while_moving = False
+            carried_while_moving = len(gems)
             moved = step
             place = step.dest
         elif isinstance(step, Steal):
             if moved is None or moved.downstream:
                 raise IllegalTurnError("a canoe steals only after moving upstream", "R-STEAL-3")
-            if not empty_while_moving:
+            if canoe.double and carried_while_moving >= capacity:
+                raise IllegalTurnError("a double canoe steals only with a free place while it moved", "X-DOUBLE-3")
+            if not canoe.double and carried_while_moving:
                 raise IllegalTurnError("only a canoe that was empty while it moved can steal", "R-STEAL-1")
             if gem_ops_after_move or left:
                 raise IllegalTurnError("a thief stops with exactly its whole budget spent by the movement",
@@ -246,16 +367,24 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
             victim = names.index(step.victim)
             if victim == player:
                 raise IllegalTurnError("a canoe steals only from another player's canoe", "R-STEAL-1")
-            if len(gems) >= rules.capacity:
-                raise IllegalTurnError("a canoe steals at most as many gems as it has free room", "R-STEAL-2")
+            if len(gems) >= capacity:
+                raise IllegalTurnError("a canoe steals at most as many gems as it has free room",
+                                       "X-DOUBLE-3" if canoe.double else "R-STEAL-2")
             candidates = [k for k, (at, cargo) in enumerate(table.canoes[victim])
-                          if at == place and step.colour in cargo
+                          if at == place and step.colour in cargo and (victim, k) not in table.moored
+                          and (step.victim_kind is None
+                               or pos.players[victim].canoes[k].kind.value == step.victim_kind)
                           and (step.victim_gems is None or tuple(sorted(cargo)) == tuple(sorted(step.victim_gems)))
                           and (victim, k) not in taken]
             if not candidates:
                 raise IllegalTurnError(f"no canoe of {step.victim} on {place} carries a {step.colour.label} "
                                        "(each steal takes from a different canoe)", "R-STEAL-1")
             cargos = {tuple(sorted(table.canoes[victim][k][1])) for k in candidates}
+            if len(cargos) == 1 and len(candidates) > 1 and len({pos.players[victim].canoes[k].kind
+                                                                 for k in candidates}) > 1:
+                raise AmbiguousTurnError(f"{step.victim}'s single and double canoes on {place} carry the same: name "
+                                         f"one by its kind, e.g. x{step.victim}(double)/{step.colour.label}",
+                                         "X-DOUBLE-3")
             if len(cargos) > 1:
                 raise AmbiguousTurnError(f"two canoes of {step.victim} on {place} carry a {step.colour.label}: "
                                          f"name one by its cargo, e.g. x{step.victim}[amber,ruby]/ruby")
@@ -279,6 +408,8 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
             report.banked.append(colour)
         table.banks[player] = bank
         gems = []
+        if table.holder == (player, index):  # X-MOOSE-3: home with the moose, which returns to the ruby cave
+            table.moose, table.holder = Moose.RETURNING, None
     else:
         report.spent = budget - left
     report.end = place

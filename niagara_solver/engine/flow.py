@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from typing import Iterable, NamedTuple, Sequence
 
+from niagara_solver.model.readings import require
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
-from niagara_solver.model.atoms import FALLEN, Card, Colour, Phase
-from niagara_solver.model.position import Canoe, Player, Position
+from niagara_solver.model.atoms import FALLEN, Card, Colour, Moose, Phase
+from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import ForkPolicy, Ruleset
 
 #: One step's branch choices: (fork disc, branch label) for every fork the pushed disc passes.
@@ -74,13 +77,30 @@ def flow_detail(pos: Position, steps: int, choices: Sequence[StepChoice] | None 
     In each step a new disc enters at the top and every disc on the pushed path moves one place down
     (R-FLOW-3); canoes ride their discs and the port never moves (R-FLOW-5). With ``fork_policy:
     alternate`` each fork sends discs to its branches in turn (R-FLOW-4) and ``choices`` must be None; with
-    ``free`` ``choices`` gives each step's branches (see :func:`flow_outcomes` for all of them).
+    ``free`` ``choices`` gives each step's branches (see :func:`flow_outcomes` for all of them). Then what
+    happens at the end of phase III (:func:`_phase_end`): moored canoes are put back, the beaver's weather reset.
     """
+    require(pos.ruleset, "engine")
     paths, markers = _paths(pos, steps, choices)
-    places = [[c.place for c in p.canoes] for p in pos.players]
+    ride = _ride(pos, paths)
+    return FlowResult(_phase_end(ride.position.replace(forks=markers), ride.beaver_fell), ride.fell, tuple(paths))
+
+
+class _Ride(NamedTuple):
+    position: Position
+    fell: tuple[tuple[int, str, tuple[Colour, ...]], ...]
+    beaver_fell: bool
+
+
+def _ride(pos: Position, paths: Sequence[tuple[str, ...]], beaver_fell: bool = False) -> _Ride:
+    """Canoes (and the beaver's disc) ride the pushed discs down, step by step; what leaves a last disc falls."""
+    # A moored canoe stands beside its board place and does not ride (X-CARDS-4).
+    places = [[c.place if not c.moored else "" for c in p.canoes] for p in pos.players]
     cargo = [[c.gems for c in p.canoes] for p in pos.players]
     caves = list(pos.caves)
+    beaver = pos.beaver
     fell: list[tuple[int, str, tuple[Colour, ...]]] = []
+    dropped: set[tuple[int, int]] = set()
     for path in paths:
         below = {disc: path[i + 1] if i + 1 < len(path) else FALLEN for i, disc in enumerate(path)}
         for owner, where in enumerate(places):
@@ -93,10 +113,35 @@ def flow_detail(pos: Position, steps: int, choices: Sequence[StepChoice] | None 
                         caves[gem - 1] = caves[gem - 1].plus(gem)
                     fell.append((owner, place, cargo[owner][k]))
                     cargo[owner][k] = ()
+                    dropped.add((owner, k))
                 where[k] = nxt
-    players = tuple(Player(p.name, tuple(Canoe(at, gems) for at, gems in zip(places[i], cargo[i])), p.hand, p.bank,
-                           p.card) for i, p in enumerate(pos.players))
-    return FlowResult(pos.replace(players=players, caves=tuple(caves), forks=markers), tuple(fell), tuple(paths))
+        if beaver is not None and beaver in below:  # the beaver rides its disc (X-BEAVER-1) ...
+            beaver = below[beaver]
+            if beaver == FALLEN:  # ... and leaves the river with it over the falls (X-BEAVER-2)
+                beaver, beaver_fell = None, True
+    # X-MOOSE-3: a canoe falling with the moose lets it go; it returns to the ruby cave at the end of phase III.
+    moose = pos.moose
+    if any(pos.players[q].canoes[k].moose for q, k in dropped):
+        moose = Moose.RETURNING
+    players = tuple(dataclasses.replace(p, canoes=tuple(
+        dataclasses.replace(c, place=at or c.place, gems=gems, moose=c.moose and (i, k) not in dropped)
+        for k, (c, at, gems) in enumerate(zip(p.canoes, places[i], cargo[i])))) for i, p in enumerate(pos.players))
+    return _Ride(pos.replace(players=players, caves=tuple(caves), beaver=beaver, moose=moose), tuple(fell),
+                 beaver_fell)
+
+
+def _phase_end(pos: Position, beaver_fell: bool) -> Position:
+    """The end of phase III: each moored canoe goes back onto the disc now at its board place, no longer moored
+    (X-CARDS-4); if the beaver went over the falls, the weather is set to 0 (X-BEAVER-2); a returning moose waits
+    again at the ruby cave (X-MOOSE-3)."""
+    if any(c.moored for p in pos.players for c in p.canoes):
+        pos = pos.replace(players=tuple(dataclasses.replace(p, canoes=tuple(
+            dataclasses.replace(c, moored=False) for c in p.canoes)) for p in pos.players))
+    if beaver_fell:
+        pos = pos.replace(weather=0)
+    if pos.moose is Moose.RETURNING:  # X-MOOSE-3: at the very end of phase III it waits again
+        pos = pos.replace(moose=Moose.WAITING)
+    return pos
 
 
 def flow(pos: Position, steps: int, choices: Sequence[StepChoice] | None = None) -> Position:
@@ -112,17 +157,23 @@ def flow_outcomes(pos: Position, steps: int) -> list[tuple[tuple[StepChoice, ...
     """
     if pos.ruleset.fork_policy is not ForkPolicy.FREE or not pos.board.forks:
         return [((), flow(pos, steps))]
+    require(pos.ruleset, "engine")
     per_step = [choice for choice, _ in pos.board.flow_paths()]
-    frontier: dict[Position, tuple[StepChoice, ...]] = {pos: ()}
+    frontier: dict[tuple[Position, bool], tuple[StepChoice, ...]] = {(pos, False): ()}
     for _ in range(steps):
-        nxt: dict[Position, tuple[StepChoice, ...]] = {}
-        for state, made in frontier.items():
+        nxt: dict[tuple[Position, bool], tuple[StepChoice, ...]] = {}
+        for (state, beaver_fell), made in frontier.items():
             for choice in per_step:
-                after = flow(state, 1, [choice])
-                if after not in nxt:
-                    nxt[after] = (*made, choice)
+                paths, markers = _paths(state, 1, [choice])
+                ride = _ride(state, paths, beaver_fell)
+                key = (ride.position.replace(forks=markers), ride.beaver_fell)
+                if key not in nxt:
+                    nxt[key] = (*made, choice)
         frontier = nxt
-    return [(made, state) for state, made in frontier.items()]
+    out: dict[Position, tuple[StepChoice, ...]] = {}
+    for (state, beaver_fell), made in frontier.items():
+        out.setdefault(_phase_end(state, beaver_fell), made)
+    return [(made, state) for state, made in out.items()]
 
 
 def parse_choices(text: str, pos: Position, steps: int) -> list[StepChoice]:

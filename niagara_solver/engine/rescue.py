@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from itertools import combinations_with_replacement
 from typing import Mapping
 
+from niagara_solver.model.readings import require
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
-from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Phase
-from niagara_solver.model.position import Canoe, Player, Position
+from niagara_solver.model.atoms import PORT, Card, Colour, Phase
+from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import RescueWhenNone
 from niagara_solver.model.notation import Rescue
 
@@ -24,6 +27,7 @@ def rescue_options(pos: Position, index: int) -> list[Rescue]:
     canoe in play must bring one back: paying if they can, free otherwise (``rescue_when_none:
     pay_or_free``), or always free (``free``); the other fallen canoe may then be bought back too.
     """
+    require(pos.ruleset, "engine")
     player = pos.players[index]
     fallen = sum(1 for c in player.canoes if c.fallen)
     if fallen == 0:
@@ -47,12 +51,21 @@ def rescue_options(pos: Position, index: int) -> list[Rescue]:
     free_rescue = pos.ruleset.rescue_when_none is RescueWhenNone.FREE or player.bank.total == 0
     if free_rescue:
         # One canoe comes back for free; the second may still be bought back with a gem.
-        return [Rescue((None,)), *paid(1, (None,))]
-    return [*paid(1), *paid(2)]
+        return [*_which(player, [Rescue((None,))]), *paid(1, (None,))]
+    return [*_which(player, paid(1)), *paid(2)]
+
+
+def _which(player: Player, rescues: list[Rescue]) -> list[Rescue]:
+    """One canoe back of two fallen ones: with a single and a double canoe, the player says which (X-DOUBLE-4)."""
+    kinds = sorted({c.kind.value for c in player.canoes if c.fallen})
+    if len(kinds) < 2:
+        return rescues
+    return [dataclasses.replace(r, canoe=kind) for r in rescues for kind in kinds]
 
 
 def apply_rescue(pos: Position, index: int, rescue: Rescue) -> Position:
     """The position after a player's rescue decision; :class:`IllegalTurnError` if it is not allowed."""
+    require(pos.ruleset, "engine")
     if pos.phase is not Phase.CARDS:
         raise PhaseError("rescues happen at the start of phase I, before any card is chosen", "R-RESCUE-1")
     if rescue not in rescue_options(pos, index):
@@ -78,8 +91,9 @@ def apply_rescue(pos: Position, index: int, rescue: Rescue) -> Position:
         if payment is not None:
             bank = bank.minus(payment)
             caves[payment - 1] = caves[payment - 1].plus(payment)  # the gem goes back to its own cave
-        canoes[canoes.index(Canoe(FALLEN))] = Canoe(PORT)  # back, empty, to the port
-    rescued = Player(player.name, tuple(canoes), player.hand, bank, player.card)
+        back = [k for k, c in enumerate(canoes) if c.fallen and rescue.canoe in (None, c.kind.value)]
+        canoes[back[0]] = dataclasses.replace(canoes[back[0]], place=PORT)  # back, empty, to the port
+    rescued = dataclasses.replace(player, canoes=tuple(canoes), bank=bank)
     return pos.with_player(index, rescued).replace(caves=tuple(caves))
 
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
-from niagara_solver.model.atoms import COLOURS, FULL_HAND, Card, Colour, Phase
+from niagara_solver.model.atoms import COLOURS, Card, Colour, Phase
 from niagara_solver.model.format import position_to_json
-from niagara_solver.model.position import Player, Position
+from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.model.ruleset import Tiebreak
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import FlowResult, StepChoice, choices_text, flow_detail, flow_value
@@ -30,10 +30,13 @@ def goal_reached(player: Player) -> bool:
 
 def winners(pos: Position) -> tuple[int, ...]:
     """The winners if the game ended now (R-END-2, R-END-3): among the players who reached the goal, the
-    highest bank value (``tiebreak: value``) or the most gems (``count``); a tie is a shared win."""
+    highest bank value (``tiebreak: value``) or the most gems (``count``); a tie is a shared win. With
+    ``tiebreak: shared`` every player who reached the goal wins (BSW)."""
     reached = [i for i, p in enumerate(pos.players) if goal_reached(p)]
     if not reached:
         return ()
+    if pos.ruleset.tiebreak is Tiebreak.SHARED:
+        return tuple(reached)
     if pos.ruleset.tiebreak is Tiebreak.COUNT:
         score = {i: pos.players[i].bank.total for i in reached}
     else:
@@ -61,7 +64,8 @@ def end_round_detail(pos: Position, choices: Sequence[StepChoice] | None = None)
     steps = flow_value(pos)
     result = flow_detail(pos, steps, choices)
     pos = result.position
-    players = tuple(Player(p.name, p.canoes, p.hand or FULL_HAND, p.bank, None) for p in pos.players)
+    players = tuple(Player(p.name, p.canoes, p.hand or start_hand(pos.ruleset), p.bank, None)
+                    for p in pos.players)
     return (pos.replace(players=players, lifebuoy=(pos.lifebuoy + 1) % len(pos.players), round=pos.round + 1,
                         phase=Phase.CARDS, acted=()), result)
 

@@ -19,31 +19,55 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Iterator, NamedTuple, TypeVar
 
+from niagara_solver.model.readings import require
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
-from niagara_solver.model.atoms import PORT, Card, Colour, Gems, Phase
-from niagara_solver.model.position import Canoe, Player, Position
-from niagara_solver.model.ruleset import GemSides, PortDeparture
-from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, Step, Turn, Unload
+from niagara_solver.model.atoms import DOUBLE_CAPACITY, PORT, Card, Colour, Gems, Moose, Phase
+from niagara_solver.model.position import Player, Position
+from niagara_solver.model.ruleset import Card123Canoes, GemSides, LassoScope, PortDeparture
+from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, Step, TakeMoose, Turn, Unload
 
 CanoeState = tuple[str, tuple[Colour, ...]]
+#: The moose's extra points on every action of the canoe holding it (X-MOOSE-2).
+MOOSE_BONUS = 2
 T = TypeVar("T")
 
 
 class Snapshot(NamedTuple):
-    """The parts of a position a paddle turn changes, as plain tuples (indices as in the position)."""
+    """The parts of a position a paddle turn changes, as plain tuples (indices as in the position).
+
+    With the moose (X-MOOSE-1..3): where it is, and which canoe (player, index) holds it."""
 
     caves: tuple[Gems, ...]
     canoes: tuple[tuple[CanoeState, ...], ...]
     banks: tuple[Gems, ...]
+    moose: Moose | None = None
+    holder: tuple[int, int] | None = None
+    #: Which canoes are double (X-DOUBLE-1), by player and index; None without the module (no turn changes it).
+    doubles: tuple[tuple[bool, ...], ...] | None = None
 
     @classmethod
     def of(cls, pos: Position) -> "Snapshot":
+        holder = next(((q, k) for q, p in enumerate(pos.players) for k, c in enumerate(p.canoes) if c.moose), None)
+        doubles = (tuple(tuple(c.double for c in p.canoes) for p in pos.players) if pos.ruleset.x_double else None)
         return cls(pos.caves, tuple(tuple((c.place, c.gems) for c in p.canoes) for p in pos.players),
-                   tuple(p.bank for p in pos.players))
+                   tuple(p.bank for p in pos.players), pos.moose, holder, doubles)
 
     def key(self) -> tuple[object, ...]:
-        """Identifies the resulting position: a player's canoes are compared as a sorted collection."""
-        return (self.caves, tuple(tuple(sorted(cs)) for cs in self.canoes), self.banks)
+        """Identifies the resulting position: a player's canoes are compared as a sorted collection (with their
+        kinds; the moose's holder by its canoe's state)."""
+        held = None
+        if self.holder is not None:
+            held = (self.holder[0], self.canoes[self.holder[0]][self.holder[1]])
+        canoes: tuple[object, ...]
+        if self.doubles is None:
+            canoes = tuple(tuple(sorted(cs)) for cs in self.canoes)
+        else:
+            canoes = tuple(tuple(sorted(zip(cs, ds))) for cs, ds in zip(self.canoes, self.doubles))
+        return (self.caves, canoes, self.banks, self.moose, held)
+
+    def capacity(self, player: int, index: int, base: int) -> int:
+        """The gems a canoe carries at most: 2 for a double canoe (X-DOUBLE-1), else ``capacity`` (R-GEM-2)."""
+        return DOUBLE_CAPACITY if self.doubles is not None and self.doubles[player][index] else base
 
     def with_canoe(self, player: int, index: int, canoe: CanoeState) -> "Snapshot":
         canoes = list(self.canoes)
@@ -128,30 +152,55 @@ class _Generator:
         self.player = player
         self.budget = budget
         self.names = [p.name for p in pos.players]
+        #: Canoes moored by a Lasso earlier this round: off the river, so nobody steals from them (X-CARDS-4).
+        self.moored = frozenset((q, k) for q, p in enumerate(pos.players) for k, c in enumerate(p.canoes)
+                                if c.moored)
 
     def _ref(self, snap: Snapshot, index: int) -> CanoeRef:
         place, gems = snap.canoes[self.player][index]
+        canoes = self.pos.players[self.player].canoes
         for k, (other_place, other_gems) in enumerate(snap.canoes[self.player]):
-            if k != index and other_place == place and other_gems != gems:
-                return CanoeRef(place, gems)
+            if k != index and other_place == place:
+                if other_gems != gems:
+                    return CanoeRef(place, gems)
+                if canoes[k].kind is not canoes[index].kind:  # X-DOUBLE-1: same place and cargo
+                    return CanoeRef(place, kind=canoes[index].kind.value)
+                if snap.holder == (self.player, index):  # X-MOOSE-2: the holder; the other goes unmarked
+                    return CanoeRef(place, kind="moose")
         return CanoeRef(place)
 
     def canoe_options(self, snap: Snapshot, index: int, ref: CanoeRef) -> Iterator[tuple[CanoeAction, Snapshot]]:
-        """Every distinct action of the canoe ``index`` of the player (R-MOVE-1), with its result."""
-        board, rules, n = self.board, self.rules, self.budget
+        """Every distinct action of the canoe ``index`` of the player (R-MOVE-1), with its result; on a last disc
+        with the moose waiting, also each action after taking it (X-MOOSE-1)."""
+        yield from self._canoe_options(snap, index, ref, ())
+        if self.may_take_moose(snap, index):
+            taken = snap._replace(moose=Moose.HELD, holder=(self.player, index))
+            yield from self._canoe_options(taken, index, ref, (TakeMoose(),))
+
+    def may_take_moose(self, snap: Snapshot, index: int) -> bool:
+        """X-MOOSE-1: the waiting moose may be taken by a canoe on a last disc, not moored."""
+        return (snap.moose is Moose.WAITING and snap.canoes[self.player][index][0] in self.board.brinks
+                and (self.player, index) not in self.moored)
+
+    def _canoe_options(self, snap: Snapshot, index: int, ref: CanoeRef,
+                       first: tuple[Step, ...]) -> Iterator[tuple[CanoeAction, Snapshot]]:
+        board, rules = self.board, self.rules
+        # X-MOOSE-2: the canoe holding the moose gets 2 more points, from the action in which it took it on.
+        n = self.budget + (MOOSE_BONUS if snap.holder == (self.player, index) else 0)
         place, gems = snap.canoes[self.player][index]
         seen: set[Snapshot] = set()
 
         def emit(steps: tuple[Step, ...], result: Snapshot) -> Iterator[tuple[CanoeAction, Snapshot]]:
             if result not in seen:
                 seen.add(result)
-                yield CanoeAction(ref, steps), result
+                yield CanoeAction(ref, (*first, *steps)), result
 
         here = board.cave.get(place) if place != PORT else None
         if here is None:  # R-GEM-1: no gem actions in the port or beside no cave
             pre = [_Run((), gems, Gems(), frozenset(), frozenset(), 0)]
         else:
-            pre = _gem_runs(gems, snap.caves[here - 1], frozenset(), frozenset(), n, rules.capacity)
+            pre = _gem_runs(gems, snap.caves[here - 1], frozenset(), frozenset(), n,
+                            snap.capacity(self.player, index, rules.capacity))
         for run in pre:
             caves = snap.caves
             if here is not None and run.ops:
@@ -177,12 +226,20 @@ class _Generator:
         colour = self.board.cave[dest]
         if colour is None or rest % 2:
             return
-        if run.ops and self.rules.gem_sides is GemSides.ONE:
-            return  # gem_sides: one: gem actions before the movement, so none after it (R-MOVE-1)
-        for post in _gem_runs(run.gems, snap.caves[colour - 1], run.loaded, run.unloaded, rest, self.rules.capacity):
+        if run.ops and self._one_side(snap, index):
+            return  # gem actions before the movement, so none after it (R-MOVE-1 gem_sides: one; X-DOUBLE-2)
+        capacity = snap.capacity(self.player, index, self.rules.capacity)
+        for post in _gem_runs(run.gems, snap.caves[colour - 1], run.loaded, run.unloaded, rest, capacity):
             if post.cost == rest:
                 moved = snap._replace(caves=_replace_at(snap.caves, colour - 1, post.cave))
                 yield (*prefix, *post.ops), moved.with_canoe(self.player, index, (dest, post.gems))
+
+    def _one_side(self, snap: Snapshot, index: int) -> bool:
+        """Whether the canoe's gem actions all happen on one side of its movement: ``gem_sides: one`` (R-MOVE-1),
+        or a double canoe at one cave with ``double_one_cave`` (X-DOUBLE-2)."""
+        if self.rules.gem_sides is GemSides.ONE:
+            return True
+        return snap.doubles is not None and snap.doubles[self.player][index] and self.rules.double_one_cave
 
     def _upstream(self, snap: Snapshot, index: int, place: str, run: _Run, rest: int,
                   emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
@@ -205,15 +262,22 @@ class _Generator:
                     bank = bank.plus(colour)
                 banks = _replace_at(banks, self.player, bank)
             result = snap._replace(banks=banks).with_canoe(self.player, index, (PORT, ()))
+            if result.holder == (self.player, index):  # X-MOOSE-3: home with the moose, which returns
+                result = result._replace(moose=Moose.RETURNING, holder=None)
             yield from emit((*run.ops, Move(PORT, downstream=False)), result)
 
     def _steals(self, snap: Snapshot, index: int, dest: str, run: _Run, steps: tuple[Step, ...],
                 emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
-        """R-STEAL-1..5: an empty canoe that paddled up and stopped with its budget spent may steal."""
-        if run.gems or (run.unloaded and not self.rules.steal_after_unload):
+        """R-STEAL-1..5: an empty canoe that paddled up and stopped with its budget spent may steal; a double canoe
+        with a free place while it moved, as many gems as it has free places (X-DOUBLE-3)."""
+        double = snap.doubles is not None and snap.doubles[self.player][index]
+        if (run.gems and not double) or (run.unloaded and not self.rules.steal_after_unload):
+            return
+        free = (DOUBLE_CAPACITY - len(run.gems)) if double else self.rules.capacity
+        if free <= 0:
             return
         victims = [(q, k, gems) for q, canoes in enumerate(snap.canoes) if q != self.player
-                   for k, (at, gems) in enumerate(canoes) if at == dest and gems]
+                   for k, (at, gems) in enumerate(canoes) if at == dest and gems and (q, k) not in self.moored]
         if not victims:
             return
 
@@ -228,13 +292,14 @@ class _Generator:
                 for colour in sorted(set(gems)):
                     yield from pick(v + 1, (*chosen, (q, k, colour)), free - 1)
 
-        for chosen in pick(0, (), self.rules.capacity):
+        for chosen in pick(0, (), free):
             result = snap
-            thief: list[Colour] = []
+            thief: list[Colour] = list(run.gems)
             notes: list[Step] = []
             for q, k, colour in chosen:
                 at, gems = result.canoes[q][k]
-                notes.append(Steal(self.names[q], colour, self._victim_ref(result, q, k, dest, colour)))
+                named, kind = self._victim_ref(result, q, k, dest, colour)
+                notes.append(Steal(self.names[q], colour, named, kind))
                 rest = list(gems)
                 rest.remove(colour)
                 result = result.with_canoe(q, k, (at, tuple(rest)))
@@ -243,12 +308,18 @@ class _Generator:
             yield from emit((*steps, *notes), result)
 
     @staticmethod
-    def _victim_ref(snap: Snapshot, q: int, k: int, dest: str, colour: Colour) -> tuple[Colour, ...] | None:
+    def _victim_ref(snap: Snapshot, q: int, k: int, dest: str,
+                    colour: Colour) -> tuple[tuple[Colour, ...] | None, str | None]:
+        """How a steal names the victim's canoe: by its cargo where two of the victim's canoes on the disc carry
+        the colour with different cargo, by its kind where they carry the same (X-DOUBLE-3); else not at all."""
         gems = snap.canoes[q][k][1]
         for j, (at, other) in enumerate(snap.canoes[q]):
-            if j != k and at == dest and colour in other and other != gems:
-                return gems
-        return None
+            if j != k and at == dest and colour in other:
+                if other != gems:
+                    return gems, None
+                if snap.doubles is not None and snap.doubles[q][j] != snap.doubles[q][k]:
+                    return None, "double" if snap.doubles[q][k] else "single"
+        return None, None
 
     def _downstream(self, snap: Snapshot, index: int, place: str, run: _Run, rest: int,
                     emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
@@ -279,9 +350,12 @@ def acting_sets(player: Player, rules_port_departure: PortDeparture) -> list[tup
     river = tuple(i for i, c in enumerate(player.canoes) if c.on_river)
     port = [i for i, c in enumerate(player.canoes) if c.in_port]
     if len(port) == 2:
+        # Two alike port canoes are one choice; a single and a double canoe are two (X-DOUBLE-1).
+        leaving: list[tuple[int, ...]] = ([(port[0],)] if player.canoes[port[0]] == player.canoes[port[1]]
+                                          else [(port[0],), (port[1],)])
         if rules_port_departure is PortDeparture.AT_MOST_ONE:
-            return [(), (port[0],)]
-        return [(port[0],)]
+            return [(), *leaving]
+        return leaving
     if len(port) == 1:
         return [river, (*river, port[0])]
     return [river]
@@ -289,6 +363,9 @@ def acting_sets(player: Player, rules_port_departure: PortDeparture) -> list[tup
 
 def check_turn_context(pos: Position, player: int, card: Card | None) -> Card:
     """The card a player acts with, after checking it is their moment to act (R-ROUND-1, R-TURN-1, R-CARD)."""
+    require(pos.ruleset, "engine")
+    if card is not None and not isinstance(card, Card):
+        card = Card.parse(card)  # a paddle given as its value
     if pos.phase is not Phase.TURNS:
         raise PhaseError("turns are taken in phase II: this position is at the start of a round; resolve "
                          "phase I (rescues and cards) first")
@@ -307,20 +384,84 @@ def check_turn_context(pos: Position, player: int, card: Card | None) -> Card:
     return card
 
 
-def after_reveal(pos: Position, player: int, card: Card) -> Position:
-    """The position once ``player`` revealed ``card``: the card leaves the hand (R-CARD-2, R-TURN-1)."""
+def after_reveal(pos: Position, player: int, card: Card, budget: int | None = None) -> Position:
+    """The position once ``player`` revealed ``card``: the card leaves the hand (R-CARD-2, R-TURN-1); with the
+    1/2/3 card the chosen ``budget`` is recorded (X-CARDS-3)."""
     me = pos.players[player]
-    played = Player(me.name, me.canoes, tuple(c for c in me.hand if c != card), me.bank, card)
+    played = Player(me.name, me.canoes, tuple(c for c in me.hand if c != card), me.bank, card, budget)
     return pos.with_player(player, played).replace(acted=(*pos.acted, player))
 
 
 def _position_of(base: Position, start: Snapshot, snap: Snapshot) -> Position:
-    """The position ``base`` with the changes of ``snap`` (players untouched by the turn are kept as they are)."""
+    """The position ``base`` with the changes of ``snap`` (players untouched by the turn are kept as they are;
+    a changed canoe keeps its kind and marks, but the moose goes with the snapshot's holder)."""
+    moose_moved = snap.holder != start.holder
     players = tuple(
-        p if snap.canoes[i] == start.canoes[i] and snap.banks[i] == start.banks[i] else
-        Player(p.name, tuple(Canoe(place, gems) for place, gems in snap.canoes[i]), p.hand, snap.banks[i], p.card)
+        p if snap.canoes[i] == start.canoes[i] and snap.banks[i] == start.banks[i] and not moose_moved else
+        dataclasses.replace(p, canoes=tuple(
+            c if (c.place, c.gems) == state and c.moose == (snap.holder == (i, k)) else
+            dataclasses.replace(c, place=state[0], gems=state[1], moose=snap.holder == (i, k))
+            for k, (c, state) in enumerate(zip(p.canoes, snap.canoes[i]))), bank=snap.banks[i])
         for i, p in enumerate(base.players))
-    return dataclasses.replace(base, players=players, caves=snap.caves)
+    return dataclasses.replace(base, players=players, caves=snap.caves, moose=snap.moose)
+
+
+def weather_moved(pos: Position, step: int) -> Position:
+    """The cloud moves the weather one step (R-TURN-2); to +2, it brings the beaver onto the top disc when the
+    beaver is not on the river (X-BEAVER-1)."""
+    weather = pos.weather + step
+    if pos.ruleset.x_beaver and weather == 2 and pos.beaver is None:
+        return pos.replace(weather=weather, beaver=pos.board.top)
+    return pos.replace(weather=weather)
+
+
+def moose_options(pos: Position, player: int, revealed: Position) -> list[tuple[tuple[CanoeAction, ...], Position]]:
+    """Before a cloud or a Lasso (X-MOOSE-1): take no moose, or let one canoe of the player on a last disc take the
+    waiting moose; each with the position it leaves."""
+    options: list[tuple[tuple[CanoeAction, ...], Position]] = [((), revealed)]
+    if revealed.moose is not Moose.WAITING:
+        return options
+    start = Snapshot.of(pos)
+    gen = _Generator(pos, player, 0)
+    taken: set[Position] = set()
+    for k in range(len(pos.players[player].canoes)):
+        if gen.may_take_moose(start, k):
+            after = _position_of(revealed, start, start._replace(moose=Moose.HELD, holder=(player, k)))
+            if after not in taken:
+                taken.add(after)
+                options.append(((CanoeAction(gen._ref(start, k), (TakeMoose(),)),), after))
+    return options
+
+
+def lasso_outcomes(pos: Position, player: int, revealed: Position) -> list[TurnOutcome]:
+    """The Lasso (X-CARDS-4): no canoe paddles; the player's canoes on the river are moored, all of them
+    (``lasso_scope: all``) or one chosen (``one``; none when none is on the river)."""
+    me = pos.players[player]
+    river = [k for k, c in enumerate(me.canoes) if c.on_river]
+    if pos.ruleset.lasso_scope is LassoScope.ALL or not river:
+        choices: list[tuple[CanoeRef | None, tuple[int, ...]]] = [(None, tuple(river))]
+    else:
+        start = Snapshot.of(pos)
+        gen = _Generator(pos, player, 0)
+        choices = [(gen._ref(start, k), (k,)) for k in river]
+    outcomes: dict[Position, TurnOutcome] = {}
+    for ref, moored in choices:  # the canoes as revealed, the moose taken or not (X-MOOSE-1)
+        canoes = tuple(dataclasses.replace(c, moored=True) if k in moored else c
+                       for k, c in enumerate(revealed.players[player].canoes))
+        after = revealed.with_player(player, dataclasses.replace(revealed.players[player], canoes=canoes))
+        outcomes.setdefault(after, TurnOutcome(Turn(lasso=True, moored=ref), after))
+    return sorted(outcomes.values(), key=lambda o: str(o.turn))
+
+
+def card_123_sets(player: Player, rules_port_departure: PortDeparture, scope: Card123Canoes) -> list[tuple[int, ...]]:
+    """Which canoes act with the 1/2/3 card (X-CARDS-3): with ``card_123_canoes: one`` exactly one of the canoes
+    R-TURN-3 lets act (a port canoe too, with the other on the river), or none only where R-TURN-3 lets none act;
+    with ``all`` the canoes of R-TURN-3."""
+    sets = acting_sets(player, rules_port_departure)
+    if scope is Card123Canoes.ALL:
+        return sets
+    none: list[tuple[int, ...]] = [()] if () in sets else []
+    return none + sorted({(i,) for acting in sets for i in acting})
 
 
 def legal_turns(pos: Position, player: int, card: Card | None = None) -> list[TurnOutcome]:
@@ -329,17 +470,39 @@ def legal_turns(pos: Position, player: int, card: Card | None = None) -> list[Tu
     One :class:`TurnOutcome` per distinct resulting position, sorted by notation.
     """
     card = check_turn_context(pos, player, card)
-    revealed = after_reveal(pos, player, card)
     rules = pos.ruleset
-    if card is Card.CLOUD:
-        # R-TURN-2, R-WEATHER-1: the weather moves exactly one step and stays within its range.
-        return [TurnOutcome(Turn(weather=step), revealed.replace(weather=pos.weather + step))
-                for step in (1, -1) if rules.weather_min <= pos.weather + step <= rules.weather_max]
-    gen = _Generator(pos, player, int(card))
+    outcomes: list[TurnOutcome] = []
+    if card is Card.CLOUD or card is Card.LASSO:
+        # X-MOOSE-1: with the cloud or the Lasso one canoe on a last disc may take the moose first.
+        for take, revealed in moose_options(pos, player, after_reveal(pos, player, card)):
+            if card is Card.LASSO:
+                outcomes += [TurnOutcome(dataclasses.replace(o.turn, actions=take), o.position)
+                             for o in lasso_outcomes(pos, player, revealed)]
+            else:
+                # R-TURN-2, R-WEATHER-1: the weather moves exactly one step and stays within its range.
+                outcomes += [TurnOutcome(Turn(take, weather=step), weather_moved(revealed, step))
+                             for step in (1, -1) if rules.weather_min <= pos.weather + step <= rules.weather_max]
+        return outcomes
+    me = pos.players[player]
+    for budget in card.budgets:  # one paddle value, or the 1/2/3 card's three budgets (X-CARDS-3)
+        chosen = budget if card is Card.ONE_TWO_THREE else None
+        revealed = after_reveal(pos, player, card, chosen)
+        if card is Card.ONE_TWO_THREE:
+            sets = card_123_sets(me, rules.port_departure, rules.card_123_canoes)
+        else:
+            sets = acting_sets(me, rules.port_departure)
+        outcomes += _paddle_outcomes(pos, player, budget, sets, revealed, chosen)
+    return outcomes
+
+
+def _paddle_outcomes(pos: Position, player: int, budget: int, sets: list[tuple[int, ...]], revealed: Position,
+                     chosen: int | None) -> list[TurnOutcome]:
+    """The distinct outcomes of the canoes of ``sets`` acting with ``budget`` each, in either order."""
+    gen = _Generator(pos, player, budget)
     start = Snapshot.of(pos)
     found: dict[tuple[object, ...], tuple[Turn, Snapshot]] = {}
     canoes = pos.players[player].canoes
-    for acting in acting_sets(pos.players[player], rules.port_departure):
+    for acting in sets:
         orders = [acting]
         if len(acting) == 2 and canoes[acting[0]] != canoes[acting[1]]:
             orders.append((acting[1], acting[0]))  # R-TURN-4: the player chooses the order
@@ -348,7 +511,7 @@ def legal_turns(pos: Position, player: int, card: Card | None = None) -> list[Tu
             for actions, result in _sequence(gen, start, order, refs):
                 key = result.key()
                 if key not in found:
-                    found[key] = (Turn(actions), result)
+                    found[key] = (Turn(actions, budget=chosen), result)
     outcomes = [TurnOutcome(turn, _position_of(revealed, start, snap)) for turn, snap in found.values()]
     outcomes.sort(key=lambda o: (len(o.turn.actions), str(o.turn)))
     return outcomes

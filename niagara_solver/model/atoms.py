@@ -6,7 +6,7 @@ Closed sets are enums; gem counts are small immutable tuples indexed by colour.
 from __future__ import annotations
 
 import re
-from enum import Enum, IntEnum
+from enum import Enum, IntEnum, StrEnum
 from functools import lru_cache
 from typing import Iterable, Iterator, Mapping
 
@@ -19,7 +19,7 @@ FALLEN = "fallen"
 #: The falls below every last disc of the river (R-BOARD-2); a board node, never a canoe's place.
 FALLS = "falls"
 #: Names a disc may not take, in any case (the turn notation reads ``Port`` as the port, docs/NOTATION.md).
-RESERVED_PLACES = frozenset({PORT, FALLEN, FALLS})
+RESERVED_PLACES = frozenset({PORT, FALLEN, FALLS, "next"})
 
 
 def unwritable(name: str) -> bool:
@@ -29,9 +29,12 @@ def unwritable(name: str) -> bool:
     return not name.isprintable() or " " in name
 
 
-#: How many players play (R-COMP-1): every count of players the tool accepts, in positions and options.
+#: How many players play the base game (R-COMP-1); a ruleset says which counts it allows
+#: (``Ruleset.player_counts``: 3 to 6 with the sixth player, X-SIX-1).
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
+#: The most players any ruleset allows (X-SIX-1).
+MOST_PLAYERS = 6
 
 
 class Colour(IntEnum):
@@ -65,7 +68,8 @@ COLOURS: tuple[Colour, ...] = tuple(Colour)
 
 
 class Card(IntEnum):
-    """A card of a player's hand (R-COMP-2): six paddles valued 1..6 and the cloud."""
+    """A card of a player's hand: six paddles valued 1..6 and the cloud (R-COMP-2); with the expansion's cards
+    (``x_cards``, X-CARDS-1) also the paddle 7, the Lasso and the 1/2/3 card."""
 
     CLOUD = 0
     ONE = 1
@@ -74,51 +78,104 @@ class Card(IntEnum):
     FOUR = 4
     FIVE = 5
     SIX = 6
+    SEVEN = 7
+    LASSO = 8
+    ONE_TWO_THREE = 9
 
     @property
     def is_paddle(self) -> bool:
-        """True for a paddle card (every card but the cloud)."""
-        return self is not Card.CLOUD
+        """True for a paddle card valued 1..7: the cards that count for the flow (R-FLOW-1, X-CARDS-2)."""
+        return Card.ONE <= self <= Card.SEVEN
+
+    @property
+    def paddles(self) -> bool:
+        """True for a card with which canoes paddle: a paddle 1..7 or the 1/2/3 card (R-TURN-3, X-CARDS-3)."""
+        return self.is_paddle or self is Card.ONE_TWO_THREE
+
+    @property
+    def is_expansion(self) -> bool:
+        """True for a card of the expansion (X-CARDS-1): in a hand only with ``x_cards``."""
+        return self >= Card.SEVEN
+
+    @property
+    def budgets(self) -> tuple[int, ...]:
+        """The budgets a canoe may get from this card before the moose's bonus: the paddle's value, the three
+        budgets of the 1/2/3 card (X-CARDS-3), none for the cloud and the Lasso."""
+        if self.is_paddle:
+            return (int(self),)
+        return (1, 2, 3) if self is Card.ONE_TWO_THREE else ()
 
     @property
     def label(self) -> str:
-        """``"cloud"`` or the paddle's value, as written in notation and tables."""
-        return "cloud" if self is Card.CLOUD else str(int(self))
+        """``"cloud"``, ``"lasso"``, ``"123"`` or the paddle's value, as written in notation and tables."""
+        return _CARD_WORDS.get(self, str(int(self)))
 
     def to_json(self) -> int | str:
-        """The card as a position file writes it: an integer, or ``"cloud"``."""
-        return "cloud" if self is Card.CLOUD else int(self)
+        """The card as a position file writes it: an integer for a paddle, else its word."""
+        return int(self) if self.is_paddle else _CARD_WORDS[self]
 
     @classmethod
     def parse(cls, value: object) -> "Card":
-        """The card written as ``value``: 1..6 (int or digit string) or ``"cloud"``."""
+        """The card written as ``value``: 1..7 (int or digit string), ``"cloud"``, ``"lasso"`` or ``"123"``."""
         if isinstance(value, bool):
             raise ValueError(f"unknown card {quoted(value)}")
         if isinstance(value, int):
-            if 1 <= value <= 6:
+            if 1 <= value <= 7:
                 return cls(value)
-            raise ValueError(f"unknown card {quoted(value)}: paddles are 1..6")
+            raise ValueError(f"unknown card {quoted(value)}: paddles are 1..7")
         if isinstance(value, str):
             text = value.strip().lower()
-            if text == "cloud":
-                return cls.CLOUD
+            for card, word in _CARD_WORDS.items():
+                if text == word:
+                    return card
             # ASCII digits only, never int() of the whole text: "²" is a digit to isdigit(), and Python refuses
             # to read an integer of thousands of digits.
-            if text.isascii() and text.isdigit() and text.lstrip("0") in ("1", "2", "3", "4", "5", "6"):
+            if text.isascii() and text.isdigit() and text.lstrip("0") in ("1", "2", "3", "4", "5", "6", "7"):
                 return cls(int(text))
-        raise ValueError(f"unknown card {quoted(value)}: a card is 1..6 or \"cloud\"")
+        raise ValueError(f"unknown card {quoted(value)}: a card is 1..7, \"cloud\", \"lasso\" or \"123\"")
 
     def __str__(self) -> str:
         return self.label
 
 
+_CARD_WORDS = {Card.CLOUD: "cloud", Card.LASSO: "lasso", Card.ONE_TWO_THREE: "123"}
+
 #: A full hand (R-COMP-2), in canonical order: paddles 1..6, then the cloud.
 FULL_HAND: tuple[Card, ...] = (Card.ONE, Card.TWO, Card.THREE, Card.FOUR, Card.FIVE, Card.SIX, Card.CLOUD)
+#: A full hand with the expansion's cards (X-CARDS-1), in canonical order: paddles 1..7, cloud, Lasso, 1/2/3.
+EXPANSION_HAND: tuple[Card, ...] = (Card.ONE, Card.TWO, Card.THREE, Card.FOUR, Card.FIVE, Card.SIX, Card.SEVEN,
+                                    Card.CLOUD, Card.LASSO, Card.ONE_TWO_THREE)
 
 
 def hand_order(card: Card) -> int:
-    """Sort key putting paddles in value order and the cloud last."""
-    return 7 if card is Card.CLOUD else int(card)
+    """Sort key putting paddles in value order, then the cloud, the Lasso and the 1/2/3 card."""
+    return _HAND_ORDER[card]
+
+
+_HAND_ORDER = {card: k for k, card in enumerate(EXPANSION_HAND)}
+
+
+class CanoeKind(StrEnum):
+    """A canoe's kind: every canoe is single (R-GEM-2) unless the expansion's double canoe is used (X-DOUBLE-1)."""
+
+    SINGLE = "single"
+    DOUBLE = "double"   # carries up to 2 gems (X-DOUBLE-1)
+
+
+#: The gems a double canoe carries at most (X-DOUBLE-1).
+DOUBLE_CAPACITY = 2
+
+
+class Moose(StrEnum):
+    """Where the moose is (X-MOOSE-1..3)."""
+
+    WAITING = "waiting"      # at the ruby cave: a canoe on a last disc may take it
+    HELD = "held"            # a canoe on the river (or moored) holds it
+    RETURNING = "returning"  # its holder banked or fell this round: it waits again after phase III
+
+
+#: The whirlpool's place after it went over the falls: it enters at the top with the next flow step (X-WHIRL-1).
+NEXT = "next"
 
 
 class Phase(Enum):

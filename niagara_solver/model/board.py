@@ -33,7 +33,7 @@ NextSpec = str | tuple[tuple[str, str], ...]
 
 #: Characters a disc name may not hold: the turn notation (``4[ruby]: >5; 6L: <port``, docs/NOTATION.md) and
 #: ``--branches FORK=LABEL/FORK=LABEL,...`` use them.
-DISC_FORBIDDEN = frozenset(";:[]<>,/=")
+DISC_FORBIDDEN = frozenset(";:[]<>,/=()~")
 #: Characters a branch label may not hold: ``--branches`` uses them (``L,R`` or ``6=L/7R=A``).
 LABEL_FORBIDDEN = frozenset(",/=")
 
@@ -47,8 +47,8 @@ def disc_name_problem(disc: str) -> str | None:
         return (f"{quoted(disc)} cannot name a disc: {', '.join(sorted(RESERVED_PLACES))} are reserved, in any case "
                 "(the turn notation reads Port as the port)")
     if unwritable(disc) or DISC_FORBIDDEN & set(disc):
-        return (f"{quoted(disc)} cannot name a disc: no spaces, control characters or any of "
-                f"{''.join(sorted(DISC_FORBIDDEN))} (the turn notation uses them)")
+        return (f"{quoted(disc)} cannot name a disc: no spaces, control characters or "
+                f"{''.join(sorted(DISC_FORBIDDEN))} (the notation uses them)")
     return None
 
 
@@ -125,6 +125,15 @@ class Board:
 
     def __repr__(self) -> str:
         return f"<Board {self.name or 'inline'}: {len(self.discs)} discs, {len(self.forks)} fork(s)>"
+
+    @cached_property
+    def main_bed(self) -> tuple[str, ...]:
+        """The discs of the main bed, from the top down to the first fork (that fork included); every disc of a
+        river that never forks. The whirlpool starts on one of them (X-WHIRL-1)."""
+        bed = [self.top]
+        while len(self.down[bed[-1]]) == 1:
+            bed.append(self.down[bed[-1]][0])
+        return tuple(bed)
 
     @property
     def is_standard(self) -> bool:

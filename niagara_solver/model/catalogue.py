@@ -58,7 +58,35 @@ RULES: dict[str, str] = {
     "R-BUOY-1": "The lifebuoy passes to the next player in seat order.",
     "R-END-1": "After a round a player reaches the goal with 7 gems, one of each colour, or 4 of one colour.",
     "R-END-2": "The game ends after a round in which someone reached the goal.",
-    "R-END-3": "Among those, the highest bank value wins; equal values share the win.",
+    "R-END-3": "Among those, the highest bank value wins; equal values share the win (tiebreak: count, most gems; "
+               "shared, everyone who reached the goal).",
+    # The expansion (RULES.md section X), each module with its switch.
+    "X-CARDS-1": "With x_cards each hand has ten cards: paddles 1 to 7, the cloud, the Lasso and the 1/2/3 card.",
+    "X-CARDS-2": "The 7 counts for the flow; the Lasso and the 1/2/3 card do not, like the cloud.",
+    "X-CARDS-3": "With the 1/2/3 card the player chooses a budget of 1, 2 or 3 for one canoe R-TURN-3 lets act "
+                 "(card_123_canoes: all, for each of them).",
+    "X-CARDS-4": "With the Lasso no canoe paddles; the player's river canoes are moored until the end of phase III "
+                 "(lasso_scope: one, one chosen canoe), off the river for everything.",
+    "X-DOUBLE-1": "With x_double each player has one single and one double canoe, which carries two gems.",
+    "X-DOUBLE-2": "A double canoe makes any number of gem actions, all at one cave (double_one_cave).",
+    "X-DOUBLE-3": "A canoe with a free place that moved upstream may steal as many gems as it has free places, one "
+                  "from each victim canoe.",
+    "X-DOUBLE-4": "A double canoe banks, falls and is rescued with every gem like any canoe.",
+    "X-WHIRL-1": "One disc is the whirlpool; it rides the river and comes back at the top after the falls.",
+    "X-WHIRL-2": "A canoe ends a movement on the whirlpool only with its last point, and is pushed one disc down.",
+    "X-WHIRL-3": "The upstream step onto the whirlpool costs 2 points (whirl_cost_step: leave, the step off it).",
+    "X-WHIRL-4": "A moored canoe put back onto the whirlpool is pushed like one that paddled there.",
+    "X-WHIRL-5": "A canoe with no legal action stays where it is and loses its points.",
+    "X-BEAVER-1": "A cloud that sets the weather to +2 puts the beaver on the top disc, riding the river.",
+    "X-BEAVER-2": "When the beaver goes over the falls the weather is set to 0 at the end of phase III.",
+    "X-MOOSE-1": "A canoe on a last disc may take the waiting moose at the start of its action.",
+    "X-MOOSE-2": "The canoe holding the moose gets 2 more points on every action.",
+    "X-MOOSE-3": "The moose returns to the ruby cave at the end of phase III when its canoe banked or fell.",
+    "X-JOE-1": "Diamond Joe is a neutral canoe riding the river, back on the top disc after the falls.",
+    "X-JOE-2": "After the flow Joe loads a gem of his cave's colour, then paddles the lifebuoy holder's card.",
+    "X-JOE-3": "A canoe that moved and ended on Joe's disc may take, swap or give a gem with him.",
+    "X-SIX-1": "With x_sixth_player 3 to 6 players play.",
+    "X-GEMS-1": "gems_per_colour may be a table by player count; a count without an entry is refused.",
 }
 
 

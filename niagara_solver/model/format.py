@@ -15,22 +15,27 @@ from typing import Any, Mapping
 
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import InputError, PositionError, quoted
-from niagara_solver.model.atoms import (COLOURS, FALLEN, FULL_HAND, MAX_PLAYERS, MIN_PLAYERS, PORT, Card, Colour,
-                                        Gems, Phase, unwritable)
+from niagara_solver.model.atoms import (COLOURS, FALLEN, NEXT, PORT, CanoeKind, Card, Colour, Gems, Moose, Phase,
+                                        unwritable)
 from niagara_solver.model.limits import LIMITS, MAX_FILE_BYTES, MAX_INTEGER_DIGITS, MAX_JSON_DEPTH
 from niagara_solver.model.invariants import canoe_problems, position_problems
-from niagara_solver.model.position import Canoe, Player, Position
-from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.model.position import Canoe, Joe, Player, Position, start_hand
+from niagara_solver.model.ruleset import SWITCHES, Ruleset
 
 FORMAT_ID = "niagara-position/1"
 
 _FIELDS = ("format", "ruleset", "board", "round", "phase", "acted", "weather", "fork", "lifebuoy",
-           "players", "caves", "puzzle", "comment")
-_PLAYER_FIELDS = ("name", "canoes", "hand", "bank", "card")
-_CANOE_FIELDS = ("at", "gem", "gems")
+           "whirlpool", "beaver", "moose", "joe", "players", "caves", "puzzle", "comment")
+_PLAYER_FIELDS = ("name", "canoes", "hand", "bank", "card", "card_budget")
+_CANOE_FIELDS = ("at", "kind", "gem", "gems", "moose", "moored")
+
+#: The expansion's fields (FORMAT.md, "Expansion fields"): each is allowed only with its module on, and a file
+#: using one without it is refused naming the module's first rule.
+_MODULE_OF = {"whirlpool": "x_whirl", "beaver": "x_beaver", "moose": "x_moose", "joe": "x_joe",
+              "card_budget": "x_cards", "kind": "x_double", "moored": "x_cards"}
 #: Characters a player name may not hold: the turn notation and the NAME=VALUE options use them
 #: (docs/NOTATION.md). Nor may it hold any other space or control character (see :func:`unwritable`).
-_NAME_FORBIDDEN = set(" \t\n;:/[],=<>+")
+_NAME_FORBIDDEN = set(" \t\n;:/[],=<>+()~")
 
 #: Fields of a position file that are not part of the game state but are kept with it.
 EXTRA_FIELDS = ("puzzle", "comment")
@@ -58,11 +63,17 @@ def _colour(value: object, path: str) -> Colour:
                     "R-COMP-3") from None
 
 
-def _card(value: object, path: str) -> Card:
+def _card(value: object, path: str, rules: Ruleset) -> Card:
+    cards = "1..7, \"cloud\", \"lasso\" or \"123\"" if rules.x_cards else "1..6 or \"cloud\""
     try:
-        return Card.parse(value)
-    except ValueError as err:
-        raise _fail(path, str(err), "R-COMP-2") from None
+        card = Card.parse(value)
+    except ValueError:
+        raise _fail(path, f"unknown card {quoted(value)}: a card is {cards}",
+                    "X-CARDS-1" if rules.x_cards else "R-COMP-2") from None
+    if card.is_expansion and not rules.x_cards:
+        raise _fail(path, f"the card {card.label} is one of the expansion's cards, a module that is off: set "
+                          "\"x_cards\": true in the ruleset", "X-CARDS-1")
+    return card
 
 
 def _gem_counts(value: object, path: str) -> Gems:
@@ -75,6 +86,21 @@ def _gem_counts(value: object, path: str) -> Gems:
             raise _fail(f"{path}.{key}", f"a count is a non-negative integer, got {quoted(number)}", "R-COMP-3")
         counts[colour] = number
     return Gems.from_mapping(counts)
+
+
+def _module(rules: Ruleset, key: str, path: str, what: str | None = None) -> None:
+    """Refuse an expansion field (or value) whose module is off in the position's ruleset."""
+    module = _MODULE_OF[key]
+    if not getattr(rules, module):
+        row = SWITCHES[module]
+        raise _fail(path, f"{what or quoted(key)} belongs to a module of the expansion that is off: set "
+                          f"\"{module}\": true in the ruleset", row.rule)
+
+
+def _flag(value: object, path: str, rule: str) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(path, f"expected true or false, got {quoted(value)}", rule)
+    return value
 
 
 def _canoe(value: object, path: str, board: Board, rules: Ruleset) -> Canoe:
@@ -91,16 +117,38 @@ def _canoe(value: object, path: str, board: Board, rules: Ruleset) -> Canoe:
     if place not in board.depth and place != FALLEN:
         raise _fail(f"{path}.at", f"unknown place {quoted(place)}; discs: {', '.join(board.discs)}, or port, fallen",
                     "R-BOARD-1")
+    kind = CanoeKind.SINGLE
+    if "kind" in value:
+        _module(rules, "kind", f"{path}.kind", "a canoe's kind")
+        try:
+            kind = CanoeKind(value["kind"]) if isinstance(value["kind"], str) else None  # type: ignore[assignment]
+        except ValueError:
+            kind = None  # type: ignore[assignment]
+        if kind is None:
+            raise _fail(f"{path}.kind", f"a canoe is \"single\" or \"double\", got {quoted(value['kind'])}",
+                        "X-DOUBLE-1")
     if "gem" in value and "gems" in value:
-        raise _fail(path, "give either \"gem\" or \"gems\", not both")
+        raise _fail(path, "give either \"gem\" or \"gems\", not both", "X-DOUBLE-2" if rules.x_double else "FORMAT")
     gems: tuple[Colour, ...] = ()
     if value.get("gem") is not None:
         gems = (_colour(value["gem"], f"{path}.gem"),)
     elif "gems" in value:
         if not isinstance(value["gems"], list):
             raise _fail(f"{path}.gems", "a list of colours")
+        if rules.x_double and kind is CanoeKind.SINGLE:
+            raise _fail(f"{path}.gems", "a single canoe carries one gem, written \"gem\"; \"gems\" is the cargo "
+                                        "of a double canoe", "X-DOUBLE-2")
         gems = tuple(_colour(g, f"{path}.gems[{k}]") for k, g in enumerate(value["gems"]))
-    canoe = Canoe(place, gems)
+    moose = moored = False
+    if "moose" in value:
+        if not rules.x_moose:
+            raise _fail(f"{path}.moose", "the moose belongs to a module of the expansion that is off: set "
+                                         "\"x_moose\": true in the ruleset", "X-MOOSE-1")
+        moose = _flag(value["moose"], f"{path}.moose", "X-MOOSE-2")
+    if "moored" in value:
+        _module(rules, "moored", f"{path}.moored", "mooring (the Lasso)")
+        moored = _flag(value["moored"], f"{path}.moored", "X-CARDS-4")
+    canoe = Canoe(place, gems, kind, moose, moored)
     problems = canoe_problems(canoe, rules, path)
     if problems:
         raise _fail(*problems[0])
@@ -117,23 +165,85 @@ def _player(value: object, path: str, board: Board, rules: Ruleset) -> Player:
     if not isinstance(name, str) or not name:
         raise _fail(f"{path}.name", "every player has a non-empty name", "R-COMP-1")
     if _NAME_FORBIDDEN & set(name) or unwritable(name):
-        raise _fail(f"{path}.name", f"a name may not contain spaces, control characters or any of ;:/[],=<>+ "
+        raise _fail(f"{path}.name", f"a name may not contain spaces, control characters or any of ;:/[],=<>+()~ "
                                     f"(the turn notation uses them): {quoted(name)}")
     canoes = value.get("canoes")
     if not isinstance(canoes, list) or len(canoes) != 2:
         raise _fail(f"{path}.canoes", "each player owns exactly 2 canoes", "R-COMP-2")
     parsed = tuple(_canoe(c, f"{path}.canoes[{k}]", board, rules) for k, c in enumerate(canoes))
-    hand: tuple[Card, ...] = FULL_HAND
+    hand: tuple[Card, ...] = start_hand(rules)
     if "hand" in value:
         raw = value["hand"]
         if not isinstance(raw, list):
             raise _fail(f"{path}.hand", "a hand is a list of cards (1..6 and \"cloud\")", "R-COMP-2")
-        hand = tuple(_card(c, f"{path}.hand[{k}]") for k, c in enumerate(raw))
+        hand = tuple(_card(c, f"{path}.hand[{k}]", rules) for k, c in enumerate(raw))
         if len(set(hand)) != len(hand):
-            raise _fail(f"{path}.hand", "each card is in a hand at most once", "R-COMP-2")
+            raise _fail(f"{path}.hand", "each card is in a hand at most once",
+                        "X-CARDS-1" if rules.x_cards else "R-COMP-2")
     bank = _gem_counts(value.get("bank", {}), f"{path}.bank")
-    card = _card(value["card"], f"{path}.card") if value.get("card") is not None else None
-    return Player(name=name, canoes=parsed, hand=hand, bank=bank, card=card)
+    card = _card(value["card"], f"{path}.card", rules) if value.get("card") is not None else None
+    budget = None
+    if "card_budget" in value:
+        _module(rules, "card_budget", f"{path}.card_budget", "the 1/2/3 card's budget")
+        budget = value["card_budget"]
+        if card is not Card.ONE_TWO_THREE:
+            raise _fail(f"{path}.card_budget", "only a player who played the 1/2/3 card (\"card\": \"123\") has "
+                                               "chosen a budget", "X-CARDS-3")
+        if budget not in (1, 2, 3) or isinstance(budget, bool):
+            raise _fail(f"{path}.card_budget", f"the 1/2/3 card's budget is 1, 2 or 3, got {quoted(budget)}",
+                        "X-CARDS-3")
+    return Player(name=name, canoes=parsed, hand=hand, bank=bank, card=card, card_budget=budget)
+
+
+def _board_place(value: object, path: str, board: Board, rule: str, extra: tuple[str, ...] = ()) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or (value not in board.discs and value not in extra):
+        others = "".join(f", or {e}" for e in extra)
+        raise _fail(path, f"unknown disc {quoted(value)}; discs: {', '.join(board.discs)}{others}", rule)
+    return value
+
+
+def _expansion(obj: Mapping[str, Any], rules: Ruleset, board: Board,
+               players: tuple[Player, ...]) -> dict[str, Any]:
+    """The expansion's pieces of a position: the whirlpool, the beaver, the moose and Diamond Joe, each only with
+    its module on, each defaulting to where it starts (FORMAT.md, "Expansion fields")."""
+    pieces: dict[str, Any] = {}
+    for key in ("whirlpool", "beaver", "moose", "joe"):
+        if key in obj:
+            _module(rules, key, key, f"the {key}" if key != "joe" else "Diamond Joe")
+    if rules.x_whirl:
+        if rules.whirl_start not in board.main_bed:
+            raise _fail("ruleset.whirl_start", f"the whirlpool starts on a disc of the main bed "
+                                               f"({', '.join(board.main_bed)}), got {quoted(rules.whirl_start)}",
+                        "X-WHIRL-1")
+        pieces["whirlpool"] = _board_place(obj.get("whirlpool", rules.whirl_start), "whirlpool", board, "X-WHIRL-1",
+                                           (NEXT,))
+    if rules.x_beaver and obj.get("beaver") is not None:
+        pieces["beaver"] = _board_place(obj["beaver"], "beaver", board, "X-BEAVER-1")
+    if rules.x_moose:
+        held = any(c.moose for p in players for c in p.canoes)
+        raw = obj.get("moose", Moose.HELD.value if held else Moose.WAITING.value)
+        try:
+            pieces["moose"] = Moose(raw) if isinstance(raw, str) else None
+        except ValueError:
+            pieces["moose"] = None
+        if pieces["moose"] is None:
+            raise _fail("moose", f"the moose is \"waiting\", \"held\" or \"returning\", got {quoted(raw)}",
+                        "X-MOOSE-1")
+    if rules.x_joe:
+        raw = obj.get("joe", {"at": board.top})
+        if not isinstance(raw, dict):
+            raise _fail("joe", "Diamond Joe is an object {\"at\": DISC, \"gem\": COLOUR}", "X-JOE-1")
+        for key in raw:
+            if key not in ("at", "gem"):
+                raise _fail(f"joe.{key}", "unknown field of Diamond Joe; expected at, gem", "X-JOE-1")
+        place = raw.get("at", board.top)
+        if place in (PORT, FALLEN):
+            raise _fail("joe.at", f"Diamond Joe is always on a disc of the river, never {quoted(place)}", "X-JOE-1")
+        gem = _colour(raw["gem"], "joe.gem") if raw.get("gem") is not None else None
+        pieces["joe"] = Joe(_board_place(place, "joe.at", board, "X-JOE-1"), gem)
+    return pieces
 
 
 def _forks(value: object, board: Board) -> tuple[tuple[str, str], ...]:
@@ -194,11 +304,20 @@ def position_from_json(obj: object) -> Position:
     forks = _forks(obj.get("fork"), board)
 
     raw_players = obj.get("players")
+    counts = rules.player_counts()
+    seats = f"{counts[0]} to {counts[-1]}"
+    rule = "X-SIX-1" if rules.x_sixth_player else "R-COMP-1"
     if not isinstance(raw_players, list):
-        raise _fail("players", f"players is a list of {MIN_PLAYERS} to {MAX_PLAYERS} players in seat order",
-                    "R-COMP-1")
-    if not MIN_PLAYERS <= len(raw_players) <= MAX_PLAYERS:
-        raise _fail("players", f"{MIN_PLAYERS} to {MAX_PLAYERS} players play; found {len(raw_players)}", "R-COMP-1")
+        raise _fail("players", f"players is a list of {seats} players in seat order", rule)
+    if len(raw_players) not in counts:
+        more = (" (a sixth player needs the expansion's \"x_sixth_player\": true)"
+                if len(raw_players) == counts[-1] + 1 and not rules.x_sixth_player else "")
+        raise _fail("players", f"{seats} players play; found {len(raw_players)}{more}",
+                    "X-SIX-1" if more else rule)
+    gems_per_colour = rules.gems_for(len(raw_players))
+    if gems_per_colour is None:
+        raise _fail("ruleset.gems_per_colour", f"the table of gems by player count has no entry for "
+                                               f"{len(raw_players)} players", "X-GEMS-1")
     players = tuple(_player(p, f"players[{i}]", board, rules) for i, p in enumerate(raw_players))
     names = [p.name for p in players]
     for i, name in enumerate(names):
@@ -225,7 +344,10 @@ def position_from_json(obj: object) -> Position:
             seen.append(names.index(name))
         acted = tuple(seen)
 
+    pieces = _expansion(obj, rules, board, players)
     on_canoes = Gems.of(g for p in players for c in p.canoes for g in c.gems)
+    if pieces.get("joe") is not None and pieces["joe"].gem is not None:
+        on_canoes = on_canoes.plus(pieces["joe"].gem)  # Joe's gem counts in the totals (X-JOE-1)
     banked = Gems()
     for p in players:
         banked = banked.add(p.bank)
@@ -240,14 +362,14 @@ def position_from_json(obj: object) -> Position:
         cave_tuple = tuple(caves)
     else:
         # FORMAT.md: every gem not on a canoe or in a bank lies in the cave of its own colour.
-        cave_tuple = tuple(Gems().plus(c, rules.gems_per_colour - on_canoes.get(c) - banked.get(c))
+        cave_tuple = tuple(Gems().plus(c, gems_per_colour - on_canoes.get(c) - banked.get(c))
                            for c in COLOURS)
         for c in COLOURS:
             if cave_tuple[c - 1].get(c) < 0:
                 raise _fail("players", f"{on_canoes.get(c) + banked.get(c)} {c.label} gems on canoes and in banks; "
-                                       f"there are only {rules.gems_per_colour}", "R-COMP-3")
+                                       f"there are only {gems_per_colour}", "R-COMP-3")
     pos = Position(players=players, caves=cave_tuple, lifebuoy=names.index(holder), weather=weather, forks=forks,
-                   round=round_no, phase=phase, acted=acted, board=board, ruleset=rules)
+                   round=round_no, phase=phase, acted=acted, board=board, ruleset=rules, **pieces)
     problems = position_problems(pos)
     if problems:
         raise _fail(*problems[0])
@@ -267,24 +389,42 @@ def position_to_json(pos: Position) -> dict[str, Any]:
     elif pos.forks:
         out["fork"] = dict(pos.forks)
     out["lifebuoy"] = names[pos.lifebuoy]
+    if pos.whirlpool is not None:
+        out["whirlpool"] = pos.whirlpool
+    if pos.ruleset.x_beaver:
+        out["beaver"] = pos.beaver
+    if pos.moose is not None:
+        out["moose"] = pos.moose.value
+    if pos.joe is not None:
+        out["joe"] = {"at": pos.joe.place, **({"gem": pos.joe.gem.label} if pos.joe.gem is not None else {})}
     players = []
     for p in pos.players:
-        entry: dict[str, Any] = {"name": p.name, "canoes": [_canoe_json(c) for c in p.canoes],
+        entry: dict[str, Any] = {"name": p.name, "canoes": [_canoe_json(c, pos.ruleset) for c in p.canoes],
                                  "hand": [c.to_json() for c in p.hand], "bank": p.bank.to_json()}
         if p.card is not None:
             entry["card"] = p.card.to_json()
+        if p.card_budget is not None:
+            entry["card_budget"] = p.card_budget
         players.append(entry)
     out["players"] = players
     out["caves"] = {c.label: pos.cave(c).to_json() for c in COLOURS}
     return out
 
 
-def _canoe_json(canoe: Canoe) -> dict[str, Any]:
+def _canoe_json(canoe: Canoe, rules: Ruleset) -> dict[str, Any]:
     entry: dict[str, Any] = {"at": canoe.place}
-    if len(canoe.gems) == 1:
+    if rules.x_double:
+        entry["kind"] = canoe.kind.value
+    if canoe.double:
+        entry["gems"] = [g.label for g in canoe.gems]
+    elif len(canoe.gems) == 1:
         entry["gem"] = canoe.gems[0].label
     elif canoe.gems:
         entry["gems"] = [g.label for g in canoe.gems]
+    if canoe.moose:
+        entry["moose"] = True
+    if canoe.moored:
+        entry["moored"] = True
     return entry
 
 

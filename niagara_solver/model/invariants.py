@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from niagara_solver.model.atoms import COLOURS, Phase
+from niagara_solver.model.atoms import COLOURS, FALLEN, NEXT, PORT, CanoeKind, Moose, Phase
 from niagara_solver.model.position import Canoe, Position
 from niagara_solver.model.ruleset import Ruleset
 
@@ -30,8 +30,23 @@ def canoe_problems(canoe: Canoe, ruleset: Ruleset, path: str) -> list[Problem]:
     if canoe.gems and canoe.fallen:
         problems.append(Problem(f"{path}.gem", "a fallen canoe carries no gem: it went back to its cave",
                                 "R-FLOW-6"))
-    if len(canoe.gems) > ruleset.capacity:
-        problems.append(Problem(f"{path}.gems", f"a canoe carries at most {ruleset.capacity} gem(s)", "R-GEM-2"))
+    capacity = canoe.capacity(ruleset.capacity)
+    if len(canoe.gems) > capacity:
+        if canoe.double:
+            problems.append(Problem(f"{path}.gems", "a double canoe carries at most 2 gems", "X-DOUBLE-2"))
+        elif ruleset.x_double:
+            problems.append(Problem(f"{path}.gems", "a single canoe carries one gem at most (two gems need the "
+                                                    "double canoe)", "X-DOUBLE-2"))
+        else:
+            problems.append(Problem(f"{path}.gems", f"a canoe carries at most {capacity} gem(s)", "R-GEM-2"))
+    if canoe.double and not ruleset.x_double:
+        problems.append(Problem(f"{path}.kind", "the double canoe belongs to a module of the expansion that is off",
+                                "X-DOUBLE-1"))
+    if canoe.moose and (canoe.in_port or canoe.fallen):
+        problems.append(Problem(f"{path}.moose", f"only a canoe on the river holds the moose; this one is "
+                                                 f"{'in the port' if canoe.in_port else 'fallen'}", "X-PROP-1"))
+    if canoe.moored and not canoe.on_river:
+        problems.append(Problem(f"{path}.moored", "only a canoe on a disc is moored by a Lasso", "X-CARDS-4"))
     return problems
 
 
@@ -40,8 +55,10 @@ def position_problems(pos: Position) -> list[Problem]:
     problems: list[Problem] = []
     board, rules = pos.board, pos.ruleset
     n = len(pos.players)
-    if not 2 <= n <= 5:
-        problems.append(Problem("players", f"2 to 5 players play; found {n}", "R-COMP-1"))
+    counts = rules.player_counts()
+    if n not in counts:
+        problems.append(Problem("players", f"{counts[0]} to {counts[-1]} players play; found {n}",
+                                "X-SIX-1" if rules.x_sixth_player or n > counts[-1] else "R-COMP-1"))
     names = [p.name for p in pos.players]
     if len(set(names)) != len(names):
         problems.append(Problem("players", "player names must be unique", "R-COMP-1"))
@@ -58,15 +75,28 @@ def position_problems(pos: Position) -> list[Problem]:
         if fork in board.labels and label not in board.labels[fork]:
             problems.append(Problem("fork", f"fork {fork!r} has branches {', '.join(board.labels[fork])}",
                                     "R-FLOW-4"))
-    valid_places = {*board.discs, "port", "fallen"}
+    valid_places = {*board.discs, PORT, FALLEN}
     for i, player in enumerate(pos.players):
         where = f"players[{i}]"
         if len(player.canoes) != 2:
             problems.append(Problem(f"{where}.canoes", "each player owns exactly 2 canoes", "R-COMP-2"))
+        elif rules.x_double and sorted(c.kind for c in player.canoes) != [CanoeKind.DOUBLE, CanoeKind.SINGLE]:
+            problems.append(Problem(f"{where}.canoes", "each player owns one single and one double canoe",
+                                    "X-DOUBLE-1"))
         for j, canoe in enumerate(player.canoes):
             if canoe.place not in valid_places:
                 problems.append(Problem(f"{where}.canoes[{j}].at", f"unknown place {canoe.place!r}", "R-BOARD-1"))
             problems.extend(canoe_problems(canoe, rules, f"{where}.canoes[{j}]"))
+            if canoe.moored and pos.phase is not Phase.TURNS:
+                problems.append(Problem(f"{where}.canoes[{j}].moored", "canoes are moored only during phase II and "
+                                                                       "III (a Lasso played this round)", "X-CARDS-4"))
+            if pos.whirlpool is not None and canoe.place == pos.whirlpool and not canoe.moored:
+                problems.append(Problem(f"{where}.canoes[{j}].at", f"no canoe stands on the whirlpool "
+                                                                   f"({pos.whirlpool}): it is pushed on at once",
+                                        "X-PROP-2"))
+        if player.card_budget is not None and (player.card is None or i not in pos.acted):
+            problems.append(Problem(f"{where}.card_budget", "a budget is chosen with the 1/2/3 card when the player "
+                                                            "acts", "X-CARDS-3"))
         if len(set(player.hand)) != len(player.hand):
             problems.append(Problem(f"{where}.hand", "each card is in a hand at most once", "R-COMP-2"))
         if any(k < 0 for k in player.bank):
@@ -96,11 +126,51 @@ def position_problems(pos: Position) -> list[Problem]:
         problems.append(Problem("caves", "one cave per colour", "R-BOARD-4"))
     elif any(k < 0 for cave in pos.caves for k in cave):
         problems.append(Problem("caves", "cave counts are not negative", "R-COMP-3"))
+    elif pos.gems_per_colour is None:
+        problems.append(Problem("ruleset.gems_per_colour", f"the table of gems by player count has no entry for "
+                                                           f"{n} players", "X-GEMS-1"))
     else:
         totals = pos.gem_totals()
+        joe = " and on Diamond Joe" if pos.joe is not None else ""
         for colour in COLOURS:
-            if totals.get(colour) != rules.gems_per_colour:
+            if totals.get(colour) != pos.gems_per_colour:
                 problems.append(Problem(
-                    "caves", f"{totals.get(colour)} {colour.label} gems in caves, on canoes and in banks; there are "
-                             f"exactly {rules.gems_per_colour} (gems are never created or destroyed)", "R-COMP-3"))
+                    "caves", f"{totals.get(colour)} {colour.label} gems in caves, on canoes{joe} and in banks; there "
+                             f"are exactly {pos.gems_per_colour} (gems are never created or destroyed)",
+                    "X-PROP-3" if joe else "R-COMP-3"))
+    problems.extend(_piece_problems(pos))
+    return problems
+
+
+def _piece_problems(pos: Position) -> list[Problem]:
+    """The expansion's pieces: each present exactly when its module is on, in a place it can be (section X)."""
+    problems: list[Problem] = []
+    rules, board = pos.ruleset, pos.board
+    pieces = (("whirlpool", pos.whirlpool, rules.x_whirl, "X-WHIRL-1"), ("moose", pos.moose, rules.x_moose,
+                                                                          "X-MOOSE-1"),
+              ("joe", pos.joe, rules.x_joe, "X-JOE-1"))
+    for name, piece, on, rule in pieces:
+        if on and piece is None:
+            problems.append(Problem(name, f"the {name} is in play with its module on", rule))
+        if not on and piece is not None:
+            problems.append(Problem(name, f"the {name} belongs to a module of the expansion that is off", rule))
+    if pos.beaver is not None and not rules.x_beaver:
+        problems.append(Problem("beaver", "the beaver belongs to a module of the expansion that is off", "X-BEAVER-1"))
+    if pos.whirlpool is not None and pos.whirlpool != NEXT and pos.whirlpool not in board.discs:
+        problems.append(Problem("whirlpool", f"unknown disc {pos.whirlpool!r}", "X-WHIRL-1"))
+    if pos.beaver is not None and pos.beaver not in board.discs:
+        problems.append(Problem("beaver", f"unknown disc {pos.beaver!r}", "X-BEAVER-1"))
+    if pos.joe is not None and pos.joe.place not in board.discs:
+        problems.append(Problem("joe.at", f"Diamond Joe is always on a disc of the river, never {pos.joe.place!r}",
+                                "X-JOE-1"))
+    holders = [(i, j) for i, p in enumerate(pos.players) for j, c in enumerate(p.canoes) if c.moose]
+    if len(holders) > 1:
+        i, j = holders[1]
+        problems.append(Problem(f"players[{i}].canoes[{j}].moose", "at most one canoe holds the moose", "X-PROP-1"))
+    if pos.moose is not None and (pos.moose is Moose.HELD) != bool(holders):
+        problems.append(Problem("moose", "the moose is \"held\" exactly when a canoe on the river has "
+                                         "\"moose\": true", "X-PROP-1"))
+    if pos.moose is Moose.RETURNING and pos.phase is not Phase.TURNS:
+        problems.append(Problem("moose", "the moose returns during a round: at the start of a round it waits or is "
+                                         "held", "X-MOOSE-3"))
     return problems

@@ -12,17 +12,23 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from niagara_solver.model.board import Board, standard_board
-from niagara_solver.model.atoms import (COLOURS, FALLEN, FULL_HAND, NO_GEMS, PORT, Card, Colour, Gems, Phase,
-                                        hand_order, place_key)
+from niagara_solver.model.atoms import (COLOURS, DOUBLE_CAPACITY, EXPANSION_HAND, FALLEN, FULL_HAND, NO_GEMS, PORT,
+                                        CanoeKind, Card, Colour, Gems, Moose, Phase, hand_order, place_key)
 from niagara_solver.model.ruleset import STANDARD, Ruleset
 
 
 @dataclass(frozen=True, slots=True)
 class Canoe:
-    """One canoe: where it is (``"port"``, a disc, or ``"fallen"``) and the gems it carries."""
+    """One canoe: where it is (``"port"``, a disc, or ``"fallen"``) and the gems it carries.
+
+    With the expansion also its kind (X-DOUBLE-1), whether it holds the moose (X-MOOSE-2) and whether it is moored
+    by a Lasso this round (X-CARDS-4: it stands beside its place, off the river)."""
 
     place: str
     gems: tuple[Colour, ...] = ()
+    kind: CanoeKind = CanoeKind.SINGLE
+    moose: bool = False
+    moored: bool = False
 
     def __post_init__(self) -> None:
         if len(self.gems) > 1 and list(self.gems) != sorted(self.gems):
@@ -40,8 +46,24 @@ class Canoe:
 
     @property
     def on_river(self) -> bool:
-        """True on a disc of the river."""
+        """True on a disc of the river (a moored canoe stands beside its disc: see :attr:`afloat`)."""
         return self.place != PORT and self.place != FALLEN
+
+    @property
+    def afloat(self) -> bool:
+        """True on a disc and not moored: the canoes that ride the flow, steal, are stolen from and act
+        (X-CARDS-4)."""
+        return self.place != PORT and self.place != FALLEN and not self.moored
+
+    @property
+    def double(self) -> bool:
+        """True for the expansion's double canoe (X-DOUBLE-1)."""
+        return self.kind is CanoeKind.DOUBLE
+
+    def capacity(self, base: int) -> int:
+        """The gems this canoe carries at most: 2 for a double canoe (X-DOUBLE-1), else the ruleset's
+        ``capacity`` (R-GEM-2), given as ``base``."""
+        return DOUBLE_CAPACITY if self.kind is CanoeKind.DOUBLE else base
 
     @property
     def in_play(self) -> bool:
@@ -49,24 +71,31 @@ class Canoe:
         return self.place != FALLEN
 
     def sort_key(self) -> tuple[object, ...]:
-        """The canonical order of a player's canoes: by place (port first, fallen last), then cargo."""
-        return (place_key(self.place), tuple(self.gems))
+        """The canonical order of a player's canoes: by place (port first, fallen last), then cargo, then kind
+        and the expansion's marks."""
+        return (place_key(self.place), tuple(self.gems), self.kind is CanoeKind.DOUBLE, self.moose, self.moored)
 
     def describe(self) -> str:
-        """``4 (ruby)``, ``port``, ``fallen``."""
+        """``4 (ruby)``, ``port``, ``fallen``; with the expansion ``3 double (amethyst, diamond)``, ``7L moose``,
+        ``4 moored``."""
+        marks = "".join(f" {m}" for m, on in (("double", self.double), ("moose", self.moose),
+                                              ("moored", self.moored)) if on)
         cargo = ", ".join(c.label for c in self.gems)
-        return f"{self.place} ({cargo})" if cargo else self.place
+        return f"{self.place}{marks} ({cargo})" if cargo else f"{self.place}{marks}"
 
 
 @dataclass(frozen=True)
 class Player:
-    """A player: name, canoes (canonical order), hand, bank, and the card chosen this round if known."""
+    """A player: name, canoes (canonical order), hand, bank, and the card chosen this round if known.
+
+    ``card_budget`` is the budget chosen with the 1/2/3 card once the player has acted (X-CARDS-3, X-JOE-2)."""
 
     name: str
     canoes: tuple[Canoe, ...] = (Canoe(PORT), Canoe(PORT))
     hand: tuple[Card, ...] = FULL_HAND
     bank: Gems = NO_GEMS
     card: Card | None = None
+    card_budget: int | None = None
 
     def __post_init__(self) -> None:
         canoes = self.canoes
@@ -96,6 +125,10 @@ class Position:
     ``caves`` holds one gem count per cave, indexed by the cave's colour (``caves[colour - 1]``).
     ``forks`` holds the fork marker of every fork of the board, as (fork disc, branch label).
     ``acted`` lists the indices of the players who have acted this round, in the order they acted.
+
+    The expansion's pieces are None unless their module is on (RULES.md section X): ``whirlpool`` is the board place
+    of the whirlpool disc or ``"next"`` (X-WHIRL-1); ``beaver`` the place of the beaver's disc (None: off the
+    river, X-BEAVER-1); ``moose`` where the moose is (X-MOOSE-1); ``joe`` Diamond Joe's canoe (X-JOE-1).
     """
 
     players: tuple[Player, ...]
@@ -108,17 +141,29 @@ class Position:
     acted: tuple[int, ...] = ()
     board: Board = field(default_factory=standard_board, compare=True)
     ruleset: Ruleset = STANDARD
+    whirlpool: str | None = None
+    beaver: str | None = None
+    moose: Moose | None = None
+    joe: Joe | None = None
 
     # -- construction -----------------------------------------------------------------------------
 
     @classmethod
     def initial(cls, names: list[str], board: Board | None = None, ruleset: Ruleset = STANDARD,
                 lifebuoy: int = 0) -> "Position":
-        """The start of a game (R-BOARD-5, R-COMP): canoes in the port, full hands, full caves."""
+        """The start of a game (R-BOARD-5, R-COMP): canoes in the port, full hands, full caves; with the
+        expansion's modules their pieces where they start (section X)."""
         board = board or standard_board()
-        full = tuple(Gems.of([]).plus(c, ruleset.gems_per_colour) for c in COLOURS)
-        return cls(players=tuple(Player(n) for n in names), caves=full, lifebuoy=lifebuoy,
-                   forks=tuple((f, board.labels[f][0]) for f in board.forks), board=board, ruleset=ruleset)
+        gems = ruleset.gems_for(len(names))
+        if gems is None:
+            raise ValueError(f"the ruleset's gems_per_colour has no entry for {len(names)} players (X-GEMS-1)")
+        full = tuple(Gems.of([]).plus(c, gems) for c in COLOURS)
+        player = Player("", start_canoes(ruleset), start_hand(ruleset))
+        return cls(players=tuple(dataclasses.replace(player, name=n) for n in names), caves=full, lifebuoy=lifebuoy,
+                   forks=tuple((f, board.labels[f][0]) for f in board.forks), board=board, ruleset=ruleset,
+                   whirlpool=ruleset.whirl_start if ruleset.x_whirl else None,
+                   moose=Moose.WAITING if ruleset.x_moose else None,
+                   joe=Joe(board.top) if ruleset.x_joe else None)
 
     def replace(self, **changes: object) -> "Position":
         """A copy with some fields changed."""
@@ -168,11 +213,46 @@ class Position:
             for canoe in player.canoes:
                 yield i, canoe
 
+    @property
+    def gems_per_colour(self) -> int | None:
+        """How many gems of each colour this game has (R-COMP-3, X-GEMS-1), None if the ruleset's table has no
+        entry for this many players."""
+        return self.ruleset.gems_for(len(self.players))
+
     def gem_totals(self) -> Gems:
-        """Gems in caves, on canoes and in banks, per colour (R-PROP-3: each equals gems_per_colour)."""
+        """Gems in caves, on canoes (moored ones too), on Joe and in banks, per colour (R-PROP-3, X-PROP-3: each
+        equals gems_per_colour)."""
         total = Gems()
         for cave in self.caves:
             total = total.add(cave)
         for player in self.players:
             total = total.add(player.bank).add(player.gems_on_canoes())
+        if self.joe is not None and self.joe.gem is not None:
+            total = total.plus(self.joe.gem)
         return total
+
+
+@dataclass(frozen=True)
+class Joe:
+    """Diamond Joe's neutral canoe (X-JOE-1): where it is (always a disc) and the gem it carries, if any."""
+
+    place: str
+    gem: Colour | None = None
+
+    def describe(self) -> str:
+        """``5 (amber)`` or ``1``."""
+        return f"{self.place} ({self.gem.label})" if self.gem is not None else self.place
+
+
+def start_canoes(ruleset: Ruleset) -> tuple[Canoe, ...]:
+    """A player's canoes at the start: two single canoes in the port (R-COMP-2), or a single and a double one
+    (X-DOUBLE-1)."""
+    if ruleset.x_double:
+        return (Canoe(PORT), Canoe(PORT, kind=CanoeKind.DOUBLE))
+    return (Canoe(PORT), Canoe(PORT))
+
+
+def start_hand(ruleset: Ruleset) -> tuple[Card, ...]:
+    """A full hand: the seven cards (R-COMP-2), or ten with the expansion's cards (X-CARDS-1); hands come back
+    full once every card was played (R-CARD-2)."""
+    return EXPANSION_HAND if ruleset.x_cards else FULL_HAND

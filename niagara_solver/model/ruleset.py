@@ -13,7 +13,9 @@ from typing import Any
 
 from niagara_solver.model.errors import RulesetError, quoted
 from niagara_solver.model.limits import MAX_GEMS_PER_COLOUR
-from niagara_solver.model.switches import BOOLEAN, Choice, Integer, Switch, as_json, rows_of, switch
+from niagara_solver.model.atoms import MIN_PLAYERS, MAX_PLAYERS, MOST_PLAYERS
+from niagara_solver.model.switches import (BOOLEAN, Choice, GemCount, GemTable, Integer, Place, Switch, as_json,
+                                           rows_of, switch)
 
 
 class RescueWhenNone(StrEnum):
@@ -40,8 +42,9 @@ class ForkPolicy(StrEnum):
 class Tiebreak(StrEnum):
     """R-END-3: how winners are chosen among players who reached the goal (``tiebreak``)."""
 
-    VALUE = "value"  # highest total bank value
-    COUNT = "count"  # most gems
+    VALUE = "value"    # highest total bank value
+    COUNT = "count"    # most gems
+    SHARED = "shared"  # every player who reached the goal wins (BSW)
 
 
 class GemSides(StrEnum):
@@ -49,6 +52,41 @@ class GemSides(StrEnum):
 
     BOTH = "both"  # before and after it, e.g. unload, move, load
     ONE = "one"    # all before it or all after it (a steal is not a gem action)
+
+
+class Reveal(StrEnum):
+    """R-TURN-1: when the chosen cards are revealed (``reveal``)."""
+
+    IN_TURN = "in_turn"  # each card when its player acts (BGA, BSW)
+    AT_ONCE = "at_once"  # all cards at the start of phase II (Hungarian help)
+
+
+class Card123Canoes(StrEnum):
+    """X-CARDS-3: which canoes act with the 1/2/3 card (``card_123_canoes``)."""
+
+    ONE = "one"  # one chosen canoe acts with the chosen budget
+    ALL = "all"  # every canoe R-TURN-3 lets act, each with the same budget
+
+
+class LassoScope(StrEnum):
+    """X-CARDS-4: which of the player's river canoes the Lasso moors (``lasso_scope``)."""
+
+    ALL = "all"
+    ONE = "one"
+
+
+class WhirlBrink(StrEnum):
+    """X-WHIRL-2: whether a canoe may end on a whirlpool whose push takes it over the falls (``whirl_brink``)."""
+
+    AVOID = "avoid"      # only when every action of that canoe with the same budget does so
+    ALLOWED = "allowed"  # always
+
+
+class WhirlCostStep(StrEnum):
+    """X-WHIRL-3: which upstream step beside the whirlpool costs 2 points (``whirl_cost_step``)."""
+
+    ENTER = "enter"  # the step onto it
+    LEAVE = "leave"  # the step off it
 
 
 @dataclass(frozen=True)
@@ -69,14 +107,63 @@ class Ruleset:
     fork_policy: ForkPolicy = switch(ForkPolicy.ALTERNATE, values=Choice(ForkPolicy), rule="R-FLOW-4",
                                      phases=("flow",))
     tiebreak: Tiebreak = switch(Tiebreak.VALUE, values=Choice(Tiebreak), rule="R-END-3", phases=("end",))
-    gems_per_colour: int = switch(8, values=Integer(1, MAX_GEMS_PER_COLOUR), rule="R-COMP-3", phases=("setup",),
-                                  tries=(8, 3, 1))
+    gems_per_colour: int | GemTable = switch(8, values=GemCount(1, MAX_GEMS_PER_COLOUR, (MIN_PLAYERS, MOST_PLAYERS)),
+                                             rule="R-COMP-3", also=("X-GEMS-1",), phases=("setup",),
+                                             tries=(8, 3, 1, {"2": 5, "3": 6, "4": 7, "5": 7, "6": 8}))
     capacity: int = switch(1, values=Integer(1, 2), rule="R-GEM-2", phases=("turn",))
     gem_sides: GemSides = switch(GemSides.BOTH, values=Choice(GemSides), rule="R-MOVE-1", phases=("turn",))
+    reveal: Reveal = switch(Reveal.IN_TURN, values=Choice(Reveal), rule="R-TURN-1", phases=("knowledge",))
+    # The expansion's modules (RULES.md section X), each off by default and usable alone or with the others.
+    x_cards: bool = switch(False, values=BOOLEAN, rule="X-CARDS-1", also=("X-CARDS-2", "X-CARDS-3", "X-CARDS-4"),
+                           phases=("turn", "flow"))
+    x_double: bool = switch(False, values=BOOLEAN, rule="X-DOUBLE-1", also=("X-DOUBLE-2", "X-DOUBLE-3", "X-DOUBLE-4"),
+                            phases=("turn", "setup"))
+    x_whirl: bool = switch(False, values=BOOLEAN, rule="X-WHIRL-1",
+                           also=("X-WHIRL-2", "X-WHIRL-3", "X-WHIRL-4", "X-WHIRL-5"), phases=("turn", "flow"))
+    x_beaver: bool = switch(False, values=BOOLEAN, rule="X-BEAVER-1", also=("X-BEAVER-2",), phases=("flow", "turn"))
+    x_moose: bool = switch(False, values=BOOLEAN, rule="X-MOOSE-1", also=("X-MOOSE-2", "X-MOOSE-3"),
+                           phases=("turn", "flow"))
+    x_joe: bool = switch(False, values=BOOLEAN, rule="X-JOE-1", also=("X-JOE-2", "X-JOE-3"), phases=("flow", "turn"))
+    x_sixth_player: bool = switch(False, values=BOOLEAN, rule="X-SIX-1", phases=("setup",))
+    card_123_canoes: Card123Canoes = switch(Card123Canoes.ONE, values=Choice(Card123Canoes), rule="X-CARDS-3",
+                                            phases=("turn",))
+    lasso_scope: LassoScope = switch(LassoScope.ALL, values=Choice(LassoScope), rule="X-CARDS-4", phases=("turn",))
+    double_one_cave: bool = switch(True, values=BOOLEAN, rule="X-DOUBLE-2", phases=("turn",))
+    whirl_start: str = switch("3", values=Place(), rule="X-WHIRL-1", phases=("setup",), tries=("3", "2"))
+    whirl_brink: WhirlBrink = switch(WhirlBrink.AVOID, values=Choice(WhirlBrink), rule="X-WHIRL-2", phases=("turn",))
+    whirl_cost_step: WhirlCostStep = switch(WhirlCostStep.ENTER, values=Choice(WhirlCostStep), rule="X-WHIRL-3",
+                                            phases=("turn",))
 
     #: The weather marker's range (R-COMP-4, R-WEATHER-1).
     weather_min = -1
     weather_max = 2
+
+    def player_counts(self) -> range:
+        """How many players may play: 2 to 5 (R-COMP-1), 3 to 6 with the sixth player (X-SIX-1)."""
+        return range(3, MOST_PLAYERS + 1) if self.x_sixth_player else range(MIN_PLAYERS, MAX_PLAYERS + 1)
+
+    def check_players(self, counts: list[int], where: str = "--players") -> None:
+        """Refuse a count of players this ruleset does not allow (R-COMP-1, X-SIX-1) or has no gems for
+        (X-GEMS-1), naming ``where`` (an option or a JSON path)."""
+        allowed = self.player_counts()
+        for n in counts:
+            if n not in allowed:
+                raise RulesetError(where, f"{allowed[0]} to {allowed[-1]} players play under {self.describe()}, not "
+                                          f"{n}", "X-SIX-1" if self.x_sixth_player or n > allowed[-1] else "R-COMP-1")
+            if self.gems_for(n) is None:
+                raise RulesetError(where, f"the ruleset's gems_per_colour has no entry for {n} players", "X-GEMS-1")
+
+    def gems_for(self, players: int) -> int | None:
+        """The gems of each colour with ``players`` players (R-COMP-3), or None when ``gems_per_colour`` is a
+        table without that count (X-GEMS-1: such a position is refused)."""
+        if isinstance(self.gems_per_colour, GemTable):
+            return self.gems_per_colour.get_count(players)
+        return self.gems_per_colour
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """The expansion modules that are on (``x_…`` switches), in RULES.md's order."""
+        return tuple(name for name in SWITCHES if name.startswith("x_") and getattr(self, name))
 
     def switches(self) -> dict[str, Any]:
         """Every switch and its value, as JSON values."""
@@ -143,9 +230,17 @@ def _join(path: str, key: str) -> str:
 SWITCHES: dict[str, Switch] = rows_of(Ruleset)
 
 #: The presets of RULES.md, by name.
+_BSW = Ruleset(tiebreak=Tiebreak.SHARED)
+#: The expansion's gems of each colour by player count (X-GEMS-1).
+EXPANSION_GEMS = GemTable(((3, 6), (4, 7), (5, 7), (6, 8)))
+_FLUSSGEISTER = dataclasses.replace(_BSW, x_cards=True, x_double=True, x_whirl=True, x_beaver=True, x_moose=True,
+                                    x_sixth_player=True, gems_per_colour=EXPANSION_GEMS)
 PRESETS: dict[str, Ruleset] = {
     "standard": Ruleset(),
     "bga-2013-05-09": Ruleset(steal_after_unload=False, rescue_when_none=RescueWhenNone.FREE),
+    "bsw": _BSW,
+    "flussgeister": _FLUSSGEISTER,
+    "flussgeister-joe": dataclasses.replace(_FLUSSGEISTER, x_joe=True),
 }
 
 STANDARD = PRESETS["standard"]

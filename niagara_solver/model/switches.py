@@ -23,8 +23,9 @@ from niagara_solver.model.errors import quoted
 T = TypeVar("T")
 
 #: The parts of a game a switch may act in: the set-up (which positions are valid at all), phase I's rescues,
-#: phase II's turns, phase III's flow, and the end check.
-SwitchPhase = Literal["setup", "rescue", "turn", "flow", "end"]
+#: phase II's turns, phase III's flow, the end check, and what a player knows when choosing (no legal move
+#: changes, only the solver's answers: R-TURN-1's ``reveal``).
+SwitchPhase = Literal["setup", "rescue", "turn", "flow", "end", "knowledge"]
 PHASES: tuple[SwitchPhase, ...] = get_args(SwitchPhase)
 
 
@@ -78,13 +79,77 @@ class Integer:
         raise ValueError(f"expected an integer {self.low}{upper}, got {quoted(value)}")
 
 
-Values = Boolean | Choice | Integer
+class Place:
+    """The name of a board place, written as a string (whether the board has it is checked with the board)."""
+
+    domain: tuple[Any, ...] | None = None
+
+    def parse(self, value: object) -> str:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)  # 3 is read as disc "3", as in a canoe's "at"
+        if isinstance(value, str) and value and value.isprintable() and " " not in value and len(value) <= 40:
+            return value
+        raise ValueError(f"expected the name of a disc, e.g. \"3\", got {quoted(value)}")
+
+
+class GemTable(tuple[tuple[int, int], ...]):
+    """Gems of each colour by player count (X-GEMS-1): pairs (players, gems) in player order."""
+
+    __slots__ = ()
+
+    def get_count(self, players: int) -> int | None:
+        """The gems of each colour for ``players`` players, or None when the table has no entry."""
+        for count, gems in self:
+            if count == players:
+                return gems
+        return None
+
+    def to_json(self) -> dict[str, int]:
+        """The table as a file writes it: ``{"3": 6, "4": 7}``."""
+        return {str(count): gems for count, gems in self}
+
+
+class GemCount:
+    """A number of gems of each colour, ``low`` to ``high``, or a table of such numbers by player count
+    (an object from player count to number, X-GEMS-1)."""
+
+    domain: tuple[Any, ...] | None = None
+
+    def __init__(self, low: int, high: int, players: tuple[int, int]) -> None:
+        self.number = Integer(low, high)
+        self.players = players
+
+    def parse(self, value: object) -> int | GemTable:
+        if isinstance(value, dict):
+            if not value:
+                raise ValueError("a table of gems by player count has at least one entry")
+            pairs = []
+            low, high = self.players
+            for key, number in value.items():
+                if not (isinstance(key, str) and key.isascii() and key.isdigit() and low <= int(key) <= high):
+                    raise ValueError(f"a table of gems by player count has keys \"{low}\" to \"{high}\", "
+                                     f"got {quoted(key)}")
+                try:
+                    pairs.append((int(key), self.number.parse(number)))
+                except ValueError as err:
+                    raise ValueError(f"players {key}: {err}") from None
+            return GemTable(sorted(pairs))
+        try:
+            return self.number.parse(value)
+        except ValueError:
+            raise ValueError(f"expected an integer {self.number.low}..{self.number.high}, or an object from player "
+                             f"count to such an integer, got {quoted(value)}") from None
+
+
+Values = Boolean | Choice | Integer | Place | GemCount
 BOOLEAN = Boolean()
 
 
 def as_json(value: Any) -> Any:
-    """A switch value as a file writes it (an enumeration member as its string)."""
-    return value.value if isinstance(value, StrEnum) else value
+    """A switch value as a file writes it (an enumeration member as its string, a gem table as an object)."""
+    if isinstance(value, StrEnum):
+        return value.value
+    return value.to_json() if isinstance(value, GemTable) else value
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,8 @@ def flow_table(pos: Position) -> list[dict[str, Any]]:
     for s in [*smallest, 0]:
         def flow(w: int) -> int:
             return max(rules.min_flow, s + w)
-        rows.append({"smallest paddle": s if s else "only clouds", "flow now": flow(pos.weather),
+        nothing = "no paddle 1–7" if rules.x_cards else "only clouds"  # the Lasso and 1/2/3 count for none (X-CARDS-2)
+        rows.append({"smallest paddle": s if s else nothing, "flow now": flow(pos.weather),
                      "flow range with clouds": [flow(low), flow(high)]})
     return rows
 

@@ -98,7 +98,9 @@ def bankable(pos: Position, q: int) -> tuple[int, int]:
     """
     player = pos.players[q]
     cards = [player.card] if player.card is not None else list(player.hand)
-    best = max((int(c) for c in cards if c is not None and c.is_paddle), default=0)
+    best = max((b for c in cards if c is not None for b in c.budgets), default=0)  # 1/2/3: up to 3 (X-CARDS-3)
+    if pos.ruleset.x_moose and best:
+        best += 2  # the moose's bonus, if a canoe holds it or may take it (X-MOOSE-2): an upper bound stays one
     board, cap = pos.board, pos.ruleset.capacity
     gems = value = 0
     for canoe in player.canoes:
@@ -106,10 +108,10 @@ def bankable(pos: Position, q: int) -> tuple[int, int]:
             continue
         depth = board.depth[canoe.place]
         carried = list(canoe.gems)
-        room = cap - len(carried)
+        room = canoe.capacity(cap) - len(carried)
         extra = 0
         if board.cave[canoe.place] is not None:  # load (or unload and load) before going home
-            extra = min(cap, (best - depth) // 2) if best >= depth + 2 else 0
+            extra = min(canoe.capacity(cap), (best - depth) // 2) if best >= depth + 2 else 0
         if best >= depth:
             gems += len(carried) + min(room + len(carried), extra) if extra else len(carried)
             value += sum(int(g) for g in carried) + 5 * (min(room + len(carried), extra) if extra else 0)

@@ -26,9 +26,9 @@ from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import goal_reached, is_finished, winners
 from niagara_solver.engine.turns import TurnOutcome, legal_turns
-from niagara_solver.model.atoms import FULL_HAND, Card, Phase
+from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.notation import Turn
-from niagara_solver.model.position import Player, Position
+from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.model.ruleset import ForkPolicy
 from niagara_solver.solver.answers import Goal, OutOfTime, bankable, could_reach_goal, has_steal, x_gems
 
@@ -48,7 +48,8 @@ class Node:
 
 
 def _next_round(after_flow: Position, before_flow: Position) -> Position:
-    players = tuple(Player(p.name, p.canoes, p.hand or FULL_HAND, p.bank, None) for p in after_flow.players)
+    players = tuple(Player(p.name, p.canoes, p.hand or start_hand(after_flow.ruleset), p.bank,
+                           None) for p in after_flow.players)
     return after_flow.replace(players=players, lifebuoy=(before_flow.lifebuoy + 1) % len(players),
                               round=before_flow.round + 1, phase=Phase.CARDS, acted=())
 

@@ -26,7 +26,7 @@ from niagara_solver.encoding.enumerate import Enumerator
 from niagara_solver.encoding.relations import NCOL, Relations, SymPosition
 from niagara_solver.encoding.solver import make_solver
 from niagara_solver.model.atoms import Card, Phase
-from niagara_solver.model.position import Player, Position
+from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.solver.answers import Answer, Goal, OutOfTime, could_reach_goal, x_gems
 
@@ -256,8 +256,8 @@ def _turns_phase(pos: Position) -> Position:
 
 def _next_round(after_flow: Position, before_flow: Position) -> Position:
     """Phase IV: the lifebuoy passes (R-BUOY-1); cards leave the table, empty hands refill (R-CARD-2)."""
-    from niagara_solver.model.atoms import FULL_HAND
-    players = tuple(Player(p.name, p.canoes, p.hand or FULL_HAND, p.bank, None) for p in after_flow.players)
+    players = tuple(Player(p.name, p.canoes, p.hand or start_hand(after_flow.ruleset), p.bank,
+                           None) for p in after_flow.players)
     return after_flow.replace(players=players, lifebuoy=(before_flow.lifebuoy + 1) % len(players),
                               round=before_flow.round + 1, phase=Phase.CARDS, acted=())
 

@@ -20,6 +20,7 @@ from typing import Any, Callable
 from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
 from niagara_solver.engine.round import is_finished, winners
 from niagara_solver.engine.turns import legal_turns
+from niagara_solver.model.readings import require
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.notation import Turn
@@ -46,6 +47,7 @@ def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str
           timeout: float | None = 60, progress: Callable[[int], None] | None = None) -> Answer:
     """Answer ``goal`` for ``player`` in ``pos`` within ``horizon`` rounds with one backend (``progress``, for
     the search, is told how many positions it searched, now and then)."""
+    require(pos.ruleset, "solver")
     if backend == "smt":
         return solve_smt(pos, player, goal, horizon, timeout)
     start = time.perf_counter()
@@ -233,7 +235,7 @@ def threats(pos: Position, x: int) -> list[dict[str, Any]]:
                 continue
             bare = turn_pos.with_player(q, Player(other.name, other.canoes, other.hand, other.bank, None))
             bare = bare.replace(acted=tuple(a for a in bare.acted if a != q))
-            cards = [c for c in ([other.card] if other.card is not None else other.hand) if c.is_paddle]
+            cards = [c for c in ([other.card] if other.card is not None else other.hand) if c.paddles]
             hits = [c.label for c in cards if any(has_steal(o.turn, me.name) and _robs(bare, o, x, canoe.place)
                                                   for o in legal_turns(bare, q, c))]
             if hits:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.ruleset import Ruleset
@@ -84,6 +85,8 @@ def check_ids(ids: list[str] | tuple[str, ...]) -> None:
 def prove_catalogue(board: Board, rules: Ruleset, players: list[int], ids: list[str] | None = None,
                     timeout: float | None = 60) -> CatalogueReport:
     """Prove the catalogue (or the properties ``ids``) for every player count in ``players``."""
+    require(rules, "encoding")
+    rules.check_players(players)
     if ids:
         check_ids(ids)
     runs: dict[str, list[tuple[int, PropertyResult]]] = {}

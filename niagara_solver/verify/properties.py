@@ -231,7 +231,7 @@ def branch_speed(ctx: Context) -> Expr:
 # -- every phase ----------------------------------------------------------------------------------------
 
 def gems_conserved(ctx: Context) -> Expr:
-    return z3.And([ctx.post.total(c) == ctx.enc.rules.gems_per_colour for c in range(NCOL)])
+    return z3.And([ctx.post.total(c) == ctx.enc.rules.gems_for(ctx.post.players) for c in range(NCOL)])
 
 
 def per_canoe(ctx: Context) -> list[tuple[int, int]]:

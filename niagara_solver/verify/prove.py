@@ -95,8 +95,7 @@ class Prover:
 
     def __init__(self, board: Board, rules: Ruleset, players: int, mutant: Mutant | None = None,
                  timeout: float | None = None) -> None:
-        if not 2 <= players <= 5:
-            raise ValueError("2 to 5 players")
+        rules.check_players([players])  # R-COMP-1, X-SIX-1, X-GEMS-1
         self.relations = Relations(board, rules, players, mutant)
         self.enc = self.relations.enc
         self.rules = rules

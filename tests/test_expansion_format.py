@@ -217,3 +217,25 @@ def test_presets_of_the_expansion():
     assert fg.player_counts() == range(3, 7) and PRESETS["standard"].player_counts() == range(2, 6)
     assert [fg.gems_for(n) for n in range(2, 7)] == [None, 6, 7, 7, 8]
     assert Ruleset.from_json({"base": "flussgeister", "x_joe": True}) == joe and joe.to_json() == "flussgeister-joe"
+
+
+def test_the_picture_shows_every_piece_of_the_expansion():
+    from niagara_solver.report.svg import render_svg
+    import xml.etree.ElementTree as ET
+    svg = render_svg(position_from_json(EXAMPLE))
+    ET.fromstring(svg)  # well-formed
+    for piece in ('class="whirlpool"', 'class="beaver"', 'class="joe"', 'class="moose"'):
+        assert svg.count(piece) == 1, piece
+    assert "red double canoe on 3" in svg and "red canoe on 7L, holds the moose" in svg
+    assert svg.count('class="canoe"') == 6  # Joe is nobody's canoe
+
+
+def test_show_names_every_piece_of_the_expansion():
+    from niagara_solver.report.text import show
+    text = show(position_from_json(EXAMPLE))
+    assert "whirlpool 4 · beaver 6R · moose held · Diamond Joe 5 (amber)" in text
+    lines = {line.replace("│", "").split()[0]: line for line in text.splitlines() if line.startswith("  ")
+             and line.replace("│", "").split()}
+    assert lines["3"].endswith("red:double(amethyst,diamond)") and lines["4"].endswith("~whirlpool~")
+    assert lines["5"].endswith("Joe(amber)") and lines["7L"].endswith("red:moose(ruby)")
+    assert "3 double (amethyst, diamond); 7L moose (ruby)" in text

@@ -59,12 +59,32 @@ def _gem(x: float, y: float, colour: Colour, r: float = 5.0) -> str:
             f'stroke-width="0.8"><title>{colour.label}</title></circle>')
 
 
-def _canoe(x: float, y: float, fill: str, owner: str, place: str, gems: Iterable[Colour]) -> str:
-    body = (f'<path d="M {x - 14:.1f} {y - 4:.1f} Q {x:.1f} {y + 12:.1f} {x + 14:.1f} {y - 4:.1f} Z" fill="{fill}" '
-            f'stroke="#111" stroke-width="0.8"/>')
+def _canoe(x: float, y: float, fill: str, owner: str, place: str, gems: Iterable[Colour], double: bool = False,
+           moose: bool = False, moored: bool = False) -> str:
+    """A canoe: a hull in its owner's colour with its cargo; the double canoe longer, with a thwart between its two
+    places (X-DOUBLE-1); the moose's antlers above the canoe holding it (X-MOOSE-2); a rope for a moored one."""
+    half = 18 if double else 14
+    body = (f'<path d="M {x - half:.1f} {y - 4:.1f} Q {x:.1f} {y + 12:.1f} {x + half:.1f} {y - 4:.1f} Z" '
+            f'fill="{fill}" stroke="#111" stroke-width="{1.6 if double else 0.8}"/>')
+    if double:
+        body += f'<line x1="{x:.1f}" y1="{y - 4:.1f}" x2="{x:.1f}" y2="{y + 3:.1f}" stroke="#111" stroke-width="1"/>'
     cargo = "".join(_gem(x - 4 + 8 * i, y - 1, g, 3.6) for i, g in enumerate(gems))
+    extra = _antlers(x, y - 8) if moose else ""
+    if moored:
+        extra += (f'<path d="M {x + half:.1f} {y - 3:.1f} q 8 -8 16 0" fill="none" stroke="#7a5230" '
+                  f'stroke-width="1.5" stroke-dasharray="2 2"><title>moored (Lasso)</title></path>')
+    kind = "double canoe" if double else "canoe"
+    marks = "".join(f", {m}" for m, on in (("holds the moose", moose), ("moored", moored)) if on)
     return (f'<g class="canoe" data-player="{escape(owner)}" data-place="{escape(place)}">'
-            f'<title>{escape(owner)} canoe on {escape(place)}</title>{body}{cargo}</g>')
+            f'<title>{escape(owner)} {kind} on {escape(place)}{marks}</title>{body}{cargo}{extra}</g>')
+
+
+def _antlers(x: float, y: float) -> str:
+    """The moose: a small head with two antlers (X-MOOSE-1)."""
+    return (f'<g class="moose"><title>the moose</title>'
+            f'<path d="M {x - 7:.1f} {y - 7:.1f} l 3 4 l 2 -4 M {x - 4:.1f} {y - 3:.1f} l 2 3 l 2 0 l 2 -3 '
+            f'M {x + 7:.1f} {y - 7:.1f} l -3 4 l -2 -4" fill="none" stroke="#6b4226" stroke-width="1.6"/>'
+            f'<circle cx="{x:.1f}" cy="{y + 1:.1f}" r="2.6" fill="#6b4226"/></g>')
 
 
 def render_svg(pos: Position, turn: Turn | None = None, player: int | None = None, title: str | None = None) -> str:
@@ -136,9 +156,11 @@ def render_svg(pos: Position, turn: Turn | None = None, player: int | None = Non
             else:
                 dx, dy = at[canoe.place]
                 x, y = dx - 34 - 30 * (n % 3), dy - 6 + 14 * (n // 3)
-            parts.append(_canoe(x, y, colours[i], p.name, canoe.place, canoe.gems))
+            parts.append(_canoe(x, y, colours[i], p.name, canoe.place, canoe.gems, canoe.double, canoe.moose,
+                                canoe.moored))
     if slots.get(FALLEN):
         parts.append(f'<text x="{LEFT}" y="{bottom + 34:.1f}" fill="#555">fallen</text>')
+    parts += _pieces(pos, at, slots)
 
     # The turn, as a path per acting canoe.
     if turn is not None and player is not None:
@@ -182,11 +204,64 @@ def render_svg(pos: Position, turn: Turn | None = None, player: int | None = Non
         parts.append(_gem(sx + 8, legend_y + 16 * k, colour, 5) +
                      f'<text x="{sx + 18}" y="{legend_y + 16 * k + 4}" font-size="10">{colour.label} '
                      f'({int(colour)})</text>')
+    pieces = [name for name, on in (("dashed ring: the whirlpool", pos.whirlpool is not None),
+                                    ("brown oval: the beaver", pos.beaver is not None),
+                                    ("antlers: the moose", pos.moose is not None),
+                                    ("grey canoe: Diamond Joe", pos.joe is not None),
+                                    ("long hull: a double canoe", pos.ruleset.x_double)) if on]
+    for k, name in enumerate(pieces):
+        parts.append(f'<text x="{sx + 8}" y="{legend_y + 16 * (len(COLOURS) + k) + 8}" font-size="10" '
+                     f'fill="#1d3557">{escape(name)}</text>')
     parts.insert(1, '<defs><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" '
                     'markerHeight="6" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#333"/>'
                     '</marker></defs>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _pieces(pos: Position, at: dict[str, tuple[float, float]], slots: dict[str, int]) -> list[str]:
+    """The expansion's pieces (RULES.md section X), each drawn and named so a player recognises it."""
+    out: list[str] = []
+    board = pos.board
+    px, py = at[PORT]
+    notes: list[str] = []
+    if pos.whirlpool is not None:
+        if pos.whirlpool in at:
+            x, y = at[pos.whirlpool]
+            out.append(f'<g class="whirlpool"><title>the whirlpool (X-WHIRL-1)</title>'
+                       f'<circle cx="{x:.1f}" cy="{y:.1f}" r="19" fill="none" stroke="#1d3557" stroke-width="2" '
+                       f'stroke-dasharray="9 4"/><path d="M {x - 8:.1f} {y:.1f} a 8 8 0 1 1 8 8 a 5 5 0 1 1 -5 -5" '
+                       f'fill="none" stroke="#1d3557" stroke-width="1.3" opacity="0.6"/></g>')
+        else:
+            notes.append("whirlpool: over the falls, enters at the top with the next flow step")
+    if pos.beaver is not None and pos.beaver in at:
+        x, y = at[pos.beaver]
+        out.append(f'<g class="beaver"><title>the beaver (X-BEAVER-1)</title><ellipse cx="{x:.1f}" '
+                   f'cy="{y + 24:.1f}" rx="16" ry="7" fill="#8d5524" stroke="#4a2c12"/><text x="{x:.1f}" '
+                   f'y="{y + 27:.1f}" text-anchor="middle" font-size="8" fill="#fff">beaver</text></g>')
+    if pos.moose is not None and pos.moose.value != "held":
+        ruby = board.cave_discs.get(Colour.RUBY, ())
+        if pos.moose.value == "waiting" and ruby:
+            x, y = at[ruby[0]]
+            out.append(f'<g class="moose-waiting"><title>the moose, waiting at the ruby cave (X-MOOSE-1)</title>'
+                       f'{_antlers(x + 30, y + 24)}<text x="{x + 40:.1f}" y="{y + 28:.1f}" font-size="9" '
+                       f'fill="#6b4226">moose</text></g>')
+        else:
+            notes.append("moose: returning to the ruby cave after phase III")
+    if pos.joe is not None and pos.joe.place in at:
+        x, y = at[pos.joe.place]
+        n = slots.get(pos.joe.place, 0)
+        jx, jy = x - 34 - 30 * (n % 3), y - 6 + 14 * (n // 3)
+        gems = [pos.joe.gem] if pos.joe.gem is not None else []
+        hull = (f'<path d="M {jx - 14:.1f} {jy - 4:.1f} Q {jx:.1f} {jy + 12:.1f} {jx + 14:.1f} {jy - 4:.1f} Z" '
+                f'fill="#b0b0b0" stroke="#111" stroke-width="0.8"/>')
+        cargo = "".join(_gem(jx, jy - 1, g, 3.6) for g in gems)
+        out.append(f'<g class="joe"><title>Diamond Joe (X-JOE-1)</title>{hull}{cargo}<text x="{jx:.1f}" '
+                   f'y="{jy + 18:.1f}" text-anchor="middle" font-size="9" fill="#333">Joe</text></g>')
+    for k, note in enumerate(notes):
+        out.append(f'<text x="{px + 100:.1f}" y="{py - 16 + 13 * k:.1f}" font-size="10" fill="#1d3557">'
+                   f'{escape(note)}</text>')
+    return out
 
 
 def _route(board: Board, start: str, move: Move) -> list[str]:

@@ -22,12 +22,22 @@ def weather_text(weather: int) -> str:
 
 
 def _canoes_at(pos: Position, place: str) -> str:
+    """The canoes on a place, each as its owner and cargo; with the expansion also its kind and marks
+    (``red:double(amethyst,diamond)``, ``red:moose``) and the pieces on the disc (whirlpool, beaver, Joe)."""
     labels = []
     for player in pos.players:
         for canoe in player.canoes:
             if canoe.place == place:
-                labels.append(f"{player.name}({','.join(g.label for g in canoe.gems)})" if canoe.gems
-                              else player.name)
+                marks = "".join(f":{m}" for m, on in (("double", canoe.double), ("moose", canoe.moose),
+                                                     ("moored", canoe.moored)) if on)
+                labels.append(f"{player.name}{marks}({','.join(g.label for g in canoe.gems)})" if canoe.gems
+                              else f"{player.name}{marks}")
+    if pos.whirlpool == place:
+        labels.insert(0, "~whirlpool~")
+    if pos.beaver == place:
+        labels.append("beaver")
+    if pos.joe is not None and pos.joe.place == place:
+        labels.append(f"Joe({pos.joe.gem.label})" if pos.joe.gem is not None else "Joe")
     return "  ".join(labels)
 
 
@@ -87,6 +97,17 @@ def header(pos: Position) -> str:
     lines = [f"Round {pos.round} · {phase}",
              f"ruleset {pos.ruleset.describe()} · board {board} · weather {weather_text(pos.weather)} · "
              f"lifebuoy {names[pos.lifebuoy]} · fork marker {forks}"]
+    pieces = []
+    if pos.whirlpool is not None:
+        pieces.append(f"whirlpool {pos.whirlpool}")
+    if pos.ruleset.x_beaver:
+        pieces.append(f"beaver {pos.beaver or 'off the river'}")
+    if pos.moose is not None:
+        pieces.append(f"moose {pos.moose.value}")
+    if pos.joe is not None:
+        pieces.append(f"Diamond Joe {pos.joe.describe()}")
+    if pieces:
+        lines.append(" · ".join(pieces))
     nxt = pos.next_to_act() if pos.phase is Phase.TURNS else None
     if nxt is not None:
         lines.append(f"next to act: {names[nxt]}")

@@ -132,8 +132,30 @@ def test_expansion_puzzle_answer_and_the_module_decides_it(name):
             if player["name"] == puzzle["player"]:
                 player["hand"] = [c for c in player["hand"] if c != puzzle["card"]]
     else:
-        doc["ruleset"] = {**doc["ruleset"], **{m: False for m in modules}}
+        doc = _without_modules(doc, modules)
     from niagara_solver.model.format import position_from_json
     without = position_from_json({k: v for k, v in doc.items() if k not in ("puzzle", "comment")})
     other = solve(without, without.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], "search", 600)
     assert other.word != puzzle["answer"], name
+
+
+def _without_modules(doc: dict, modules: list[str]) -> dict:
+    """The puzzle's position with its modules off: their pieces and marks taken away (a double canoe becomes a
+    single one keeping one gem, the moose leaves its canoe)."""
+    doc = json.loads(json.dumps(doc))
+    doc["ruleset"] = {**doc["ruleset"], **{m: False for m in modules}}
+    for key, module in (("whirlpool", "x_whirl"), ("beaver", "x_beaver"), ("moose", "x_moose"), ("joe", "x_joe")):
+        if module in modules:
+            doc.pop(key, None)
+    for player in doc["players"]:
+        for canoe in player["canoes"]:
+            if "x_double" in modules:
+                canoe.pop("kind", None)
+                gems = canoe.pop("gems", [])
+                if gems:
+                    canoe["gem"] = gems[0]
+            if "x_moose" in modules:
+                canoe.pop("moose", None)
+            if "x_cards" in modules:
+                canoe.pop("moored", None)
+    return doc

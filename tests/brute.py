@@ -64,7 +64,7 @@ def canoe_candidates(pos: Position, player: int, place: str, gems: tuple[Colour,
 
 def _key(table: _Table) -> tuple[object, ...]:
     return (tuple(table.caves), tuple(tuple((p, tuple(g)) for p, g in cs) for cs in table.canoes), tuple(table.banks),
-            table.moose, table.holder)
+            table.moose, table.holder, table.joe)
 
 
 def _copy(table: _Table) -> _Table:
@@ -73,6 +73,7 @@ def _copy(table: _Table) -> _Table:
     new.canoes = [[(p, list(g)) for p, g in cs] for cs in table.canoes]
     new.banks = list(table.banks)
     new.moored, new.moose, new.holder = set(table.moored), table.moose, table.holder
+    new.joe = table.joe
     return new
 
 

@@ -13,9 +13,9 @@ from typing import Sequence
 
 from niagara_solver.model.errors import AmbiguousTurnError, IllegalTurnError
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Moose
-from niagara_solver.model.position import Player, Position
+from niagara_solver.model.position import Joe, Player, Position
 from niagara_solver.model.ruleset import Card123Canoes, GemSides, LassoScope, PortDeparture
-from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, TakeMoose, Turn, Unload
+from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, TakeMoose, Trade, Turn, Unload
 from niagara_solver.engine.turns import MOOSE_BONUS, after_reveal, check_turn_context, weather_moved
 
 
@@ -53,6 +53,8 @@ class _Table:
         self.moose = pos.moose
         self.holder = next(((q, k) for q, p in enumerate(pos.players) for k, c in enumerate(p.canoes) if c.moose),
                            None)
+        #: Diamond Joe's disc and gem (X-JOE-1..3); None without the module.
+        self.joe: tuple[str, Colour | None] | None = (pos.joe.place, pos.joe.gem) if pos.joe is not None else None
 
     def position(self, base: Position) -> Position:
         """``base`` with the table's canoes (each keeping its kind and marks, the moose with its holder), banks
@@ -61,7 +63,8 @@ class _Table:
             dataclasses.replace(c, place=place, gems=tuple(sorted(gems)), moose=self.holder == (i, k))
             for k, (c, (place, gems)) in enumerate(zip(p.canoes, self.canoes[i]))), bank=self.banks[i])
             for i, p in enumerate(base.players))
-        return base.replace(players=players, caves=tuple(self.caves), moose=self.moose)
+        joe = Joe(*self.joe) if self.joe is not None else None
+        return base.replace(players=players, caves=tuple(self.caves), moose=self.moose, joe=joe)
 
     def take_moose(self, pos: Position, player: int, index: int) -> None:
         """X-MOOSE-1: a canoe on a last disc, not moored, takes the waiting moose."""
@@ -253,6 +256,7 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
     home = False
     stole = False
     taken: list[tuple[int, int]] = []  # victim canoes already robbed by this canoe (R-STEAL-2)
+    traded = False
 
     def pay(points: int, what: str) -> None:
         nonlocal left
@@ -264,6 +268,8 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
         if home:
             raise IllegalTurnError("a canoe that entered the port stops there and does nothing more this turn",
                                    "R-MOVE-5")
+        if traded:
+            raise IllegalTurnError("a trade with Diamond Joe ends the canoe's action", "X-JOE-3")
         if isinstance(step, TakeMoose):
             raise IllegalTurnError("a canoe takes the moose at the start of its action, before anything else",
                                    "X-MOOSE-1")
@@ -349,6 +355,9 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
             carried_while_moving = len(gems)
             moved = step
             place = step.dest
+        elif isinstance(step, Trade):
+            _trade(table, step, place, gems, capacity, moved is not None and distance >= 1)
+            traded = True
         elif isinstance(step, Steal):
             if moved is None or moved.downstream:
                 raise IllegalTurnError("a canoe steals only after moving upstream", "R-STEAL-3")
@@ -415,6 +424,38 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
     report.end = place
     table.canoes[player][index] = (place, gems)
     return report
+
+
+def _trade(table: _Table, trade: Trade, place: str, gems: list[Colour], capacity: int, moved: bool) -> None:
+    """X-JOE-3: a canoe that moved and stopped on Diamond Joe's disc takes his gem into a free place, swaps one of
+    its gems with his (two different colours), or gives one of its gems to an empty Joe; ``gems`` is changed."""
+    if table.joe is None:
+        raise IllegalTurnError("there is no Diamond Joe: the module x_joe is off", "X-JOE-1")
+    joe_place, joe_gem = table.joe
+    if not moved:
+        raise IllegalTurnError("only a canoe that moved this turn trades with Diamond Joe", "X-JOE-3")
+    if place != joe_place:
+        raise IllegalTurnError(f"Diamond Joe is on {joe_place}: a canoe trades with him on his disc, not on {place}",
+                               "X-JOE-3")
+    if trade.give is None and trade.take is None:
+        raise IllegalTurnError("a trade gives Joe a gem, takes his gem, or both", "X-JOE-3")
+    if trade.take is not None and trade.take != joe_gem:
+        have = f"carries {joe_gem.label}" if joe_gem is not None else "carries nothing"
+        raise IllegalTurnError(f"Diamond Joe {have}, not {trade.take.label}", "X-JOE-3")
+    if trade.take is None and joe_gem is not None:
+        raise IllegalTurnError(f"Diamond Joe carries {joe_gem.label}: give him a gem only in a swap "
+                               f"(trade-COLOUR+{joe_gem.label}) or when he is empty", "X-JOE-3")
+    if trade.give is not None:
+        if trade.give not in gems:
+            raise IllegalTurnError(f"the canoe carries no {trade.give.label} to give Diamond Joe", "X-JOE-3")
+        if trade.give == trade.take:
+            raise IllegalTurnError("a swap with Diamond Joe is of two different colours", "X-JOE-3")
+        gems.remove(trade.give)
+    if trade.take is not None:
+        if len(gems) >= capacity:
+            raise IllegalTurnError(f"the canoe is full: it carries at most {capacity} gem(s)", "X-JOE-3")
+        gems.append(trade.take)
+    table.joe = (joe_place, trade.give)
 
 
 def play_turn(pos: Position, player: int, turn: Turn | str, card: Card | None = None) -> Position:

@@ -9,8 +9,9 @@ from typing import Iterable, NamedTuple, Sequence
 from niagara_solver.model.readings import require
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
 from niagara_solver.model.atoms import FALLEN, Card, Colour, Moose, Phase
-from niagara_solver.model.position import Position
+from niagara_solver.model.position import Joe, Position
 from niagara_solver.model.ruleset import ForkPolicy, Ruleset
+from niagara_solver.engine.joe import joe_step
 
 #: One step's branch choices: (fork disc, branch label) for every fork the pushed disc passes.
 StepChoice = tuple[tuple[str, str], ...]
@@ -99,6 +100,7 @@ def _ride(pos: Position, paths: Sequence[tuple[str, ...]], beaver_fell: bool = F
     cargo = [[c.gems for c in p.canoes] for p in pos.players]
     caves = list(pos.caves)
     beaver = pos.beaver
+    joe = pos.joe
     fell: list[tuple[int, str, tuple[Colour, ...]]] = []
     dropped: set[tuple[int, int]] = set()
     for path in paths:
@@ -119,6 +121,13 @@ def _ride(pos: Position, paths: Sequence[tuple[str, ...]], beaver_fell: bool = F
             beaver = below[beaver]
             if beaver == FALLEN:  # ... and leaves the river with it over the falls (X-BEAVER-2)
                 beaver, beaver_fell = None, True
+        if joe is not None and joe.place in below:  # X-JOE-1: Joe rides like a canoe (the whirlpool aside) ...
+            if below[joe.place] == FALLEN:  # ... over the falls his gem goes home, and he starts again on top
+                if joe.gem is not None:
+                    caves[joe.gem - 1] = caves[joe.gem - 1].plus(joe.gem)
+                joe = Joe(pos.board.top)
+            else:
+                joe = Joe(below[joe.place], joe.gem)
     # X-MOOSE-3: a canoe falling with the moose lets it go; it returns to the ruby cave at the end of phase III.
     moose = pos.moose
     if any(pos.players[q].canoes[k].moose for q, k in dropped):
@@ -126,14 +135,16 @@ def _ride(pos: Position, paths: Sequence[tuple[str, ...]], beaver_fell: bool = F
     players = tuple(dataclasses.replace(p, canoes=tuple(
         dataclasses.replace(c, place=at or c.place, gems=gems, moose=c.moose and (i, k) not in dropped)
         for k, (c, at, gems) in enumerate(zip(p.canoes, places[i], cargo[i])))) for i, p in enumerate(pos.players))
-    return _Ride(pos.replace(players=players, caves=tuple(caves), beaver=beaver, moose=moose), tuple(fell),
+    return _Ride(pos.replace(players=players, caves=tuple(caves), beaver=beaver, moose=moose, joe=joe), tuple(fell),
                  beaver_fell)
 
 
 def _phase_end(pos: Position, beaver_fell: bool) -> Position:
     """The end of phase III: each moored canoe goes back onto the disc now at its board place, no longer moored
     (X-CARDS-4); if the beaver went over the falls, the weather is set to 0 (X-BEAVER-2); a returning moose waits
-    again at the ruby cave (X-MOOSE-3)."""
+    again at the ruby cave (X-MOOSE-3). Then, after phase III and before phase IV, Diamond Joe loads and paddles
+    (X-JOE-2, :func:`.joe.joe_step`): here, so that every reading of a round's end (rounds, the free fork's
+    outcomes, the solver's search) takes his step."""
     if any(c.moored for p in pos.players for c in p.canoes):
         pos = pos.replace(players=tuple(dataclasses.replace(p, canoes=tuple(
             dataclasses.replace(c, moored=False) for c in p.canoes)) for p in pos.players))
@@ -141,7 +152,7 @@ def _phase_end(pos: Position, beaver_fell: bool) -> Position:
         pos = pos.replace(weather=0)
     if pos.moose is Moose.RETURNING:  # X-MOOSE-3: at the very end of phase III it waits again
         pos = pos.replace(moose=Moose.WAITING)
-    return pos
+    return joe_step(pos)
 
 
 def flow(pos: Position, steps: int, choices: Sequence[StepChoice] | None = None) -> Position:

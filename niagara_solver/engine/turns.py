@@ -22,9 +22,10 @@ from typing import Callable, Iterator, NamedTuple, TypeVar
 from niagara_solver.model.readings import require
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
 from niagara_solver.model.atoms import DOUBLE_CAPACITY, PORT, Card, Colour, Gems, Moose, Phase
-from niagara_solver.model.position import Player, Position
+from niagara_solver.model.position import Joe, Player, Position
 from niagara_solver.model.ruleset import Card123Canoes, GemSides, LassoScope, PortDeparture
-from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, Step, TakeMoose, Turn, Unload
+from niagara_solver.model.notation import (CanoeAction, CanoeRef, Load, Move, Steal, Step, TakeMoose, Trade, Turn,
+                                           Unload)
 
 CanoeState = tuple[str, tuple[Colour, ...]]
 #: The moose's extra points on every action of the canoe holding it (X-MOOSE-2).
@@ -35,7 +36,8 @@ T = TypeVar("T")
 class Snapshot(NamedTuple):
     """The parts of a position a paddle turn changes, as plain tuples (indices as in the position).
 
-    With the moose (X-MOOSE-1..3): where it is, and which canoe (player, index) holds it."""
+    With the moose (X-MOOSE-1..3): where it is, and which canoe (player, index) holds it. With Diamond Joe
+    (X-JOE-1..3): his disc and his gem."""
 
     caves: tuple[Gems, ...]
     canoes: tuple[tuple[CanoeState, ...], ...]
@@ -44,13 +46,16 @@ class Snapshot(NamedTuple):
     holder: tuple[int, int] | None = None
     #: Which canoes are double (X-DOUBLE-1), by player and index; None without the module (no turn changes it).
     doubles: tuple[tuple[bool, ...], ...] | None = None
+    #: Diamond Joe's (disc, gem), None without the module; a trade changes his gem (X-JOE-3).
+    joe: tuple[str, Colour | None] | None = None
 
     @classmethod
     def of(cls, pos: Position) -> "Snapshot":
         holder = next(((q, k) for q, p in enumerate(pos.players) for k, c in enumerate(p.canoes) if c.moose), None)
         doubles = (tuple(tuple(c.double for c in p.canoes) for p in pos.players) if pos.ruleset.x_double else None)
         return cls(pos.caves, tuple(tuple((c.place, c.gems) for c in p.canoes) for p in pos.players),
-                   tuple(p.bank for p in pos.players), pos.moose, holder, doubles)
+                   tuple(p.bank for p in pos.players), pos.moose, holder, doubles,
+                   (pos.joe.place, pos.joe.gem) if pos.joe is not None else None)
 
     def key(self) -> tuple[object, ...]:
         """Identifies the resulting position: a player's canoes are compared as a sorted collection (with their
@@ -63,7 +68,7 @@ class Snapshot(NamedTuple):
             canoes = tuple(tuple(sorted(cs)) for cs in self.canoes)
         else:
             canoes = tuple(tuple(sorted(zip(cs, ds))) for cs, ds in zip(self.canoes, self.doubles))
-        return (self.caves, canoes, self.banks, self.moose, held)
+        return (self.caves, canoes, self.banks, self.moose, held, self.joe)
 
     def capacity(self, player: int, index: int, base: int) -> int:
         """The gems a canoe carries at most: 2 for a double canoe (X-DOUBLE-1), else ``capacity`` (R-GEM-2)."""
@@ -191,9 +196,10 @@ class _Generator:
         seen: set[Snapshot] = set()
 
         def emit(steps: tuple[Step, ...], result: Snapshot) -> Iterator[tuple[CanoeAction, Snapshot]]:
-            if result not in seen:
-                seen.add(result)
-                yield CanoeAction(ref, (*first, *steps)), result
+            for more, traded in self._trades(result, index, steps):
+                if traded not in seen:
+                    seen.add(traded)
+                    yield CanoeAction(ref, (*first, *steps, *more)), traded
 
         here = board.cave.get(place) if place != PORT else None
         if here is None:  # R-GEM-1: no gem actions in the port or beside no cave
@@ -216,6 +222,30 @@ class _Generator:
             if place != PORT:
                 yield from self._upstream(after, index, place, run, rest, emit)
             yield from self._downstream(after, index, place, run, rest, emit)
+
+    def _trades(self, snap: Snapshot, index: int,
+                steps: tuple[Step, ...]) -> Iterator[tuple[tuple[Step, ...], Snapshot]]:
+        """The action as it is, then each trade with Diamond Joe it may end with (X-JOE-3): a canoe that moved and
+        stopped on Joe's disc takes his gem into a free place, swaps one of its gems with his (of another colour),
+        or gives one of its gems to an empty Joe; free, after its gem actions and its steal."""
+        yield (), snap
+        place, gems = snap.canoes[self.player][index]
+        if snap.joe is None or snap.joe[0] != place or not any(isinstance(s, Move) for s in steps):
+            return
+        joe_place, joe_gem = snap.joe
+        if joe_gem is not None:
+            if len(gems) < snap.capacity(self.player, index, self.rules.capacity):
+                yield ((Trade(take=joe_gem),), snap._replace(joe=(joe_place, None)).with_canoe(
+                    self.player, index, (place, tuple(sorted((*gems, joe_gem))))))
+        for colour in sorted(set(gems)):
+            if colour == joe_gem:
+                continue  # a swap is of two different colours
+            rest = list(gems)
+            rest.remove(colour)
+            if joe_gem is not None:
+                rest.append(joe_gem)
+            yield ((Trade(give=colour, take=joe_gem),), snap._replace(joe=(joe_place, colour)).with_canoe(
+                self.player, index, (place, tuple(sorted(rest)))))
 
     def _arrive(self, snap: Snapshot, index: int, dest: str, run: _Run, rest: int,
                 prefix: tuple[Step, ...]) -> Iterator[tuple[tuple[Step, ...], Snapshot]]:
@@ -403,7 +433,10 @@ def _position_of(base: Position, start: Snapshot, snap: Snapshot) -> Position:
             dataclasses.replace(c, place=state[0], gems=state[1], moose=snap.holder == (i, k))
             for k, (c, state) in enumerate(zip(p.canoes, snap.canoes[i]))), bank=snap.banks[i])
         for i, p in enumerate(base.players))
-    return dataclasses.replace(base, players=players, caves=snap.caves, moose=snap.moose)
+    joe = base.joe
+    if snap.joe is not None and (joe is None or (joe.place, joe.gem) != snap.joe):
+        joe = Joe(*snap.joe)
+    return dataclasses.replace(base, players=players, caves=snap.caves, moose=snap.moose, joe=joe)
 
 
 def weather_moved(pos: Position, step: int) -> Position:

@@ -7,7 +7,8 @@ every gem not on a canoe or in a bank in its own cave.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+import random
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.model.notation import Turn
@@ -99,3 +100,33 @@ def pending_rules(rules: Iterable[str]) -> set[str]:
 
     sections = {SWITCHES[m].rule.rsplit("-", 1)[0] for m in NOT_COVERED["engine"] if m.startswith("x_")}
     return {r for r in rules if r.rsplit("-", 1)[0] in sections}
+
+
+def replayed_games(rules_of: Callable[[random.Random], Any], seeds: Iterable[int], players: Sequence[int],
+                   rounds: int = 40, every_turn_each: int = 0) -> Iterator[tuple[Any, list[Any]]]:
+    """Seeded random games under ``rules_of(rng)``, every played turn checked on the way: the position stays valid,
+    round-trips through JSON, the rule-by-rule interpreter replays the turn to the same position (the two readings
+    of phase II) and its notation round-trips; with ``every_turn_each`` = k, every legal turn of every k-th round
+    is replayed too. Yields each round's record and its turns, for the test's own checks."""
+    from niagara_solver.engine.playout import random_playout
+    from niagara_solver.model.format import dumps_position, loads_position
+    from niagara_solver.model.invariants import position_problems
+
+    for seed in seeds:
+        rng = random.Random(seed)
+        rules = rules_of(rng)
+        start = Position.initial([f"p{i}" for i in range(rng.choice(list(players)))], ruleset=rules)
+        for record in random_playout(start, seed, rounds):
+            previous = record.turns_start
+            for turn in record.turns:
+                assert position_problems(turn.after) == []
+                assert loads_position(dumps_position(turn.after)) == turn.after
+                if every_turn_each and record.start.round % every_turn_each == 0:
+                    for outcome in legal_turns(previous, turn.player, turn.card):
+                        assert apply_turn(previous, turn.player, outcome.turn, turn.card).position == outcome.position
+                assert apply_turn(previous, turn.player, turn.turn, turn.card).position == turn.after
+                assert Turn.parse(str(turn.turn)) == turn.turn
+                previous = turn.after
+            assert position_problems(record.end) == []
+            assert loads_position(dumps_position(record.end)) == record.end
+            yield record, list(record.turns)

@@ -168,3 +168,15 @@ def test_the_flussgeister_hand_is_refused_by_the_encoding_only():
     assert uncovered(rules, "engine") == [] and uncovered(rules, "solver") == []
     assert uncovered(rules, "encoding") == ["x_cards"]
     assert PRESETS["flussgeister"].x_cards
+
+
+def test_a_lasso_answer_is_not_written_twice():
+    from niagara_solver.model.format import load_document
+    from niagara_solver.report.text import answer_text
+    from niagara_solver.solver.answers import Goal
+    from niagara_solver.solver.solve import solve
+    import os
+    pos, _ = load_document(os.path.join(os.path.dirname(__file__), "..", "puzzles", "expansion",
+                                        "lasso-holds-the-ruby.json"))
+    text = answer_text(solve(pos, 0, Goal.SAFE, 1, "search", 60))
+    assert "  play lasso\n" in text + "\n" and "then lasso" not in text

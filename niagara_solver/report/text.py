@@ -184,6 +184,11 @@ def round_text(record: RoundRecord) -> str:
 GOAL_QUESTIONS = {"win": "force a win", "steal": "force a steal", "safe": "keep every gem safe"}
 
 
+def _label(card: Any) -> str:
+    """A card's label, or "" (a turn that only repeats its card, the Lasso's "lasso", is not written twice)."""
+    return card.label if card is not None else ""
+
+
 def answer_text(answer: Any) -> str:
     """A solver answer in words: the verdict, the card and turn, the line, or the refutations."""
     rounds = "this round" if answer.horizon == 1 else f"within {answer.horizon} rounds"
@@ -194,7 +199,8 @@ def answer_text(answer: Any) -> str:
     if answer.verdict is Verdict.CONFIRMED:
         if answer.card is not None or answer.turn:
             lines.append(f"  play {answer.card.label if answer.card is not None else 'the chosen card'}"
-                         + (f", then {answer.turn}" if answer.turn else ""))
+                         + (f", then {answer.turn}" if answer.turn and str(answer.turn) != _label(answer.card)
+                            else ""))
         if answer.line:
             lines.append("  for example: " + " → ".join(answer.line))
     elif answer.verdict is Verdict.REFUTED and answer.refutations:
@@ -229,7 +235,8 @@ def analysis_text(result: dict[str, Any]) -> str:
             how = ""
             if ANSWER.parse(w["verdict"]) is Verdict.CONFIRMED:
                 card = w.get("card")
-                how = f"play {card}, then {w.get('turn')}" if w.get("turn") else f"play {card}"
+                turn = w.get("turn")
+                how = f"play {card}, then {turn}" if turn and str(turn) != str(card) else f"play {card}"
             wins.append([name, w["verdict"].upper(), how])
         if "steals" in p:
             exact = p["steals"]["exact"]

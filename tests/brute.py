@@ -6,10 +6,10 @@ from __future__ import annotations
 from itertools import product
 
 from niagara_solver.engine.apply import _act, _Table, apply_turn, check_acting
-from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, Step, Turn, Unload
+from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Push, Steal, Step, Turn, Unload
 from niagara_solver.engine.turns import after_reveal
 from niagara_solver.model.errors import TurnError
-from niagara_solver.model.atoms import COLOURS, PORT, Card, Colour
+from niagara_solver.model.atoms import COLOURS, FALLEN, PORT, Card, Colour
 from niagara_solver.model.position import Position
 
 
@@ -55,6 +55,9 @@ def canoe_candidates(pos: Position, player: int, place: str, gems: tuple[Colour,
                 for post_n in range((budget - 2 * pre_n - distance) // 2 + 1):
                     for post in _op_sequences(post_n, _after(gems, pre)):
                         cands.append((*pre, move, *post))
+                if dest == pos.whirlpool:  # X-WHIRL-2: every push the notation can write, to any place
+                    for to in (*pos.board.discs, FALLEN):
+                        cands.append((*pre, move, Push(to)))
                 if not down:
                     for k in range(1, pos.ruleset.capacity + 1):
                         for chosen in product(steals, repeat=k):

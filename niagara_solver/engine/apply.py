@@ -7,15 +7,17 @@ naming the rule a step breaks. Tests hold the two to the same sets of outcomes.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 
 from niagara_solver.model.errors import AmbiguousTurnError, IllegalTurnError
-from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Moose
+from niagara_solver.model.atoms import COLOURS, FALLEN, NEXT, PORT, Card, Colour, Gems, Moose
 from niagara_solver.model.position import Joe, Player, Position
-from niagara_solver.model.ruleset import Card123Canoes, GemSides, LassoScope, PortDeparture
-from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Steal, TakeMoose, Trade, Turn, Unload
+from niagara_solver.model.ruleset import Card123Canoes, GemSides, LassoScope, PortDeparture, WhirlBrink, WhirlCostStep
+from niagara_solver.model.notation import (CanoeAction, CanoeRef, Load, Move, Push, Steal, Step, TakeMoose, Trade, Turn,
+                                           Unload)
 from niagara_solver.engine.turns import MOOSE_BONUS, after_reveal, check_turn_context, weather_moved
 
 
@@ -228,9 +230,16 @@ def _lasso(pos: Position, player: int, turn: Turn) -> TurnResult:
     return TurnResult(revealed.with_player(player, dataclasses.replace(mine, canoes=canoes)), ())
 
 
-def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAction, budget: int) -> CanoeReport:
-    """Execute one canoe's action on ``table`` (R-MOVE-1..6, R-GEM-1..5, R-STEAL-1..5)."""
+def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAction, budget: int,
+         probing: bool = False) -> CanoeReport:
+    """Execute one canoe's action on ``table`` (R-MOVE-1..6, R-GEM-1..5, R-STEAL-1..5, and the expansion's X rules).
+
+    ``probing``: only asking whether the action is possible at all, so the two whirlpool rules that compare an
+    action with the canoe's other actions (X-WHIRL-2 ``whirl_brink: avoid``, X-WHIRL-5) are not applied."""
     board, rules = pos.board, pos.ruleset
+    start_table = copy.deepcopy(table) if rules.x_whirl and not probing else None
+    card_budget = budget  # the card's points, before the moose's bonus
+    whirl = pos.whirlpool if pos.whirlpool not in (None, NEXT) else None
     names = [p.name for p in pos.players]
     place, gems = table.canoes[player][index]
     gems = list(gems)
@@ -257,6 +266,8 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
     stole = False
     taken: list[tuple[int, int]] = []  # victim canoes already robbed by this canoe (R-STEAL-2)
     traded = False
+    on_whirl = False  # the movement ended on the whirlpool: the push comes next (X-WHIRL-2)
+    pushed = False
 
     def pay(points: int, what: str) -> None:
         nonlocal left
@@ -268,6 +279,33 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
         if home:
             raise IllegalTurnError("a canoe that entered the port stops there and does nothing more this turn",
                                    "R-MOVE-5")
+        if pushed:
+            raise IllegalTurnError("a canoe pushed by the whirlpool does nothing more this turn (no gem action, "
+                                   "steal or trade)", "X-WHIRL-2")
+        if on_whirl and not isinstance(step, Push):
+            raise IllegalTurnError(f"a canoe ending its movement on the whirlpool ({whirl}) is pushed one disc down "
+                                   "at once: write ~DISC next", "X-WHIRL-2")
+        if isinstance(step, Push):
+            if whirl is None:
+                raise IllegalTurnError("there is no whirlpool on the river to push a canoe (module x_whirl off, or "
+                                       "the whirlpool comes back with the next flow step)", "X-WHIRL-1")
+            if not on_whirl:
+                raise IllegalTurnError(f"only a canoe whose movement ended on the whirlpool ({whirl}) is pushed",
+                                       "X-WHIRL-2")
+            below = board.below(whirl, 1)
+            allowed = below or (FALLEN,)
+            if step.dest not in allowed:
+                raise IllegalTurnError(f"the whirlpool on {whirl} pushes a canoe to {' or '.join(allowed)}, not "
+                                       f"{step.dest!r}", "X-WHIRL-2")
+            if step.dest == FALLEN:  # over the falls: its gems go back to their caves (R-FLOW-6, X-MOOSE-3)
+                for colour in gems:
+                    table.caves[colour - 1] = table.caves[colour - 1].plus(colour)
+                gems = []
+                if table.holder == (player, index):
+                    table.moose, table.holder = Moose.RETURNING, None
+            place = step.dest
+            on_whirl, pushed = False, True
+            continue
         if traded:
             raise IllegalTurnError("a trade with Diamond Joe ends the canoe's action", "X-JOE-3")
         if isinstance(step, TakeMoose):
@@ -340,21 +378,31 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
                     raise IllegalTurnError(f"{step.dest} is not upstream of {place} (no crossing between "
                                            "branches)", "R-MOVE-4")
                 distance = board.depth[place] - board.depth[step.dest]
+                cost = _upstream_cost(pos, place, step.dest, whirl)
                 if step.dest == PORT:
-                    if left < distance:
-                        raise IllegalTurnError(f"the port is {distance} disc(s) away but only {left} point(s) "
-                                               "remain", "R-MOVE-5")
+                    if left < cost:
+                        raise IllegalTurnError(f"the port is {distance} disc(s) ({cost} point(s)) away but only "
+                                               f"{left} point(s) remain", "X-WHIRL-3" if cost > distance
+                                               else "R-MOVE-5")
                     if loaded and not rules.bank_after_load:
                         raise IllegalTurnError("a canoe carrying a gem it loaded this turn may not enter the port "
                                                "(bank_after_load: false)", "R-GEM-5")
-                    report.spent = budget - left + distance
+                    report.spent = budget - left + cost
                     left = 0  # R-MOVE-5: the points left over are lost
                     home = True
+                elif cost > left and cost > distance:
+                    raise IllegalTurnError(f"paddling up to {step.dest} past the whirlpool costs {cost} point(s) "
+                                           f"but only {left} of {budget} remain", "X-WHIRL-3")
                 else:
-                    pay(distance, f"paddling {distance} disc(s) up to {step.dest}")
+                    pay(cost, f"paddling {distance} disc(s) up to {step.dest}")
             carried_while_moving = len(gems)
             moved = step
             place = step.dest
+            if place == whirl:
+                if left:
+                    raise IllegalTurnError(f"a movement ends on the whirlpool ({whirl}) only with the canoe's last "
+                                           f"point; {left} point(s) would remain", "X-WHIRL-2")
+                on_whirl = True
         elif isinstance(step, Trade):
             _trade(table, step, place, gems, capacity, moved is not None and distance >= 1)
             traded = True
@@ -403,6 +451,21 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
             report.stolen.append((step.victim, step.colour))
             taken.append((victim, k))
             stole = True
+    if on_whirl:
+        raise IllegalTurnError(f"a canoe ending its movement on the whirlpool ({whirl}) is pushed one disc down at "
+                               "once: write ~DISC after the movement", "X-WHIRL-2")
+    if start_table is not None and not [s for s in steps if not isinstance(s, TakeMoose)]:
+        # X-WHIRL-5: a canoe with no legal action at all stays where it is, its points lost.
+        if _possible(pos, start_table, player, index, card_budget, lambda a: True):
+            raise IllegalTurnError("the canoe has a legal action, so it cannot stay where it is (a canoe stays "
+                                   "only when it has no legal action at all)", "X-WHIRL-5")
+        report.end = place
+        return report
+    if start_table is not None and pushed and place == FALLEN and rules.whirl_brink is WhirlBrink.AVOID:
+        if _possible(pos, start_table, player, index, card_budget,
+                     lambda a: not any(isinstance(s, Push) and s.dest == FALLEN for s in a.steps)):
+            raise IllegalTurnError("the whirlpool would push the canoe over the falls, and it has another legal "
+                                   "action (whirl_brink: avoid)", "X-WHIRL-2")
     if moved is None:
         if place == PORT:
             raise IllegalTurnError("a port canoe that acts leaves the port", "R-MOVE-1")
@@ -424,6 +487,96 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
     report.end = place
     table.canoes[player][index] = (place, gems)
     return report
+
+
+def _upstream_cost(pos: Position, place: str, dest: str, whirl: str | None) -> int:
+    """The points of paddling up from ``place`` to ``dest`` (a disc above it, or the port): one a step, but the step
+    onto the whirlpool (``whirl_cost_step: enter``) or off it (``leave``) costs 2 (X-WHIRL-3)."""
+    path = [place]
+    for above in pos.board.above(place):
+        path.append(above)
+        if above == dest:
+            break
+    cost = 0
+    for frm, to in zip(path, path[1:]):
+        if whirl is None:
+            cost += 1
+        elif pos.ruleset.whirl_cost_step is WhirlCostStep.ENTER:
+            cost += 2 if to == whirl else 1
+        else:
+            cost += 2 if frm == whirl else 1
+    return cost
+
+
+def _possible(pos: Position, table: _Table, player: int, index: int, budget: int,
+              wanted: Callable[[CanoeAction], bool]) -> bool:
+    """Whether the canoe has a legal action (with the moose taken or not) that ``wanted`` accepts: every candidate
+    action is written out and checked by :func:`_act` on a copy of the table (X-WHIRL-2, X-WHIRL-5)."""
+    ref = CanoeRef(table.canoes[player][index][0])
+    for steps in _candidates(pos, table, player, index, budget):
+        action = CanoeAction(ref, steps)
+        if not wanted(action):
+            continue
+        try:
+            _act(pos, copy.deepcopy(table), player, index, action, budget, probing=True)
+        except IllegalTurnError:
+            continue
+        return True
+    return False
+
+
+def _gem_sequences(gems: list[Colour], cave: Gems | None, points: int) -> Iterator[tuple[Step, ...]]:
+    """Every sequence of loads and unloads at one cave the points can pay for (checked later by :func:`_act`)."""
+    yield ()
+    if cave is None or points < 2:
+        return
+    for colour in COLOURS:
+        if cave.get(colour):
+            for rest in _gem_sequences(sorted((*gems, colour)), cave.minus(colour), points - 2):
+                yield (Load(colour), *rest)
+    for colour in sorted(set(gems)):
+        left = list(gems)
+        left.remove(colour)
+        for rest in _gem_sequences(left, cave.plus(colour), points - 2):
+            yield (Unload(colour), *rest)
+
+
+def _candidates(pos: Position, table: _Table, player: int, index: int, budget: int) -> Iterator[tuple[Step, ...]]:
+    """Candidate actions of a canoe, the moose taken first or not: gem actions, one movement to any place (and the
+    whirlpool's push), gem actions; most are illegal, and :func:`_act` says which."""
+    board = pos.board
+    place, gems = table.canoes[player][index]
+    firsts: list[tuple[Step, ...]] = [()]
+    if pos.ruleset.x_moose and table.moose is Moose.WAITING:
+        firsts.append((TakeMoose(),))
+
+    def cave_of(at: str) -> Gems | None:
+        colour = board.cave.get(at)
+        return table.caves[colour - 1] if colour is not None else None
+
+    places = [PORT, *board.discs]
+    for first in firsts:
+        points = budget + (MOOSE_BONUS if first or table.holder == (player, index) else 0)
+        for pre in _gem_sequences(list(gems), cave_of(place) if place != PORT else None, points):
+            yield (*first, *pre)
+            for dest in places:
+                if dest == place:
+                    continue
+                if board.is_upstream_of(dest, place):
+                    move = Move(dest, downstream=False)
+                elif place == PORT or board.is_upstream_of(place, dest):
+                    move = Move(dest, downstream=True)
+                else:
+                    continue
+                if dest == pos.whirlpool:
+                    for push in board.below(dest, 1) or (FALLEN,):
+                        yield (*first, *pre, move, Push(push))
+                    continue
+                yield (*first, *pre, move)
+                if dest != PORT:
+                    for post in _gem_sequences(list(gems), cave_of(dest), points - 2 * len(pre) - 1):
+                        if post:
+                            yield (*first, *pre, move, *post)
 
 
 def _trade(table: _Table, trade: Trade, place: str, gems: list[Colour], capacity: int, moved: bool) -> None:

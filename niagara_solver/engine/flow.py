@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 from typing import Iterable, NamedTuple, Sequence
 
 from niagara_solver.model.readings import require
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
-from niagara_solver.model.atoms import FALLEN, Card, Colour, Moose, Phase
+from niagara_solver.model.atoms import FALLEN, NEXT, Card, Colour, Moose, Phase
 from niagara_solver.model.position import Joe, Position
 from niagara_solver.model.ruleset import ForkPolicy, Ruleset
 from niagara_solver.engine.joe import joe_step
@@ -37,6 +38,15 @@ class FlowResult(NamedTuple):
     position: Position
     fell: tuple[tuple[int, str, tuple[Colour, ...]], ...]  # (owner, disc it fell from, cargo returned)
     paths: tuple[tuple[str, ...], ...]
+
+
+class FlowOutcome(NamedTuple):
+    """One distinct result of phase III: the branch of each step (``fork_policy: free``), the disc each moored
+    canoe put back onto the whirlpool at a fork is pushed to (its owner's choice, X-WHIRL-4), and the position."""
+
+    choices: tuple[StepChoice, ...]
+    pushes: tuple[str, ...]
+    position: Position
 
 
 def _paths(pos: Position, steps: int, choices: Sequence[StepChoice] | None) -> tuple[list[tuple[str, ...]],
@@ -72,7 +82,8 @@ def _paths(pos: Position, steps: int, choices: Sequence[StepChoice] | None) -> t
     return paths, tuple((f, markers[f]) for f in board.forks)
 
 
-def flow_detail(pos: Position, steps: int, choices: Sequence[StepChoice] | None = None) -> FlowResult:
+def flow_detail(pos: Position, steps: int, choices: Sequence[StepChoice] | None = None,
+                pushes: Sequence[str] | None = None) -> FlowResult:
     """The river flows ``steps`` single steps (phase III alone), reporting the canoes that fell.
 
     In each step a new disc enters at the top and every disc on the pushed path moves one place down
@@ -80,11 +91,14 @@ def flow_detail(pos: Position, steps: int, choices: Sequence[StepChoice] | None 
     alternate`` each fork sends discs to its branches in turn (R-FLOW-4) and ``choices`` must be None; with
     ``free`` ``choices`` gives each step's branches (see :func:`flow_outcomes` for all of them). Then what
     happens at the end of phase III (:func:`_phase_end`): moored canoes are put back, the beaver's weather reset.
+    A moored canoe put back onto the whirlpool at a fork goes down the branch its owner picks: ``pushes`` gives
+    the disc for each such canoe, in the order they are put back (X-WHIRL-4; :func:`put_back_choices`).
     """
     require(pos.ruleset, "engine")
     paths, markers = _paths(pos, steps, choices)
     ride = _ride(pos, paths)
-    return FlowResult(_phase_end(ride.position.replace(forks=markers), ride.beaver_fell), ride.fell, tuple(paths))
+    end = _put_back(ride.position.replace(forks=markers), pushes)
+    return FlowResult(_phase_end(end.position, ride.beaver_fell), (*ride.fell, *end.fell), tuple(paths))
 
 
 class _Ride(NamedTuple):
@@ -101,6 +115,7 @@ def _ride(pos: Position, paths: Sequence[tuple[str, ...]], beaver_fell: bool = F
     caves = list(pos.caves)
     beaver = pos.beaver
     joe = pos.joe
+    whirl = pos.whirlpool
     fell: list[tuple[int, str, tuple[Colour, ...]]] = []
     dropped: set[tuple[int, int]] = set()
     for path in paths:
@@ -117,6 +132,10 @@ def _ride(pos: Position, paths: Sequence[tuple[str, ...]], beaver_fell: bool = F
                     cargo[owner][k] = ()
                     dropped.add((owner, k))
                 where[k] = nxt
+        if whirl == NEXT:  # X-WHIRL-1: back over the falls, the whirlpool is the disc entering at the top
+            whirl = path[0]
+        elif whirl is not None and whirl in below:  # ... and rides the river like any disc
+            whirl = below[whirl] if below[whirl] != FALLEN else NEXT
         if beaver is not None and beaver in below:  # the beaver rides its disc (X-BEAVER-1) ...
             beaver = below[beaver]
             if beaver == FALLEN:  # ... and leaves the river with it over the falls (X-BEAVER-2)
@@ -135,19 +154,81 @@ def _ride(pos: Position, paths: Sequence[tuple[str, ...]], beaver_fell: bool = F
     players = tuple(dataclasses.replace(p, canoes=tuple(
         dataclasses.replace(c, place=at or c.place, gems=gems, moose=c.moose and (i, k) not in dropped)
         for k, (c, at, gems) in enumerate(zip(p.canoes, places[i], cargo[i])))) for i, p in enumerate(pos.players))
-    return _Ride(pos.replace(players=players, caves=tuple(caves), beaver=beaver, moose=moose, joe=joe), tuple(fell),
-                 beaver_fell)
+    return _Ride(pos.replace(players=players, caves=tuple(caves), beaver=beaver, moose=moose, joe=joe,
+                             whirlpool=whirl), tuple(fell), beaver_fell)
+
+
+def put_back_order(pos: Position) -> list[tuple[int, int]]:
+    """The moored canoes, (player, canoe index), in the order they are put back: seat order from the lifebuoy
+    holder (X-CARDS-4)."""
+    return [(q, k) for q in pos.turn_order() for k, c in enumerate(pos.players[q].canoes) if c.moored]
+
+
+def put_back_choices(pos: Position) -> list[tuple[int, int, tuple[str, ...]]]:
+    """The moored canoes of a position at the end of the flow that go back onto the whirlpool at a fork, with the
+    discs their owner may push them to (X-WHIRL-4), in put-back order."""
+    whirl = pos.whirlpool
+    if whirl in (None, NEXT):
+        return []
+    below = pos.board.below(whirl, 1)
+    if len(below) < 2:
+        return []
+    return [(q, k, below) for q, k in put_back_order(pos) if pos.players[q].canoes[k].place == whirl]
+
+
+class _PutBack(NamedTuple):
+    position: Position
+    fell: tuple[tuple[int, str, tuple[Colour, ...]], ...]
+
+
+def _put_back(pos: Position, pushes: Sequence[str] | None) -> _PutBack:
+    """X-CARDS-4, X-WHIRL-4: each moored canoe goes back onto the disc now at its board place, in seat order from
+    the lifebuoy holder; one put back onto the whirlpool is pushed one disc down (to the disc of ``pushes`` its
+    owner picked at a fork), or over the falls from a last disc (its gems home, its moose returning)."""
+    moored = put_back_order(pos)
+    if not moored:
+        return _PutBack(pos, ())
+    needed = put_back_choices(pos)
+    given = list(pushes or ())
+    if len(given) != len(needed):
+        names = ", ".join(f"{pos.players[q].name}'s canoe on {pos.whirlpool} (to {' or '.join(d)})"
+                          for q, k, d in needed) or "none"
+        raise IllegalTurnError(f"say where the whirlpool pushes each canoe put back onto it at the fork: "
+                               f"{len(needed)} choice(s) needed ({names}), got {len(given)}", "X-WHIRL-4")
+    for (q, k, options), dest in zip(needed, given):
+        if dest not in options:
+            raise IllegalTurnError(f"the whirlpool on {pos.whirlpool} pushes {pos.players[q].name}'s canoe to "
+                                   f"{' or '.join(options)}, not {dest!r}", "X-WHIRL-4")
+    chosen = {(q, k): dest for (q, k, _), dest in zip(needed, given)}
+    whirl = pos.whirlpool
+    caves = list(pos.caves)
+    moose = pos.moose
+    fell: list[tuple[int, str, tuple[Colour, ...]]] = []
+    players = list(pos.players)
+    for q, k in moored:
+        canoe = dataclasses.replace(players[q].canoes[k], moored=False)
+        if whirl not in (None, NEXT) and canoe.place == whirl:
+            below = pos.board.below(whirl, 1)
+            if below:
+                canoe = dataclasses.replace(canoe, place=chosen.get((q, k), below[0]))
+            else:  # over the falls from a last disc (R-FLOW-6, X-MOOSE-3)
+                for gem in canoe.gems:
+                    caves[gem - 1] = caves[gem - 1].plus(gem)
+                fell.append((q, canoe.place, canoe.gems))
+                if canoe.moose:
+                    moose = Moose.RETURNING
+                canoe = dataclasses.replace(canoe, place=FALLEN, gems=(), moose=False)
+        players[q] = dataclasses.replace(players[q], canoes=tuple(
+            canoe if j == k else c for j, c in enumerate(players[q].canoes)))
+    return _PutBack(pos.replace(players=tuple(players), caves=tuple(caves), moose=moose), tuple(fell))
 
 
 def _phase_end(pos: Position, beaver_fell: bool) -> Position:
-    """The end of phase III: each moored canoe goes back onto the disc now at its board place, no longer moored
-    (X-CARDS-4); if the beaver went over the falls, the weather is set to 0 (X-BEAVER-2); a returning moose waits
+    """The end of phase III, after the moored canoes were put back (:func:`_put_back`): if the beaver went over
+    the falls, the weather is set to 0 (X-BEAVER-2); a returning moose waits
     again at the ruby cave (X-MOOSE-3). Then, after phase III and before phase IV, Diamond Joe loads and paddles
     (X-JOE-2, :func:`.joe.joe_step`): here, so that every reading of a round's end (rounds, the free fork's
     outcomes, the solver's search) takes his step."""
-    if any(c.moored for p in pos.players for c in p.canoes):
-        pos = pos.replace(players=tuple(dataclasses.replace(p, canoes=tuple(
-            dataclasses.replace(c, moored=False) for c in p.canoes)) for p in pos.players))
     if beaver_fell:
         pos = pos.replace(weather=0)
     if pos.moose is Moose.RETURNING:  # X-MOOSE-3: at the very end of phase III it waits again
@@ -155,36 +236,51 @@ def _phase_end(pos: Position, beaver_fell: bool) -> Position:
     return joe_step(pos)
 
 
-def flow(pos: Position, steps: int, choices: Sequence[StepChoice] | None = None) -> Position:
+def flow(pos: Position, steps: int, choices: Sequence[StepChoice] | None = None,
+         pushes: Sequence[str] | None = None) -> Position:
     """The position after the river flows ``steps`` single steps (see :func:`flow_detail`)."""
-    return flow_detail(pos, steps, choices).position
+    return flow_detail(pos, steps, choices, pushes).position
 
 
 def flow_outcomes(pos: Position, steps: int) -> list[tuple[tuple[StepChoice, ...], Position]]:
     """Every distinct result of ``steps`` flow steps with the branch choices that give it.
 
     One outcome under ``fork_policy: alternate``; under ``free`` one per distinct result of the branch
-    choices (the first choice sequence found, in branch order).
+    choices (the first choice sequence found, in branch order). Where a moored canoe put back onto the whirlpool
+    at a fork gives its owner a choice (X-WHIRL-4), see :func:`flow_choices`, which also says the pushes.
     """
-    if pos.ruleset.fork_policy is not ForkPolicy.FREE or not pos.board.forks:
-        return [((), flow(pos, steps))]
+    return [(o.choices, o.position) for o in flow_choices(pos, steps)]
+
+
+def flow_choices(pos: Position, steps: int) -> list[FlowOutcome]:
+    """Every distinct result of phase III: per distinct result of the branch choices (``fork_policy: free``),
+    each choice of the owners of canoes put back onto the whirlpool at a fork (X-WHIRL-4)."""
     require(pos.ruleset, "engine")
-    per_step = [choice for choice, _ in pos.board.flow_paths()]
-    frontier: dict[tuple[Position, bool], tuple[StepChoice, ...]] = {(pos, False): ()}
-    for _ in range(steps):
-        nxt: dict[tuple[Position, bool], tuple[StepChoice, ...]] = {}
-        for (state, beaver_fell), made in frontier.items():
-            for choice in per_step:
-                paths, markers = _paths(state, 1, [choice])
-                ride = _ride(state, paths, beaver_fell)
-                key = (ride.position.replace(forks=markers), ride.beaver_fell)
-                if key not in nxt:
-                    nxt[key] = (*made, choice)
-        frontier = nxt
-    out: dict[Position, tuple[StepChoice, ...]] = {}
+    frontier: dict[tuple[Position, bool], tuple[StepChoice, ...]]
+    if pos.ruleset.fork_policy is not ForkPolicy.FREE or not pos.board.forks:
+        paths, markers = _paths(pos, steps, None)
+        ride = _ride(pos, paths)
+        frontier = {(ride.position.replace(forks=markers), ride.beaver_fell): ()}
+    else:
+        per_step = [choice for choice, _ in pos.board.flow_paths()]
+        frontier = {(pos, False): ()}
+        for _ in range(steps):
+            nxt: dict[tuple[Position, bool], tuple[StepChoice, ...]] = {}
+            for (state, beaver_fell), made in frontier.items():
+                for choice in per_step:
+                    paths, markers = _paths(state, 1, [choice])
+                    ride = _ride(state, paths, beaver_fell)
+                    key = (ride.position.replace(forks=markers), ride.beaver_fell)
+                    if key not in nxt:
+                        nxt[key] = (*made, choice)
+            frontier = nxt
+    out: dict[Position, FlowOutcome] = {}
     for (state, beaver_fell), made in frontier.items():
-        out.setdefault(_phase_end(state, beaver_fell), made)
-    return [(made, state) for state, made in out.items()]
+        options = [d for _, _, d in put_back_choices(state)]
+        for pushes in itertools.product(*options):
+            end = _phase_end(_put_back(state, pushes).position, beaver_fell)
+            out.setdefault(end, FlowOutcome(made, tuple(pushes), end))
+    return list(out.values())
 
 
 def parse_choices(text: str, pos: Position, steps: int) -> list[StepChoice]:

@@ -21,7 +21,7 @@ from niagara_solver.model.errors import DeadlockError
 from niagara_solver.model.atoms import Phase
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import ForkPolicy
-from niagara_solver.engine.flow import StepChoice, flow_outcomes, flow_value
+from niagara_solver.engine.flow import StepChoice, flow_choices, flow_value
 from niagara_solver.model.notation import Rescue
 from niagara_solver.engine.rescue import begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord, TurnRecord, end_round_detail, is_finished
@@ -107,10 +107,14 @@ def random_round(pos: Position, rng: random.Random, policy: Uniform | None = Non
         records.append(TurnRecord(player, card, chosen.turn, pos))
     steps = flow_value(pos)
     choices: tuple[StepChoice, ...] | None = None
-    if pos.ruleset.fork_policy is ForkPolicy.FREE and pos.board.forks:
-        choices = rng.choice(flow_outcomes(pos, steps))[0]
-    end, result = end_round_detail(pos, choices)
-    return RoundRecord(start, tuple(rescues), turns_start, tuple(records), steps, choices, pos, result.fell, end)
+    pushes: tuple[str, ...] = ()
+    free = pos.ruleset.fork_policy is ForkPolicy.FREE and pos.board.forks
+    if free or any(c.moored for p in pos.players for c in p.canoes):  # X-WHIRL-4: a put-back push is chosen
+        flowed = rng.choice(flow_choices(pos, steps))
+        choices, pushes = (flowed.choices if free else None), flowed.pushes
+    end, result = end_round_detail(pos, choices, pushes)
+    return RoundRecord(start, tuple(rescues), turns_start, tuple(records), steps, choices, pos, result.fell, end,
+                       pushes)
 
 
 def random_playout(pos: Position, seed: int, rounds: int | None = None,

@@ -53,16 +53,19 @@ def is_finished(pos: Position) -> bool:
     return pos.phase is Phase.CARDS and bool(winners(pos))
 
 
-def end_round(pos: Position, choices: Sequence[StepChoice] | None = None) -> Position:
+def end_round(pos: Position, choices: Sequence[StepChoice] | None = None,
+              pushes: Sequence[str] | None = None) -> Position:
     """Phases III and IV once every player has acted: the river flows (R-FLOW), the lifebuoy passes
-    (R-BUOY-1), played cards stay out and empty hands are refilled (R-CARD-2), the next round begins."""
-    return end_round_detail(pos, choices)[0]
+    (R-BUOY-1), played cards stay out and empty hands are refilled (R-CARD-2), the next round begins.
+    ``choices`` and ``pushes`` are the flow's choices (:func:`.flow.flow_detail`)."""
+    return end_round_detail(pos, choices, pushes)[0]
 
 
-def end_round_detail(pos: Position, choices: Sequence[StepChoice] | None = None) -> tuple[Position, FlowResult]:
+def end_round_detail(pos: Position, choices: Sequence[StepChoice] | None = None,
+                     pushes: Sequence[str] | None = None) -> tuple[Position, FlowResult]:
     """:func:`end_round`, also returning what the flow did."""
     steps = flow_value(pos)
-    result = flow_detail(pos, steps, choices)
+    result = flow_detail(pos, steps, choices, pushes)
     pos = result.position
     players = tuple(Player(p.name, p.canoes, p.hand or start_hand(pos.ruleset), p.bank, None)
                     for p in pos.players)
@@ -93,6 +96,8 @@ class RoundRecord:
     before_flow: Position
     fell: tuple[tuple[int, str, tuple[Colour, ...]], ...]
     end: Position
+    #: Where the whirlpool pushed each moored canoe put back onto it at a fork (X-WHIRL-4), in put-back order.
+    pushes: tuple[str, ...] = ()
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -111,15 +116,16 @@ class RoundRecord:
                 "flow": self.flow,
                 "branches": choices_text(self.choices, start) if self.choices is not None else None,
                 "fell": [{"player": names[o], "from": d, "gems": [g.label for g in gems]} for o, d, gems in self.fell],
+                **({"pushes": list(self.pushes)} if self.pushes else {}),
                 "position": position_to_json(self.end)}
 
 
 def play_round(pos: Position, cards: Mapping[int, Card], turns: Mapping[int, Turn | str],
                rescues: Mapping[int, Rescue] | None = None,
-               choices: Sequence[StepChoice] | None = None) -> RoundRecord:
+               choices: Sequence[StepChoice] | None = None, pushes: Sequence[str] | None = None) -> RoundRecord:
     """Play one whole round from given rescues, cards and turns (a position at the start of a round, or in
     phase II, which is then finished). Every turn is checked (:func:`apply_turn`); players act in order from
-    the lifebuoy holder (R-TURN-1)."""
+    the lifebuoy holder (R-TURN-1). ``choices`` and ``pushes`` are the flow's choices (:func:`.flow.flow_detail`)."""
     start = pos
     done: list[tuple[int, Rescue]] = []
     if pos.phase is Phase.CARDS:
@@ -148,6 +154,6 @@ def play_round(pos: Position, cards: Mapping[int, Card], turns: Mapping[int, Tur
         pos = apply_turn(pos, player, parsed, card).position
         records.append(TurnRecord(player, card, parsed, pos))
     steps = flow_value(pos)
-    end, result = end_round_detail(pos, choices)
+    end, result = end_round_detail(pos, choices, pushes)
     return RoundRecord(start, tuple(done), turns_start, tuple(records), steps,
-                       tuple(choices) if choices is not None else None, pos, result.fell, end)
+                       tuple(choices) if choices is not None else None, pos, result.fell, end, tuple(pushes or ()))

@@ -21,11 +21,12 @@ from typing import Callable, Iterator, NamedTuple, TypeVar
 
 from niagara_solver.model.readings import require
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
-from niagara_solver.model.atoms import DOUBLE_CAPACITY, PORT, Card, Colour, Gems, Moose, Phase
+from niagara_solver.model.atoms import DOUBLE_CAPACITY, FALLEN, NEXT, PORT, Card, Colour, Gems, Moose, Phase
 from niagara_solver.model.position import Joe, Player, Position
-from niagara_solver.model.ruleset import Card123Canoes, GemSides, LassoScope, PortDeparture
-from niagara_solver.model.notation import (CanoeAction, CanoeRef, Load, Move, Steal, Step, TakeMoose, Trade, Turn,
-                                           Unload)
+from niagara_solver.model.ruleset import (Card123Canoes, GemSides, LassoScope, PortDeparture, WhirlBrink,
+                                          WhirlCostStep)
+from niagara_solver.model.notation import (CanoeAction, CanoeRef, Load, Move, Push, Steal, Step, TakeMoose, Trade,
+                                           Turn, Unload)
 
 CanoeState = tuple[str, tuple[Colour, ...]]
 #: The moose's extra points on every action of the canoe holding it (X-MOOSE-2).
@@ -160,6 +161,17 @@ class _Generator:
         #: Canoes moored by a Lasso earlier this round: off the river, so nobody steals from them (X-CARDS-4).
         self.moored = frozenset((q, k) for q, p in enumerate(pos.players) for k, c in enumerate(p.canoes)
                                 if c.moored)
+        #: The whirlpool's disc (X-WHIRL-1); None without the module or while it waits to come back ("next").
+        self.whirl = pos.whirlpool if pos.whirlpool not in (None, NEXT) else None
+
+    def up_cost(self, frm: str, to: str) -> int:
+        """The points of one upstream step from ``frm`` to ``to``: 1, or 2 onto the whirlpool (``whirl_cost_step:
+        enter``) or off it (``leave``), X-WHIRL-3."""
+        if self.whirl is None:
+            return 1
+        if self.rules.whirl_cost_step is WhirlCostStep.ENTER:
+            return 2 if to == self.whirl else 1
+        return 2 if frm == self.whirl else 1
 
     def _ref(self, snap: Snapshot, index: int) -> CanoeRef:
         place, gems = snap.canoes[self.player][index]
@@ -176,11 +188,28 @@ class _Generator:
 
     def canoe_options(self, snap: Snapshot, index: int, ref: CanoeRef) -> Iterator[tuple[CanoeAction, Snapshot]]:
         """Every distinct action of the canoe ``index`` of the player (R-MOVE-1), with its result; on a last disc
-        with the moose waiting, also each action after taking it (X-MOOSE-1)."""
-        yield from self._canoe_options(snap, index, ref, ())
+        with the moose waiting, also each action after taking it (X-MOOSE-1). With the whirlpool: an action pushed
+        over the falls only where every action falls so (``whirl_brink: avoid``, X-WHIRL-2), and staying put where
+        the canoe has no action at all (X-WHIRL-5)."""
+        if not self.rules.x_whirl:
+            yield from self._canoe_options(snap, index, ref, ())
+            if self.may_take_moose(snap, index):
+                yield from self._canoe_options(self._taken(snap, index), index, ref, (TakeMoose(),))
+            return
+        options = list(self._canoe_options(snap, index, ref, ()))
         if self.may_take_moose(snap, index):
-            taken = snap._replace(moose=Moose.HELD, holder=(self.player, index))
-            yield from self._canoe_options(taken, index, ref, (TakeMoose(),))
+            options += self._canoe_options(self._taken(snap, index), index, ref, (TakeMoose(),))
+        if self.rules.whirl_brink is WhirlBrink.AVOID:
+            kept = [o for o in options if not falls(o[0])]
+            options = kept or options
+        if not options:  # X-WHIRL-5: it stays where it is, its points lost; it may still take the moose
+            options = [(CanoeAction(ref, ()), snap)]
+            if self.may_take_moose(snap, index):
+                options.append((CanoeAction(ref, (TakeMoose(),)), self._taken(snap, index)))
+        yield from options
+
+    def _taken(self, snap: Snapshot, index: int) -> Snapshot:
+        return snap._replace(moose=Moose.HELD, holder=(self.player, index))
 
     def may_take_moose(self, snap: Snapshot, index: int) -> bool:
         """X-MOOSE-1: the waiting moose may be taken by a canoe on a last disc, not moored."""
@@ -232,6 +261,8 @@ class _Generator:
         place, gems = snap.canoes[self.player][index]
         if snap.joe is None or snap.joe[0] != place or not any(isinstance(s, Move) for s in steps):
             return
+        if any(isinstance(s, Push) for s in steps):
+            return  # X-WHIRL-2: a pushed canoe does not trade
         joe_place, joe_gem = snap.joe
         if joe_gem is not None:
             if len(gems) < snap.capacity(self.player, index, self.rules.capacity):
@@ -275,16 +306,25 @@ class _Generator:
                   emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
         board, rules = self.board, self.rules
         above = board.above(place)
-        for distance, dest in enumerate(above[:-1], start=1):
-            if distance > rest:
+        costs: list[int] = []  # the points to each place above, the port last (X-WHIRL-3: 2 for one step)
+        here = place
+        for there in above:
+            costs.append((costs[-1] if costs else 0) + self.up_cost(here, there))
+            here = there
+        for dest, cost in zip(above[:-1], costs):
+            if cost > rest:
                 break
             move = Move(dest, downstream=False)
-            for steps, result in self._arrive(snap, index, dest, run, rest - distance, (*run.ops, move)):
+            if dest == self.whirl:  # X-WHIRL-2: ending there only with the last point, then pushed down
+                if cost == rest:
+                    yield from self._pushed(snap, index, run.gems, (*run.ops, move), emit)
+                continue
+            for steps, result in self._arrive(snap, index, dest, run, rest - cost, (*run.ops, move)):
                 yield from emit(steps, result)
-                if distance == rest:
+                if cost == rest:
                     yield from self._steals(result, index, dest, run, steps, emit)
         # R-MOVE-5: the port may be entered with budget to spare; R-GEM-5: its cargo is banked for free.
-        if rest >= board.depth[place] and (rules.bank_after_load or not run.loaded):
+        if rest >= costs[-1] and (rules.bank_after_load or not run.loaded):
             banks = snap.banks
             if run.gems:
                 bank = banks[self.player]
@@ -295,6 +335,24 @@ class _Generator:
             if result.holder == (self.player, index):  # X-MOOSE-3: home with the moose, which returns
                 result = result._replace(moose=Moose.RETURNING, holder=None)
             yield from emit((*run.ops, Move(PORT, downstream=False)), result)
+
+    def _pushed(self, snap: Snapshot, index: int, gems: tuple[Colour, ...], steps: tuple[Step, ...],
+                emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
+        """X-WHIRL-2: the canoe that ended its movement on the whirlpool goes one disc down, into the branch its
+        owner picks at a fork, or over the falls from a last disc (R-FLOW-6: its gems go back to their caves, the
+        moose it holds returns, X-MOOSE-3). A pushed canoe neither steals nor trades."""
+        assert self.whirl is not None
+        below = self.board.below(self.whirl, 1)
+        for dest in below:
+            yield from emit((*steps, Push(dest)), snap.with_canoe(self.player, index, (dest, gems)))
+        if not below:
+            caves = snap.caves
+            for gem in gems:
+                caves = _replace_at(caves, gem - 1, caves[gem - 1].plus(gem))
+            result = snap._replace(caves=caves).with_canoe(self.player, index, (FALLEN, ()))
+            if result.holder == (self.player, index):
+                result = result._replace(moose=Moose.RETURNING, holder=None)
+            yield from emit((*steps, Push(FALLEN)), result)
 
     def _steals(self, snap: Snapshot, index: int, dest: str, run: _Run, steps: tuple[Step, ...],
                 emit: _Emit) -> Iterator[tuple[CanoeAction, Snapshot]]:
@@ -360,8 +418,17 @@ class _Generator:
                 break
             for dest in dests:
                 move = Move(dest, downstream=True)
+                if dest == self.whirl:  # X-WHIRL-2: passed freely, ended on only with the last point
+                    if distance == rest:
+                        yield from self._pushed(snap, index, run.gems, (*run.ops, move), emit)
+                    continue
                 for steps, result in self._arrive(snap, index, dest, run, rest - distance, (*run.ops, move)):
                     yield from emit(steps, result)
+
+
+def falls(action: CanoeAction) -> bool:
+    """Whether the whirlpool pushes the canoe over the falls in this action (X-WHIRL-2)."""
+    return any(isinstance(s, Push) and s.dest == FALLEN for s in action.steps)
 
 
 def _replace_at(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:

@@ -114,7 +114,8 @@ def position_problems(pos: Position) -> list[Problem]:
                                         "R-CARD-2"))
         elif acted:
             problems.append(Problem(f"{where}.card", "a player who has acted has revealed a card", "R-TURN-1"))
-        if pos.phase is Phase.TURNS and not player.canoes_in_play:
+        # X-WHIRL-2: with the whirlpool a canoe may be pushed over the falls in its owner's own turn.
+        if pos.phase is Phase.TURNS and not player.canoes_in_play and not (acted and rules.x_whirl):
             problems.append(Problem(f"{where}.canoes", "after phase I every player has a canoe in the port or "
                                                        "on the river", "R-RESCUE-2"))
     if pos.phase is Phase.CARDS and pos.acted:

@@ -47,6 +47,8 @@ class FlowOutcome(NamedTuple):
     choices: tuple[StepChoice, ...]
     pushes: tuple[str, ...]
     position: Position
+    #: The player who picks each of ``pushes``: the owner of the canoe pushed.
+    owners: tuple[int, ...] = ()
 
 
 def _paths(pos: Position, steps: int, choices: Sequence[StepChoice] | None) -> tuple[list[tuple[str, ...]],
@@ -274,12 +276,15 @@ def flow_choices(pos: Position, steps: int) -> list[FlowOutcome]:
                     if key not in nxt:
                         nxt[key] = (*made, choice)
             frontier = nxt
-    out: dict[Position, FlowOutcome] = {}
+    # Outcomes are told apart by their position; where owners choose pushes, by the whole choice too, so that every
+    # owner's every option stays listed under each branch choice (the solver reads them as a tree of decisions).
+    out: dict[object, FlowOutcome] = {}
     for (state, beaver_fell), made in frontier.items():
-        options = [d for _, _, d in put_back_choices(state)]
-        for pushes in itertools.product(*options):
+        needed = put_back_choices(state)
+        owners = tuple(q for q, _, _ in needed)
+        for pushes in itertools.product(*(d for _, _, d in needed)):
             end = _phase_end(_put_back(state, pushes).position, beaver_fell)
-            out.setdefault(end, FlowOutcome(made, tuple(pushes), end))
+            out.setdefault((end, made, pushes) if needed else end, FlowOutcome(made, tuple(pushes), end, owners))
     return list(out.values())
 
 

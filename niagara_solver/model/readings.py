@@ -29,7 +29,7 @@ NOT_COVERED: dict[Reading, dict[str, tuple[Any, ...]]] = {
     "engine": {},
     "encoding": {**{m: (True,) for m in ("x_cards", "x_double", "x_beaver", "x_moose")},
                  **{m: (True,) for m in _MODULES}},
-    "solver": {"x_whirl": (True,), "reveal": ("at_once",)},
+    "solver": {},
 }
 
 _WHAT = {"engine": "the rules engine (turns, flow, rounds)",

@@ -8,7 +8,9 @@ legal, as if in league against X). The information structure of a round (docs/SO
 * X's card is chosen blind: it is chosen before anything else of the round is known (an OR node above every
   other player's choices);
 * in phase II each player acts knowing the cards and turns of those before; another player's hidden card is
-  chosen at that player's turn together with the turn (X never sees it before acting, so this is exact);
+  chosen at that player's turn together with the turn (X never sees it before acting, so this is exact); with
+  ``reveal: at_once`` every card is revealed at the start of phase II, so the others' cards are chosen (an AND
+  node) right after X's blind choice and X's turn may depend on all of them;
 * the flow is fixed by the cards (an AND node over the branches with ``fork_policy: free``).
 
 Goals add their own success and failure conditions (:class:`Goal`). Nodes are memoised on the canonical
@@ -18,18 +20,19 @@ bankings and steals; the others' steals from X), and a branch is cut as soon as 
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from niagara_solver.engine.flow import flow_outcomes, flow_value
+from niagara_solver.engine.flow import FlowOutcome, flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import goal_reached, is_finished, winners
 from niagara_solver.engine.turns import TurnOutcome, legal_turns
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Player, Position, start_hand
-from niagara_solver.model.ruleset import ForkPolicy
+from niagara_solver.model.ruleset import ForkPolicy, Reveal
 from niagara_solver.solver.answers import Goal, OutOfTime, bankable, could_reach_goal, has_steal, x_gems
 
 
@@ -120,14 +123,41 @@ class Search:
         """X chooses a card blind, before any other choice of the round (R-CARD-1)."""
         me = pos.players[self.x]
         if self.x in pos.acted or me.card is not None:
-            return self.turn_stage(pos, left)
+            return self.reveal_stage(pos, left)
         key = self._key("card", pos, left)
         if key in self.memo:
             return self.memo[key]
-        children = ((f"{me.name} chooses {c.label}", lambda c=c: self.turn_stage(
+        children = ((f"{me.name} chooses {c.label}", lambda c=c: self.reveal_stage(
             pos.with_player(self.x, Player(me.name, me.canoes, me.hand, me.bank, c)), left), c, None)
             for c in me.hand)
         node = self._decide(True, children)
+        self.memo[key] = node
+        return node
+
+    def reveal_stage(self, pos: Position, left: int) -> Node:
+        """With ``reveal: at_once`` every card is revealed at the start of phase II (R-TURN-1): the others' hidden
+        cards are chosen now, all together (an AND node over them), so X's turn may depend on every card. With
+        ``in_turn`` a hidden card is chosen at its player's turn, together with the turn."""
+        if pos.ruleset.reveal is not Reveal.AT_ONCE:
+            return self.turn_stage(pos, left)
+        hidden = [i for i, p in enumerate(pos.players) if p.card is None and i not in pos.acted and i != self.x]
+        if not hidden:
+            return self.turn_stage(pos, left)
+        key = self._key("reveal", pos, left)
+        if key in self.memo:
+            return self.memo[key]
+
+        def revealed(cards: tuple[Card, ...]) -> Position:
+            out = pos
+            for i, card in zip(hidden, cards):
+                p = out.players[i]
+                out = out.with_player(i, Player(p.name, p.canoes, p.hand, p.bank, card))
+            return out
+
+        children = ((", ".join(f"{pos.players[i].name} reveals {c.label}" for i, c in zip(hidden, cards)),
+                     lambda cards=cards: self.turn_stage(revealed(cards), left))
+                    for cards in itertools.product(*(pos.players[i].hand for i in hidden)))
+        node = self._decide(False, children)
         self.memo[key] = node
         return node
 
@@ -184,14 +214,28 @@ class Search:
         if last and self.goal is Goal.STEAL:
             return Node(False, "no steal")
         steps = flow_value(pos)
-        if pos.ruleset.fork_policy is ForkPolicy.FREE and pos.board.forks:
-            results = [(",".join("/".join(lab for _, lab in c) for c in choice), after)
-                       for choice, after in flow_outcomes(pos, steps)]
-        else:
-            results = [("", after) for _, after in flow_outcomes(pos, steps)]
-        children = ((f"the river flows {steps}" + (f" ({label})" if label else ""),
-                     lambda after=after: self._round_end(_next_round(after, pos), left)) for label, after in results)
+        free = pos.ruleset.fork_policy is ForkPolicy.FREE and pos.board.forks
+        groups: dict[Any, list[FlowOutcome]] = {}
+        for outcome in flow_choices(pos, steps):
+            groups.setdefault(outcome.choices, []).append(outcome)
+        children = ((f"the river flows {steps}" + (
+            f" ({','.join('/'.join(lab for _, lab in c) for c in choice)})" if free else ""),
+            lambda group=group: self._put_back(pos, group, 0, left)) for choice, group in groups.items())
         return self._decide(False, children)
+
+    def _put_back(self, pos: Position, outcomes: list[FlowOutcome], i: int, left: int) -> Node:
+        """The pushes of moored canoes put back onto the whirlpool at a fork (X-WHIRL-4), in put-back order: each
+        its owner's choice (X's: an OR node; another player's: an AND node)."""
+        if i == len(outcomes[0].pushes):
+            return self._round_end(_next_round(outcomes[0].position, pos), left)
+        owner = outcomes[0].owners[i]
+        options: dict[str, list[FlowOutcome]] = {}
+        for outcome in outcomes:
+            options.setdefault(outcome.pushes[i], []).append(outcome)
+        name = pos.players[owner].name
+        return self._decide(owner == self.x, ((f"{name}'s canoe put back onto the whirlpool is pushed to {dest}",
+                                              lambda group=group: self._put_back(pos, group, i + 1, left))
+                                             for dest, group in options.items()))
 
     def _round_end(self, pos: Position, left: int) -> Node:
         if self.goal is Goal.SAFE and self.baseline is not None and x_gems(pos, self.x) < self.baseline:

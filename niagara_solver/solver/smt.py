@@ -27,6 +27,8 @@ from niagara_solver.encoding.relations import NCOL, Relations, SymPosition
 from niagara_solver.encoding.solver import make_solver
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.position import Player, Position, start_hand
+from niagara_solver.model.readings import UncoveredRulesError
+from niagara_solver.model.ruleset import Reveal
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.solver.answers import Answer, Goal, OutOfTime, could_reach_goal, x_gems
 
@@ -35,6 +37,9 @@ class SmtSolver:
     """One query over the encoding."""
 
     def __init__(self, pos: Position, x: int, goal: Goal, horizon: int, timeout: float | None) -> None:
+        if pos.ruleset.reveal is Reveal.AT_ONCE:  # the levels below follow the cards revealed in turn (R-TURN-1)
+            raise UncoveredRulesError("ruleset.reveal", "reveal: \"at_once\" is not yet covered by the smt backend "
+                                      "(the search answers it: --backend search)", "R-TURN-1")
         self.x = x
         self.goal = goal
         self.horizon = horizon

@@ -1,8 +1,11 @@
 """Engine benchmarks (``make bench``): medians of repeated runs, measured side by side in one process.
 
 * turn generation: distinct turn outcomes generated per second over a fixed set of positions (every card
-  in hand of every player to act, in positions taken from seeded games of 2 to 5 players);
-* random full rounds per second for 3 and 5 players (uniform policy, from the start of a game).
+  in hand of every player to act, in positions taken from seeded games of 2 to 5 players), for the base game
+  and, side by side in the same run, with the expansion's modules (presets ``flussgeister`` and
+  ``flussgeister-joe``, positions from games of 3 to 6 players);
+* random full rounds per second for 3 and 5 players (uniform policy, from the start of a game), and with
+  ``flussgeister`` for 3 and 6 players.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from niagara_solver.engine.rescue import begin_turns, rescue_options  # noqa: E4
 from niagara_solver.engine.turns import legal_turns  # noqa: E402
 from niagara_solver.model.atoms import Phase  # noqa: E402
 from niagara_solver.model.position import Position  # noqa: E402
+from niagara_solver.model.ruleset import PRESETS, Ruleset  # noqa: E402
 
 REPEATS = 5
 
@@ -39,11 +43,11 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
 
 
-def fixed_positions() -> list[Position]:
-    """Phase II positions from seeded greedy games: 2..5 players, every 4th round of the first 40."""
+def fixed_positions(preset: str = "standard", counts: tuple[int, ...] = (2, 3, 4, 5)) -> list[Position]:
+    """Phase II positions from seeded greedy games: every 4th round of the first 40, for each player count."""
     out = []
-    for players in (2, 3, 4, 5):
-        start = Position.initial([f"p{i}" for i in range(players)])
+    for players in counts:
+        start = Position.initial([f"p{i}" for i in range(players)], ruleset=PRESETS[preset])
         for k, record in enumerate(random_playout(start, seed=players, rounds=40, policy="greedy")):
             if k % 4 == 3:
                 out.append(record.turns_start)
@@ -71,12 +75,12 @@ def bench_turns(work: list[tuple[Position, int, object]]) -> tuple[float, int, f
     return statistics.median(rates), total, (max(rates) - min(rates)) / statistics.median(rates)
 
 
-def bench_rounds(players: int, rounds: int = 150) -> float:
+def bench_rounds(players: int, rounds: int = 150, rules: Ruleset | None = None) -> float:
     rates = []
     for repeat in range(REPEATS):
         rng = random.Random(repeat)
         policy = Uniform(rng)
-        pos = Position.initial([f"p{i}" for i in range(players)])
+        pos = Position.initial([f"p{i}" for i in range(players)], ruleset=rules or PRESETS["standard"])
         start = time.perf_counter()
         for _ in range(rounds):
             pos = random_round(pos, rng, policy).end
@@ -86,12 +90,20 @@ def bench_rounds(players: int, rounds: int = 150) -> float:
 
 def main() -> None:
     print(f"machine: {machine()}")
-    work = queries(fixed_positions())
-    rate, total, spread = bench_turns(work)
-    print(f"turn generation: {rate:,.0f} distinct outcomes/s (median of {REPEATS}; {len(work)} queries, "
-          f"{total} outcomes per pass; spread {spread:.0%})")
+    base = None
+    for preset, counts in (("standard", (2, 3, 4, 5)), ("flussgeister", (3, 4, 5, 6)),
+                           ("flussgeister-joe", (3, 4, 5, 6))):
+        work = queries(fixed_positions(preset, counts))
+        rate, total, spread = bench_turns(work)
+        base = base or rate
+        print(f"turn generation, {preset} ({'-'.join(map(str, counts[::len(counts) - 1]))} players): {rate:,.0f} "
+              f"distinct outcomes/s (median of {REPEATS}; {len(work)} queries, {total} outcomes per pass; spread "
+              f"{spread:.0%}; {rate / base:.2f}x the base game)")
     for players in (3, 5):
         print(f"random full rounds, {players} players: {bench_rounds(players):,.0f} rounds/s (median of {REPEATS})")
+    for players in (3, 6):
+        rate = bench_rounds(players, rules=PRESETS["flussgeister"])
+        print(f"random full rounds, flussgeister, {players} players: {rate:,.0f} rounds/s (median of {REPEATS})")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import z3
 
 from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
-from niagara_solver.model.ruleset import GemSides, PortDeparture, RescueWhenNone, Ruleset
+from niagara_solver.model.ruleset import GemSides, LassoScope, PortDeparture, RescueWhenNone, Ruleset
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
 from niagara_solver.encoding.tables import BoardTables
 
@@ -93,6 +93,50 @@ def cloud(enc: Encoding, is_cloud: Expr, on: list[Expr], step: Expr) -> list[Con
     return [("R-TURN-2", z3.Implies(is_cloud, z3.And(z3.Not(on[0]), z3.Not(on[1])))),
             ("R-TURN-2", z3.Implies(is_cloud, z3.Or(step == 1, step == -1))),
             ("R-TURN-2", z3.Implies(z3.Not(is_cloud), step == 0))]
+
+
+@group("X-CARDS-3")
+def card_123(enc: Encoding, place: list[Expr], acts: list[Expr], is_123: Expr, budget: Expr) -> list[Constraint]:
+    """The 1/2/3 card: the player chooses a budget of 1, 2 or 3 (none with another card)."""
+    return [("X-CARDS-3", z3.Implies(is_123, z3.And(budget >= 1, budget <= 3))),
+            ("X-CARDS-3", z3.Implies(z3.Not(is_123), budget == 0))]
+
+
+@group("X-CARDS-3:one")
+def card_123_one(enc: Encoding, place: list[Expr], acts: list[Expr], is_123: Expr) -> list[Constraint]:
+    """With ``card_123_canoes: one``: one canoe that R-TURN-3 lets act acts (a port canoe too, beside a river
+    canoe); none only where R-TURN-3 lets none act (no canoe on the river, and the port canoes may stay)."""
+    t = enc.tables
+    count = z3.If(acts[0], 1, 0) + z3.If(acts[1], 1, 0)
+    river = z3.Or(t.is_disc(place[0]), t.is_disc(place[1]))
+    out = [("X-CARDS-3", z3.Implies(is_123, count <= 1)),
+           ("X-CARDS-3", z3.Implies(z3.And(is_123, river), count == 1))]
+    if enc.rules.port_departure is PortDeparture.EXACTLY_ONE:
+        both_port = z3.And(place[0] == t.PORT, place[1] == t.PORT)
+        out.append(("X-CARDS-3", z3.Implies(z3.And(is_123, both_port), count == 1)))
+    return out
+
+
+@group("X-CARDS-4")
+def lasso(enc: Encoding, is_lasso: Expr, acts: list[Expr], step: Expr) -> list[Constraint]:
+    """With the Lasso no canoe paddles and the weather stays."""
+    return [("X-CARDS-4", z3.Implies(is_lasso, z3.And(z3.Not(acts[0]), z3.Not(acts[1])))),
+            ("X-CARDS-4", z3.Implies(is_lasso, step == 0))]
+
+
+@group("X-CARDS-4:moor")
+def moor(enc: Encoding, place: list[Expr], is_lasso: Expr, chosen: list[Expr] | None) -> tuple[list[Expr],
+                                                                                                list[Constraint]]:
+    """Which canoes the Lasso moors: every canoe of the player on the river (``lasso_scope: all``), or the one
+    chosen (``one``: exactly one river canoe, none when none is on the river)."""
+    t = enc.tables
+    on_river = [t.is_disc(x) for x in place]
+    if enc.rules.lasso_scope is LassoScope.ALL or chosen is None:
+        return [z3.And(is_lasso, r) for r in on_river], []
+    count = z3.If(chosen[0], 1, 0) + z3.If(chosen[1], 1, 0)
+    out: list[Constraint] = [("X-CARDS-4", z3.Implies(c, z3.And(is_lasso, r))) for c, r in zip(chosen, on_river)]
+    out.append(("X-CARDS-4", z3.Implies(is_lasso, count == z3.If(z3.Or(on_river), 1, 0))))
+    return list(chosen), out
 
 
 @group("R-WEATHER-1:step")
@@ -228,7 +272,13 @@ def steal_after_unload(enc: Encoding, taking: Expr, unloaded: Expr) -> list[Cons
 
 @group("R-FLOW-1")
 def flow_sum(enc: Encoding, cards: list[Expr], weather: Expr) -> Expr:
-    """Smallest paddle played (0 if only clouds) plus the weather."""
+    """Smallest paddle played (0 if only clouds) plus the weather; with the expansion's cards the 7 is a paddle,
+    the Lasso and the 1/2/3 card count like the cloud (X-CARDS-2)."""
+    if enc.rules.x_cards:
+        least: Expr = z3.IntVal(8)
+        for card in cards:
+            least = z3.If(z3.And(card >= 1, card <= 7, card < least), card, least)
+        return z3.If(least == 8, 0, least) + weather
     smallest: Expr = z3.IntVal(7)
     for card in cards:
         smallest = z3.If(z3.And(card != 0, card < smallest), card, smallest)

@@ -20,7 +20,8 @@ from niagara_solver.encoding.solver import make_solver
 
 
 def _canoe_terms(post: SymPosition, p: int, k: int) -> list[Any]:
-    return [post.place[p][k], *post.cargo[p][k]]
+    moored = [post.moored[p][k]] if post.moored is not None else []  # X-CARDS-4
+    return [post.place[p][k], *post.cargo[p][k], *moored]
 
 
 def _same(post: SymPosition, model: z3.ModelRef) -> Any:
@@ -34,6 +35,8 @@ def _same(post: SymPosition, model: z3.ModelRef) -> Any:
         crossed = z3.And([x == v for x, v in zip(here[0], b)] + [x == v for x, v in zip(here[1], a)])
         parts.append(z3.Or(straight, crossed))
         parts += [x == model.eval(x, model_completion=True) for x in post.bank[p]]
+        if post.budget is not None:  # the 1/2/3 card's budget is part of the result (X-CARDS-3)
+            parts.append(post.budget[p] == model.eval(post.budget[p], model_completion=True))
     parts += [post.cave[cc][c] == model.eval(post.cave[cc][c], model_completion=True)
               for cc in range(NCOL) for c in range(NCOL)]
     parts.append(post.weather == model.eval(post.weather, model_completion=True))
@@ -46,12 +49,15 @@ def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
     from niagara_solver.model.atoms import Gems
     parts = []
     for p, player in enumerate(known.players):
-        cs = [[tables.index[c.place], *Gems.of(c.gems)] for c in player.canoes]
+        cs = [[tables.index[c.place], *Gems.of(c.gems), *([c.moored] if post.moored is not None else [])]
+              for c in player.canoes]
         here = [_canoe_terms(post, p, 0), _canoe_terms(post, p, 1)]
         straight = z3.And([x == v for x, v in zip(here[0], cs[0])] + [x == v for x, v in zip(here[1], cs[1])])
         crossed = z3.And([x == v for x, v in zip(here[0], cs[1])] + [x == v for x, v in zip(here[1], cs[0])])
         parts.append(z3.Or(straight, crossed))
         parts += [post.bank[p][c] == player.bank[c] for c in range(NCOL)]
+        if post.budget is not None:
+            parts.append(post.budget[p] == (player.card_budget or 0))
     parts += [post.cave[cc][c] == known.caves[cc][c] for cc in range(NCOL) for c in range(NCOL)]
     parts.append(post.weather == known.weather)
     return z3.And(parts)
@@ -131,7 +137,8 @@ class Enumerator:
             def finish(model: z3.ModelRef) -> Position:
                 after = relations.decode_position(model, step.post, pos)
                 players = tuple(Player(p.name, a.canoes, a.hand if i == player else p.hand, a.bank,
-                                       card if i == player else p.card)
+                                       card if i == player else p.card,
+                                       a.card_budget if i == player else p.card_budget)
                                 for i, (p, a) in enumerate(zip(pos.players, after.players)))
                 result = after.replace(players=players, acted=(*pos.acted, player))
                 found.setdefault(result, str(relations.decode_turn(model, step)[1]))
@@ -162,7 +169,8 @@ class Enumerator:
         def result(model: z3.ModelRef) -> Position:
             after = relations.decode_position(model, step.post, pos)
             players = tuple(Player(p.name, a.canoes, a.hand if i == player else p.hand, a.bank,
-                                   card if i == player else p.card)
+                                   card if i == player else p.card,
+                                   a.card_budget if i == player else p.card_budget)
                             for i, (p, a) in enumerate(zip(pos.players, after.players)))
             return after.replace(players=players, acted=(*pos.acted, player))
         found: dict[Position, str] = {}
@@ -221,7 +229,7 @@ class Enumerator:
         hands and cards as in ``pos`` (phases I and III never touch them)."""
         def finish(model: z3.ModelRef) -> Position:
             after = self.relations.decode_position(model, step.post, pos)
-            players = tuple(Player(p.name, a.canoes, p.hand, a.bank, p.card)
+            players = tuple(Player(p.name, a.canoes, p.hand, a.bank, p.card, p.card_budget)
                             for p, a in zip(pos.players, after.players))
             return after.replace(players=players)
         return finish

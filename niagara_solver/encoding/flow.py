@@ -16,6 +16,11 @@ from niagara_solver.encoding.turn import Transition
 MAX_STEPS = 6 + 2
 
 
+def max_steps(enc: Encoding) -> int:
+    """The most steps this ruleset's river can flow: with the expansion's cards the 7 is the largest paddle."""
+    return MAX_STEPS + 1 if enc.rules.x_cards else MAX_STEPS
+
+
 @dataclass
 class FlowChoice:
     """With ``fork_policy: free``, the branch each step's disc takes at each fork (label index)."""
@@ -24,7 +29,7 @@ class FlowChoice:
 
     @classmethod
     def fresh(cls, tag: str, enc: Encoding) -> "FlowChoice":
-        return cls([{f: z3.Int(f"{tag}.step{i}.fork{f}") for f in enc.tables.forks} for i in range(MAX_STEPS)])
+        return cls([{f: z3.Int(f"{tag}.step{i}.fork{f}") for f in enc.tables.forks} for i in range(max_steps(enc))])
 
     def variables(self) -> list[Expr]:
         return [v for step in self.branches for v in step.values()]
@@ -47,7 +52,7 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
     if free and choice is None:
         choice = FlowChoice.fresh("flow", enc)
     state = pre.copy()
-    for i in range(MAX_STEPS):
+    for i in range(max_steps(enc)):
         active = k > i
         if free:
             assert choice is not None
@@ -61,8 +66,11 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
             for v in range(2):
                 x = state.place[p][v]
                 moved: Expr = x
+                # X-CARDS-4: a moored canoe stands beside its board place and does not ride.
+                riding = z3.Not(pre.moored[p][v]) if pre.moored is not None else None
                 for d in t.disc_ids:
-                    here = z3.And(active, x == d, on_path[d])
+                    here = z3.And(active, x == d, on_path[d]) if riding is None else \
+                        z3.And(active, x == d, on_path[d], riding)
                     if d in t.branch:
                         nxt: Expr = z3.IntVal(t.branch[d][-1])
                         for j, child in reversed(list(enumerate(t.branch[d][:-1]))):
@@ -73,7 +81,7 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
                         nxt = z3.IntVal(t.FALLEN)  # the disc leaving a brink goes over the falls
                     moved = z3.If(here, nxt, moved)
                 # A negative flow (forbidden by R-FLOW-2) would push canoes back up, one disc a step.
-                back = z3.And(k < -i, t.is_disc(x))
+                back = z3.And(k < -i, t.is_disc(x)) if riding is None else z3.And(k < -i, t.is_disc(x), riding)
                 moved = z3.If(back, _parent(t, x), moved)
                 new.place[p][v] = moved
         if not free:
@@ -89,6 +97,8 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
             moved = [z3.If(fell, g, 0) for g in pre.cargo[p][v]]
             state.cave = enc.rule("R-FLOW-6")(enc, state.cave, moved)
             state.cargo[p][v] = [g - m for g, m in zip(pre.cargo[p][v], moved)]
+    if state.moored is not None:  # X-CARDS-4: at the end of phase III the moored canoes are put back
+        state.moored = [[z3.BoolVal(False)] * 2 for _ in range(state.players)]
     return Transition(out, state, extra={"k": k, "sum": total}, choice=choice)
 
 

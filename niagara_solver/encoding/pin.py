@@ -33,12 +33,23 @@ def canoe_order(pos: Position, player: int, turn: Turn) -> tuple[tuple[int, int]
     return (0, 1), None
 
 
-def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnChoice) -> list[Any]:
+def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnChoice, player: int = 0) -> list[Any]:
     """Constraints fixing the symbolic choices to the written turn (its first canoe acting in slot 0)."""
     t = enc.tables
     names = [p.name for p in pos.players]
     out: list[Any] = [choice.card == int(card)]
     out.append(choice.step == turn.weather)
+    if choice.budget is not None:  # the 1/2/3 card's budget (X-CARDS-3)
+        out.append(choice.budget == (turn.budget or 0))
+    if choice.moor is not None:  # the canoe the Lasso moors (X-CARDS-4, lasso_scope: one)
+        ref = turn.moored
+        chosen = -1
+        if ref is not None:
+            chosen = next((i for i, c in enumerate(pos.players[player].canoes) if c.place == ref.place
+                           and (ref.gems is None or tuple(sorted(ref.gems)) == c.gems)), -2)
+        out += [m == (k == chosen) for k, m in enumerate(choice.moor)]
+        if chosen == -2:
+            out.append(z3.BoolVal(False))  # no such canoe
     slots = choice.slots
     acting = list(turn.actions)
     # The first action belongs to slot 0 (canoe 0 after the reordering), the second to slot 1.

@@ -200,12 +200,18 @@ class Relations:
 
     def position(self, tag: str) -> SymPosition:
         """A free symbolic position, its variables named after ``tag``."""
-        return SymPosition.fresh(tag, self.players, self.tables)
+        return SymPosition.fresh(tag, self.players, self.tables, x_cards=self.rules.x_cards)
 
-    def well_formed(self, sym: SymPosition, phase: Phase, all_acted: bool = False) -> list[Constraint]:
+    def well_formed(self, sym: SymPosition, phase: Phase, all_acted: bool = False,
+                    to_act: int | None = None) -> list[Constraint]:
         """What FORMAT.md accepts of a position in ``phase`` (``all_acted``: phase II is over, as before the
-        flow), as rule-tagged constraints."""
-        return well_formed(sym, self.tables, self.rules, phase, all_acted)
+        flow), as rule-tagged constraints; ``to_act``: a player who has yet to act this round (with the expansion's
+        cards, none of their canoes is moored and they chose no 1/2/3 budget: R-TURN-1)."""
+        out = well_formed(sym, self.tables, self.rules, phase, all_acted)
+        if to_act is not None and sym.moored is not None and sym.budget is not None:
+            out += [("R-TURN-1", z3.Not(m)) for m in sym.moored[to_act]]
+            out.append(("R-TURN-1", sym.budget[to_act] == 0))
+        return out
 
     def pin(self, sym: SymPosition, position: Position, order: dict[int, tuple[int, int]] | None = None) -> list[Expr]:
         """``sym`` equals a concrete position; ``order`` gives a player's canoes in another order (symbolic canoe
@@ -233,7 +239,8 @@ class Relations:
         With ``swap`` the canoe order is a choice too (a Bool named ``tag.swap``): needed where other turns fix
         the order of the player's canoes, as in a sequence of turns."""
         if choice is None:
-            choice = TurnChoice.fresh(tag, self.rules.capacity if capacity is None else capacity, self.players)
+            choice = TurnChoice.fresh(tag, self.rules.capacity if capacity is None else capacity, self.players,
+                                      self.rules)
         flip = z3.Bool(f"{tag}.swap") if swap else None
         t = encode_turn(self.enc, pre, choice, player, flip)
         return TurnStep(pre=pre, constraints=t.constraints, post=t.post, observations=t.observations, extra=t.extra,
@@ -242,7 +249,7 @@ class Relations:
     def pin_turn(self, step: TurnStep, position: Position, card: Card, turn: Turn) -> list[Expr]:
         """The step's choices fixed to a written turn with ``card`` (its first canoe acting in slot 0: pin the
         position with :func:`canoe_order`'s order)."""
-        return pin_turn(self.enc, position, card, turn, step.choice)
+        return pin_turn(self.enc, position, card, turn, step.choice, step.player)
 
     def flow_choice(self, tag: str) -> FlowChoice:
         """Branch choices for the flow (read only with ``fork_policy: free``), shareable between relations."""

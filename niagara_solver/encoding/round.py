@@ -26,7 +26,7 @@ class RoundChoice:
     def fresh(cls, tag: str, enc: Encoding) -> "RoundChoice":
         n = enc.players
         return cls(RescueChoice.fresh(f"{tag}.rescue", n),
-                   [TurnChoice.fresh(f"{tag}.turn{p}", enc.rules.capacity, n) for p in range(n)],
+                   [TurnChoice.fresh(f"{tag}.turn{p}", enc.rules.capacity, n, enc.rules) for p in range(n)],
                    [z3.Bool(f"{tag}.swap{p}") for p in range(n)],
                    FlowChoice.fresh(f"{tag}.flow", enc) if enc.rules.fork_policy.value == "free" else None)
 
@@ -51,5 +51,7 @@ def encode_round(enc: Encoding, pre: SymPosition, choice: RoundChoice, lifebuoy:
     for p in range(n):  # R-CARD-2: a player who has played all seven cards takes them back
         empty = z3.Not(z3.Or(state.hand[p]))
         state.hand[p] = [z3.Or(h, empty) for h in state.hand[p]]
+        if state.budget is not None:  # the cards leave the table (X-CARDS-3: no budget chosen any more)
+            state.budget[p] = z3.IntVal(0)
     return Transition(out, state, extra={"k": flow.extra["k"], "lifebuoy": z3.IntVal((lifebuoy + 1) % n)},
                       choice=choice)

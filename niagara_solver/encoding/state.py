@@ -2,7 +2,8 @@
 markers, hands and chosen cards; the well-formedness predicate (what FORMAT.md accepts); and the
 translation of a model back to a :class:`Position` file.
 
-Colours are 0..4 here (a colour's value minus one); cards are 0 (the cloud) and 1..6.
+Colours are 0..4 here (a colour's value minus one); cards are 0 (the cloud) and 1..6, and with the expansion's
+cards (``x_cards``) also 7, 8 (the Lasso) and 9 (the 1/2/3 card), as :class:`Card` numbers them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ from niagara_solver.encoding.tables import BoardTables
 Expr = Any  # a z3 term (ArithRef or BoolRef); z3's Python types are too loose for more precision
 NCOL = 5
 CARDS = range(7)
+#: The cards with ``x_cards`` (X-CARDS-1): the 7, the Lasso and the 1/2/3 card join the hand.
+X_CARDS = range(10)
+LASSO = int(Card.LASSO)
+ONE_TWO_THREE = int(Card.ONE_TWO_THREE)
 #: Names given to the players of a decoded position.
 NAMES = ("red", "blue", "green", "yellow", "black", "white")
 
@@ -39,10 +44,15 @@ class SymPosition:
     hand: list[list[Expr]]
     card: list[Expr]
     extra: dict[str, Expr] = field(default_factory=dict)
+    #: With ``x_cards``: whether each canoe is moored by a Lasso (X-CARDS-4), and each player's 1/2/3 budget
+    #: (X-CARDS-3; 0 before the card is played or with another card). None without the module.
+    moored: list[list[Expr]] | None = None
+    budget: list[Expr] | None = None
 
     @classmethod
-    def fresh(cls, tag: str, players: int, tables: "BoardTables | _Markers") -> "SymPosition":
+    def fresh(cls, tag: str, players: int, tables: "BoardTables | _Markers", x_cards: bool = False) -> "SymPosition":
         integer, boolean = z3.Int, z3.Bool
+        cards = X_CARDS if x_cards else CARDS
         return cls(
             place=[[integer(f"{tag}.place.{p}.{k}") for k in range(2)] for p in range(players)],
             cargo=[[[integer(f"{tag}.cargo.{p}.{k}.{c}") for c in range(NCOL)] for k in range(2)]
@@ -51,8 +61,10 @@ class SymPosition:
             bank=[[integer(f"{tag}.bank.{p}.{c}") for c in range(NCOL)] for p in range(players)],
             weather=integer(f"{tag}.weather"),
             marker={f: integer(f"{tag}.marker.{f}") for f in tables.forks},
-            hand=[[boolean(f"{tag}.hand.{p}.{c}") for c in CARDS] for p in range(players)],
+            hand=[[boolean(f"{tag}.hand.{p}.{c}") for c in cards] for p in range(players)],
             card=[integer(f"{tag}.card.{p}") for p in range(players)],
+            moored=[[boolean(f"{tag}.moored.{p}.{k}") for k in range(2)] for p in range(players)] if x_cards else None,
+            budget=[integer(f"{tag}.budget.{p}") for p in range(players)] if x_cards else None,
         )
 
     @property
@@ -64,7 +76,9 @@ class SymPosition:
         return replace(self, place=[list(r) for r in self.place],
                        cargo=[[list(c) for c in r] for r in self.cargo], cave=[list(r) for r in self.cave],
                        bank=[list(r) for r in self.bank], marker=dict(self.marker),
-                       hand=[list(r) for r in self.hand], card=list(self.card), extra=dict(self.extra))
+                       hand=[list(r) for r in self.hand], card=list(self.card), extra=dict(self.extra),
+                       moored=[list(r) for r in self.moored] if self.moored is not None else None,
+                       budget=list(self.budget) if self.budget is not None else None)
 
     def materialize(self, tag: str) -> tuple["SymPosition", list["Constraint"]]:
         """Fresh variables equal to this position's terms (definitions tagged ``DEF``).
@@ -72,7 +86,7 @@ class SymPosition:
         Naming intermediate states keeps terms small: a later step reads variables instead of the nested
         terms of every earlier step (measured in docs/PROVER.md).
         """
-        fresh = SymPosition.fresh(tag, self.players, _Markers(self.marker))
+        fresh = SymPosition.fresh(tag, self.players, _Markers(self.marker), x_cards=self.moored is not None)
         defs: list[Constraint] = []
         for a, b in zip(_flat(fresh), _flat(self)):
             defs.append(("DEF", a == b))
@@ -102,9 +116,10 @@ class _Markers:
 
 
 def _flat(pos: SymPosition) -> list[Expr]:
+    expansion = ([m for row in pos.moored for m in row] + list(pos.budget or ())) if pos.moored is not None else []
     return ([x for row in pos.place for x in row] + [g for row in pos.cargo for k in row for g in k]
             + [g for row in pos.cave for g in row] + [g for row in pos.bank for g in row] + [pos.weather]
-            + list(pos.marker.values()) + [h for row in pos.hand for h in row] + list(pos.card))
+            + list(pos.marker.values()) + [h for row in pos.hand for h in row] + list(pos.card) + expansion)
 
 
 def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Phase,
@@ -125,7 +140,9 @@ def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Ph
             out.append(("R-GEM-5", z3.Implies(x == t.PORT, pos.load(p, k) == 0)))
             out.append(("R-FLOW-6", z3.Implies(x == t.FALLEN, pos.load(p, k) == 0)))
         out += [("R-COMP-3", g >= 0) for g in pos.bank[p]]
-        out.append(("R-COMP-2", z3.And(pos.card[p] >= 0, pos.card[p] <= 6)))
+        out.append(("R-COMP-2", z3.And(pos.card[p] >= 0, pos.card[p] <= len(pos.hand[p]) - 1)))
+        if pos.moored is not None and pos.budget is not None:
+            out += _cards_well_formed(pos, t, p, phase, all_acted)
         if all_acted:
             out.append(("R-CARD-2", z3.Not(card_in_hand(pos, p, pos.card[p]))))
         else:
@@ -142,9 +159,30 @@ def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Ph
     return out
 
 
+def _cards_well_formed(pos: SymPosition, t: BoardTables, p: int, phase: Phase, all_acted: bool) -> list[Constraint]:
+    """X-CARDS-3, X-CARDS-4: a moored canoe is on a disc, only mid-round and only of a player who played the Lasso;
+    a 1/2/3 budget is 1..3, only for the player who played that card (and, once everybody acted, always)."""
+    assert pos.moored is not None and pos.budget is not None
+    out: list[Constraint] = []
+    budget = pos.budget[p]
+    out.append(("X-CARDS-3", z3.And(budget >= 0, budget <= 3)))
+    out.append(("X-CARDS-3", z3.Implies(budget >= 1, pos.card[p] == ONE_TWO_THREE)))
+    if all_acted:
+        out.append(("X-CARDS-3", z3.Implies(pos.card[p] == ONE_TWO_THREE, budget >= 1)))
+    for k in range(2):
+        moored = pos.moored[p][k]
+        if phase is Phase.TURNS:
+            out.append(("X-CARDS-4", z3.Implies(moored, z3.And(t.is_disc(pos.place[p][k]), pos.card[p] == LASSO))))
+        else:
+            out.append(("X-CARDS-4", z3.Not(moored)))
+    if phase is not Phase.TURNS:
+        out.append(("X-CARDS-3", budget == 0))
+    return out
+
+
 def card_in_hand(pos: SymPosition, p: int, card: Expr) -> Expr:
     """R-CARD-2: the card is one of the player's hand."""
-    return z3.Or([z3.And(card == c, pos.hand[p][c]) for c in CARDS])
+    return z3.Or([z3.And(card == c, pos.hand[p][c]) for c in range(len(pos.hand[p]))])
 
 
 def fix(pos: SymPosition, concrete: Position, tables: BoardTables,
@@ -162,9 +200,12 @@ def fix(pos: SymPosition, concrete: Position, tables: BoardTables,
             g = Gems.of(canoe.gems)
             out += [pos.cargo[p][k][c] == g[c] for c in range(NCOL)]
         out += [pos.bank[p][c] == player.bank[c] for c in range(NCOL)]
-        out += [pos.hand[p][c] == (Card(c) in player.hand) for c in CARDS]
+        out += [pos.hand[p][c] == (Card(c) in player.hand) for c in range(len(pos.hand[p]))]
         if player.card is not None:
             out.append(pos.card[p] == int(player.card))
+        if pos.moored is not None and pos.budget is not None:
+            out += [pos.moored[p][k] == canoe.moored for k, canoe in enumerate(canoes)]
+            out.append(pos.budget[p] == (player.card_budget or 0))
     for cc in range(NCOL):
         out += [pos.cave[cc][c] == concrete.caves[cc][c] for c in range(NCOL)]
     out.append(pos.weather == concrete.weather)
@@ -189,12 +230,15 @@ def decode(model: z3.ModelRef, pos: SymPosition, tables: BoardTables, rules: Rul
             cargo: list[Any] = []
             for c in range(NCOL):
                 cargo += [COLOURS[c]] * max(0, value(model, pos.cargo[p][k][c]))
-            canoes.append(Canoe(place, tuple(cargo)))
-        hand = tuple(Card(c) for c in CARDS if value(model, pos.hand[p][c]))
+            moored = pos.moored is not None and bool(value(model, pos.moored[p][k]))
+            canoes.append(Canoe(place, tuple(cargo), moored=moored))
+        hand = tuple(Card(c) for c in range(len(pos.hand[p])) if value(model, pos.hand[p][c]))
         bank = Gems(max(0, value(model, pos.bank[p][c])) for c in range(NCOL))
         card_value = value(model, pos.card[p])
-        card = Card(card_value) if 0 <= card_value <= 6 else None
-        players.append(Player(NAMES[p], tuple(canoes), hand, bank, card))
+        card = Card(card_value) if 0 <= card_value < len(pos.hand[p]) else None
+        budget = value(model, pos.budget[p]) if pos.budget is not None else 0
+        players.append(Player(NAMES[p], tuple(canoes), hand, bank, card,
+                              budget if card is Card.ONE_TWO_THREE and budget >= 1 else None))
     caves = tuple(Gems(max(0, value(model, pos.cave[cc][c])) for c in range(NCOL)) for cc in range(NCOL))
     forks = tuple((tables.name[f], tables.labels[f][value(model, m) % len(tables.labels[f])])
                   for f, m in pos.marker.items())

@@ -28,6 +28,15 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
             cargo += [COLOURS[c]] * value(model, pre.cargo[p][k][c])
         return tables.name.get(value(model, pre.place[p][k]), "port"), tuple(cargo)
 
+    if card is Card.LASSO:  # X-CARDS-4: no canoe paddles; under lasso_scope one, the canoe moored
+        moored = None
+        for k, m in enumerate(choice.moor or ()):
+            if value(model, m):
+                place, gems = canoe(player, k)
+                other_place, other_gems = canoe(player, 1 - k)
+                moored = CanoeRef(place, gems if other_place == place and other_gems != gems else None)
+        return card, Turn(lasso=True, moored=moored)
+
     actions = []
     for slot in choice.slots:
         if not value(model, slot.on):
@@ -50,6 +59,8 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
                             named = cargo if twin_at == at and COLOURS[c] in twin and twin != cargo else None
                             steps.append(Steal(NAMES[q], COLOURS[c], named))
         actions.append(CanoeAction(ref, tuple(steps)))
+    if card is Card.ONE_TWO_THREE and choice.budget is not None:  # X-CARDS-3: the budget chosen
+        return card, Turn(tuple(actions), budget=value(model, choice.budget))
     return card, Turn(tuple(actions))
 
 

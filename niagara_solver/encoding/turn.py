@@ -25,8 +25,9 @@ from typing import Any
 
 import z3
 
+from niagara_solver.model.ruleset import Card123Canoes, LassoScope, Ruleset
 from niagara_solver.encoding.core import Encoding
-from niagara_solver.encoding.state import NCOL, Constraint, Expr, SymPosition, card_in_hand
+from niagara_solver.encoding.state import LASSO, NCOL, ONE_TWO_THREE, Constraint, Expr, SymPosition, card_in_hand
 
 OPS = 3  # gem actions at one stop: at most three (six points)
 
@@ -116,19 +117,27 @@ class SlotChoice:
 
 @dataclass
 class TurnChoice:
-    """Everything a player decides in a turn."""
+    """Everything a player decides in a turn; with the expansion's cards also the 1/2/3 card's budget (X-CARDS-3)
+    and, with ``lasso_scope: one``, which canoe the Lasso moors (X-CARDS-4)."""
 
     card: Expr
     step: Expr
     slots: list[SlotChoice]
+    budget: Expr | None = None
+    moor: list[Expr] | None = None
 
     @classmethod
-    def fresh(cls, tag: str, capacity: int, players: int) -> "TurnChoice":
+    def fresh(cls, tag: str, capacity: int, players: int, rules: Ruleset | None = None) -> "TurnChoice":
+        x_cards = rules is not None and rules.x_cards
         return cls(card=z3.Int(f"{tag}.card"), step=z3.Int(f"{tag}.weather_step"),
-                   slots=[SlotChoice.fresh(f"{tag}.slot{s}", capacity, s, players) for s in range(2)])
+                   slots=[SlotChoice.fresh(f"{tag}.slot{s}", capacity, s, players) for s in range(2)],
+                   budget=z3.Int(f"{tag}.budget") if x_cards else None,
+                   moor=([z3.Bool(f"{tag}.moor{k}") for k in range(2)]
+                         if x_cards and rules is not None and rules.lasso_scope is LassoScope.ONE else None))
 
     def variables(self) -> list[Expr]:
-        return [self.card, self.step, *(v for s in self.slots for v in s.variables())]
+        extra = [*([self.budget] if self.budget is not None else []), *(self.moor or [])]
+        return [self.card, self.step, *(v for s in self.slots for v in s.variables()), *extra]
 
 
 @dataclass
@@ -180,6 +189,9 @@ def swap_canoes(pos: SymPosition, player: int, swap: Expr) -> SymPosition:
     out.place[player] = [z3.If(swap, b, a), z3.If(swap, a, b)]
     ca, cb = pos.cargo[player]
     out.cargo[player] = [[z3.If(swap, y, x) for x, y in zip(ca, cb)], [z3.If(swap, x, y) for x, y in zip(ca, cb)]]
+    if pos.moored is not None and out.moored is not None:
+        ma, mb = pos.moored[player]
+        out.moored[player] = [z3.If(swap, mb, ma), z3.If(swap, ma, mb)]
     return out
 
 
@@ -196,12 +208,28 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
         pre = swap_canoes(pre, P, swap)
     card = choice.card
     is_cloud = card == 0
-    paddle = z3.Not(is_cloud)
+    x_cards = pre.moored is not None and choice.budget is not None
+    # A paddle card makes canoes act: 1..6, and with the expansion the 7 and the 1/2/3 card (not the Lasso).
+    is_lasso = card == LASSO if x_cards else None
+    is_123 = card == ONE_TWO_THREE if x_cards else None
+    paddle = z3.Not(is_cloud) if not x_cards else z3.And(z3.Not(is_cloud), z3.Not(is_lasso))
+    points: Expr = card
     out.append(("R-CARD-2", card_in_hand(pre, P, card)))
     slots = choice.slots
     on = [s.on for s in slots]
     out += enc.rule("R-TURN-2")(enc, is_cloud, on, choice.step)
-    out += enc.rule("R-TURN-3")(enc, pre.place[P], on, paddle)
+    if x_cards:
+        assert choice.budget is not None
+        points = z3.If(is_123, choice.budget, card)
+        out += enc.rule("X-CARDS-3")(enc, pre.place[P], on, is_123, choice.budget)
+        out += enc.rule("X-CARDS-4")(enc, is_lasso, on, choice.step)
+        assert pre.moored is not None
+        # The player acting has not played a Lasso yet this round: none of its canoes is moored (R-TURN-1).
+        out.append(("X-CARDS-4", z3.And([z3.Not(m) for m in pre.moored[P]])))
+    one_canoe = x_cards and enc.rules.card_123_canoes is Card123Canoes.ONE
+    out += enc.rule("R-TURN-3")(enc, pre.place[P], on, z3.And(paddle, z3.Not(is_123)) if one_canoe else paddle)
+    if one_canoe:
+        out += enc.rule("X-CARDS-3:one")(enc, pre.place[P], on, is_123)
 
     state = pre.copy()
     state.weather = enc.rule("R-WEATHER-1:step")(enc, pre.weather, choice.step)
@@ -209,12 +237,18 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
     observations = []
     for s in slots:
         active = z3.And(s.on, paddle)
-        obs, state, cons = _slot(enc, state, P, s, active, card)
+        obs, state, cons = _slot(enc, state, P, s, active, points)
         out += cons
         observations.append(obs)
     # The card leaves the hand and is on the table (R-CARD-2).
     state.hand[P] = [z3.And(h, card != c) for c, h in enumerate(pre.hand[P])]
     state.card[P] = card
+    if x_cards:
+        assert state.moored is not None and state.budget is not None and choice.budget is not None
+        state.budget[P] = z3.If(is_123, choice.budget, 0)
+        moor, cons = enc.rule("X-CARDS-4:moor")(enc, pre.place[P], is_lasso, choice.moor)
+        out += cons
+        state.moored[P] = moor
     if swap is not None:
         state = swap_canoes(state, P, swap)
     return Transition(out, state, observations, choice=choice)
@@ -283,6 +317,9 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr
         has_gem = z3.And([z3.Implies(cells[q][v][c] == 1, others[q][v][c] >= 1)
                           for q in range(state.players) for v in range(2) for c in range(NCOL)])
         is_other = z3.Sum([x for v in cells[P] for x in v]) == 0
+        if state.moored is not None:  # X-CARDS-4: a moored canoe is off the river, nobody steals from it
+            out += [("X-CARDS-4", z3.Implies(z3.Sum(cells[q][v]) == 1, z3.Not(state.moored[q][v])))
+                    for q in range(state.players) for v in range(2)]
         out.append(("R-STEAL-2", z3.Implies(taking, active)))
         if j > 0:
             out.append(("R-STEAL-2", z3.Implies(taking, s.taking(j - 1))))

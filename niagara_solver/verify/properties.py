@@ -76,7 +76,10 @@ def depth(t: BoardTables, x: Expr) -> Expr:
 def reference_flow(ctx: Context) -> Expr:
     """The flow RULES.md prescribes, computed here independently: smallest paddle (0 if only clouds) plus
     the weather, never below ``min_flow`` (R-FLOW-1, R-FLOW-2)."""
-    paddles = [z3.If(c == 0, 99, c) for c in ctx.pre.card]
+    if ctx.enc.rules.x_cards:  # X-CARDS-2: the 7 is a paddle; the Lasso (8) and the 1/2/3 card (9) are not
+        paddles = [z3.If(z3.Or(c == 0, c >= 8), 99, c) for c in ctx.pre.card]
+    else:
+        paddles = [z3.If(c == 0, 99, c) for c in ctx.pre.card]
     smallest: Expr = paddles[0]
     for p in paddles[1:]:
         smallest = z3.If(p < smallest, p, smallest)
@@ -105,6 +108,23 @@ def slots(ctx: Context) -> list[SlotObservation]:
 def card(ctx: Context) -> Expr:
     assert isinstance(ctx.choice, TurnChoice)
     return ctx.choice.card
+
+
+def points(ctx: Context) -> Expr:
+    """The points each acting canoe has: the card's value, or with the 1/2/3 card the budget the player recorded
+    (X-CARDS-3), read from the position after the turn."""
+    if not ctx.enc.rules.x_cards:
+        return card(ctx)
+    assert ctx.post.budget is not None
+    return z3.If(card(ctx) == 9, ctx.post.budget[ctx.player], card(ctx))
+
+
+def riding(ctx: Context, p: int, k: int, at: Expr) -> Expr:
+    """``at``, for a canoe that rides the flow: with the Lasso a moored canoe stays beside its place (X-CARDS-4),
+    so the flow's per-canoe statements are restated for the canoes that are not moored."""
+    if ctx.pre.moored is None:
+        return at
+    return z3.And(at, z3.Not(ctx.pre.moored[p][k]))
 
 
 def actions(ops: list[Any]) -> Expr:
@@ -184,7 +204,7 @@ def fork_alternation(ctx: Context) -> Expr:
                 received[chain[-1]] = got
             for o, x in enumerate(chain):
                 for p, k in probe(ctx):
-                    at = z3.And(pre.place[p][k] == x)
+                    at = riding(ctx, p, k, z3.And(pre.place[p][k] == x))
                     for e in range(len(chain) - o):
                         parts.append(z3.Implies(z3.And(at, got == e), post.place[p][k] == chain[o + e]))
                     if chain[-1] in t.brinks:
@@ -199,7 +219,7 @@ def main_bed_speed(ctx: Context) -> Expr:
     parts = []
     for o, x in enumerate(chain):
         for p, c in probe(ctx):
-            at = pre.place[p][c] == x
+            at = riding(ctx, p, c, pre.place[p][c] == x)
             for e in range(len(chain) - o):
                 parts.append(z3.Implies(z3.And(at, k == e), post.place[p][c] == chain[o + e]))
             if chain[-1] in t.brinks:
@@ -291,7 +311,7 @@ def banks_pay_rescues(ctx: Context) -> Expr:
 
 def exact_budget(ctx: Context) -> Expr:
     t = ctx.t
-    n = card(ctx)
+    n = points(ctx)
     parts = []
     for s in slots(ctx):
         start, end = start_of(ctx, s), end_of(ctx, s)
@@ -311,7 +331,7 @@ def steal_soundness(ctx: Context) -> Expr:
     """
     t, pre, post = ctx.t, ctx.pre, ctx.post
     P = ctx.player
-    n = card(ctx)
+    n = points(ctx)
     parts = []
     for q in (P + 1,):
         for v in (0,):
@@ -367,8 +387,30 @@ def river_canoes_act(ctx: Context) -> Expr:
         on_river = t.is_disc(pre.place[P][k])
         same = z3.And(post.place[P][k] == pre.place[P][k],
                       z3.And([post.cargo[P][k][c] == pre.cargo[P][k][c] for c in range(NCOL)]))
-        parts.append(z3.Implies(z3.And(card(ctx) != 0, on_river), z3.Not(same)))
+        parts.append(z3.Implies(z3.And(every_canoe_acts(ctx), on_river), z3.Not(same)))
+    if ctx.enc.rules.x_cards:  # restated: with the Lasso the river canoes are moored instead (X-CARDS-4)
+        from niagara_solver.model.ruleset import LassoScope
+        assert post.moored is not None
+        lasso = card(ctx) == 8
+        river = [t.is_disc(pre.place[P][k]) for k in range(2)]
+        moored = post.moored[P]
+        parts += [z3.Implies(moored[k], z3.And(lasso, river[k])) for k in range(2)]
+        if ctx.enc.rules.lasso_scope is LassoScope.ALL:
+            parts += [z3.Implies(z3.And(lasso, river[k]), moored[k]) for k in range(2)]
+        else:
+            parts.append(z3.Implies(z3.And(lasso, z3.Or(river)), z3.If(moored[0], 1, 0) + z3.If(moored[1], 1, 0) == 1))
     return z3.And(parts)
+
+
+def every_canoe_acts(ctx: Context) -> Expr:
+    """The cards with which every river canoe acts: the paddles (R-TURN-3); restated with the expansion's cards,
+    whose Lasso moors the canoes instead (X-CARDS-4) and whose 1/2/3 card makes one canoe act under
+    ``card_123_canoes: one`` (X-CARDS-3)."""
+    if not ctx.enc.rules.x_cards:
+        return card(ctx) != 0
+    from niagara_solver.model.ruleset import Card123Canoes
+    paddle = z3.And(card(ctx) >= 1, card(ctx) <= 7)
+    return z3.Or(paddle, card(ctx) == 9) if ctx.enc.rules.card_123_canoes is Card123Canoes.ALL else paddle
 
 
 # -- phase I --------------------------------------------------------------------------------------------

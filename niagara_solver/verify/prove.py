@@ -120,7 +120,7 @@ class Prover:
         step: Any
         if name == TURN:
             step = relations.turn(pre, 0, "turn")
-            wf = relations.well_formed(pre, Phase.TURNS)
+            wf = relations.well_formed(pre, Phase.TURNS, to_act=0)
             base = base.replace(phase=Phase.TURNS)
         elif name == FLOW:
             step = relations.flow(pre, "flow")
@@ -255,7 +255,7 @@ class Prover:
         pre = relations.position("nd.pre")
         step = relations.turn(pre, 0, "nd")
         solver = make_solver(self.timeout)
-        for _, c in relations.well_formed(pre, Phase.TURNS):
+        for _, c in relations.well_formed(pre, Phase.TURNS, to_act=0):
             solver.add(c)
         card = step.card
         solver.add(relations.card_in_hand(pre, 0, card))
@@ -300,8 +300,11 @@ def _engine_has_no_turn(position: Position, model: z3.ModelRef, card: Any) -> bo
 def _witness(relations: Relations, step: TurnStep) -> list[Any]:
     """A turn for every position and card: the cloud moves the weather toward the middle; with a paddle,
     every river canoe paddles straight upstream (home if the budget reaches), and of two port canoes one paddles
-    straight down (``exactly_one``) or none acts (``at_most_one``); a port canoe beside a river canoe stays."""
-    from niagara_solver.model.ruleset import PortDeparture
+    straight down (``exactly_one``) or none acts (``at_most_one``); a port canoe beside a river canoe stays.
+    With the expansion's cards (X-CARDS-3, X-CARDS-4): the Lasso moors (under ``lasso_scope: one`` the first river
+    canoe); the 1/2/3 card is played as a 1, and under ``card_123_canoes: one`` only the first river canoe acts
+    (with none on the river, as R-TURN-3 lets port canoes act)."""
+    from niagara_solver.model.ruleset import Card123Canoes, PortDeparture
     t, rules = relations.tables, relations.rules
     pre, choice = step.pre, step.choice
     n = choice.card
@@ -309,12 +312,32 @@ def _witness(relations: Relations, step: TurnStep) -> list[Any]:
     places = pre.place[0]
     both_port = z3.And(places[0] == t.PORT, places[1] == t.PORT)
     port_moves = both_port if rules.port_departure is PortDeparture.EXACTLY_ONE else z3.BoolVal(False)
-    out = [choice.step == z3.If(paddle, 0, z3.If(pre.weather < rules.weather_max, 1, -1))]
+    one_only = z3.BoolVal(False)
+    out = []
+    if rules.x_cards:
+        assert choice.budget is not None
+        is_123 = n == 9
+        paddle = z3.And(n != 0, n != 8)
+        out.append(choice.budget == z3.If(is_123, 1, 0))
+        if choice.moor is not None:
+            first_river = [t.is_disc(places[0]), z3.And(t.is_disc(places[1]), z3.Not(t.is_disc(places[0])))]
+            out += [m == z3.And(n == 8, r) for m, r in zip(choice.moor, first_river)]
+        if rules.card_123_canoes is Card123Canoes.ONE:
+            one_only = is_123
+        n = z3.If(is_123, 1, n)
+    out.append(choice.step == z3.If(paddle, 0, z3.If(pre.weather < rules.weather_max, 1, -1))
+               if not rules.x_cards else
+               choice.step == z3.If(z3.Or(paddle, choice.card == 8), 0,
+                                    z3.If(pre.weather < rules.weather_max, 1, -1)))
     for s in choice.slots:
         x = places[s.who]
         river = t.is_disc(x)
         leaves = port_moves if s.who == 0 else z3.BoolVal(False)
-        out += [s.on == z3.And(paddle, z3.Or(river, leaves)),
+        acts = z3.Or(river, leaves)
+        if rules.x_cards:  # one canoe with the 1/2/3 card: the first on the river, else as R-TURN-3 allows
+            alone = z3.And(river, z3.Not(t.is_disc(places[0]))) if s.who == 1 else z3.Or(river, leaves)
+            acts = z3.If(one_only, alone, acts)
+        out += [s.on == z3.And(paddle, acts),
                 s.move == z3.If(s.on, z3.If(river, -1, 1), 0),
                 s.dest == z3.If(river, t.up_by(x, n), z3.If(s.on, t.disc_at_depth(n), x))]
         out += [cell == 0 for op in (*s.pre, *s.post) for cell in op.cells()]

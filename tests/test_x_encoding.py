@@ -25,8 +25,8 @@ def same_turns(pos: Position, name: str, card: Card) -> set[Position]:
     engine = {o.position for o in outcomes}
     # The encoding pins each of the engine's turns, then looks for any result outside them (check_turns).
     encoding = set(Enumerator.of(pos).check_turns(pos, player, card, {o.position: o.turn for o in outcomes}))
-    assert engine == encoding, (f"engine only: {[str(o.turn) for o in legal_turns(pos, player, card) if o.position not in encoding]}; "
-                                f"encoding only: {len(encoding - engine)}")
+    only = [str(o.turn) for o in outcomes if o.position not in encoding]
+    assert engine == encoding, f"engine only: {only}; encoding only: {len(encoding - engine)}"
     return engine
 
 
@@ -59,3 +59,64 @@ def test_moored_canoes_stay_through_the_flow_in_both_readings():
     (after,) = engine
     assert [c.place for c in after.players[0].canoes] == ["7L", "fallen"]  # saved by the Lasso, put back
     assert not any(c.moored for p in after.players for c in p.canoes)
+
+
+@pytest.mark.rule("X-CARDS-2", "X-CARDS-3", "X-CARDS-4", "X-DOUBLE-1", "X-DOUBLE-3")
+@pytest.mark.parametrize("switches", [{"x_cards": True},
+                                      {"x_cards": True, "lasso_scope": "one", "card_123_canoes": "all"},
+                                      {"x_double": True},
+                                      {"x_double": True, "x_cards": True, "double_one_cave": False}])
+def test_the_catalogue_is_proved_with_the_modules_in_the_encoding(switches):
+    """Every property, restated where a module makes the base game's statement false (docs/PROPERTIES.md), holds
+    for every valid position with the module, alone and together: proved, not sampled."""
+    from niagara_solver.model.board import standard_board
+    from niagara_solver.model.ruleset import Ruleset
+    from niagara_solver.model.verdict import Verdict
+    from niagara_solver.verify.catalogue import prove_catalogue
+    from niagara_solver.verify.properties import CATALOGUE
+
+    report = prove_catalogue(standard_board(), Ruleset.from_json(switches), [2], timeout=600)
+    verdicts = {p.id: p.verdict for p in report.properties}
+    assert verdicts == {p.id: Verdict.PROVED for p in CATALOGUE}
+
+
+def double_of(*players, rules=None, **fields) -> Position:
+    return position_from_json(doc(*players, ruleset={"x_double": True, **(rules or {})}, **fields))
+
+
+S, D = "single", "double"
+
+
+@pytest.mark.rule("X-DOUBLE-1", "X-DOUBLE-2", "X-DOUBLE-3")
+@pytest.mark.parametrize("rules, red, blue, card", [
+    # The worked example: a double canoe with one gem and one free place steals from two canoes on the disc.
+    ({}, [{"kind": D, "at": "6L", "gem": "ruby"}, {"kind": S, "at": "fallen"}],
+     [{"kind": S, "at": "4", "gem": "amber"}, {"kind": D, "at": "4", "gems": ["diamond", "sapphire"]}], 2),
+    # Loads at one cave (double_one_cave) or on both sides of the movement (false), capacity two.
+    ({}, [{"kind": D, "at": "3"}, {"kind": S, "at": "5"}], [{"kind": S, "at": "port"}, {"kind": D, "at": "port"}], 5),
+    ({"double_one_cave": False}, [{"kind": D, "at": "3"}, {"kind": S, "at": "5"}],
+     [{"kind": S, "at": "port"}, {"kind": D, "at": "port"}], 5),
+    # Two port canoes of two kinds: either may leave; and the 1/2/3 card with the expansion's cards.
+    ({"x_cards": True}, [{"kind": S, "at": "port"}, {"kind": D, "at": "port"}],
+     [{"kind": S, "at": "2", "gem": "ruby"}, {"kind": D, "at": "2", "gems": ["ruby", "amber"]}], "123"),
+])
+def test_the_double_canoe_has_the_same_outcomes_in_both_readings(rules, red, blue, card):
+    pos = double_of(P("red", *red, hand=[1, 2, 5] + (["123"] if rules.get("x_cards") else [])),
+                    P("blue", *blue, hand=[3, 4]), rules=rules)
+    found = same_turns(pos, "red", Card.parse(str(card)))
+    assert found
+
+
+@pytest.mark.rule("X-DOUBLE-3")
+@pytest.mark.parametrize("aboard, steals", [
+    # Empty, two free places: one gem from each of blue's two canoes, or one gem alone.
+    ([], ["6L: <4 xblue/amber", "6L: <4 xblue/diamond", "6L: <4 xblue/diamond xblue/amber", "6L: <4 xblue/sapphire",
+          "6L: <4 xblue/sapphire xblue/amber"]),
+    # One gem aboard, one free place: one gem, from either canoe (of the double one, either colour).
+    (["ruby"], ["6L: <4 xblue/amber", "6L: <4 xblue/diamond", "6L: <4 xblue/sapphire"])])
+def test_the_double_canoe_steals_as_many_gems_as_it_has_free_places_one_from_each_canoe(aboard, steals):
+    pos = double_of(P("red", {"kind": D, "at": "6L", "gems": aboard}, {"kind": S, "at": "fallen"}, hand=[2]),
+                    P("blue", {"kind": S, "at": "4", "gem": "amber"},
+                      {"kind": D, "at": "4", "gems": ["diamond", "sapphire"]}, hand=[3]))
+    assert sorted(str(o.turn) for o in legal_turns(pos, 0, Card(2)) if "x" in str(o.turn)) == steals
+    same_turns(pos, "red", Card(2))

@@ -21,7 +21,8 @@ from niagara_solver.encoding.solver import make_solver
 
 def _canoe_terms(post: SymPosition, p: int, k: int) -> list[Any]:
     moored = [post.moored[p][k]] if post.moored is not None else []  # X-CARDS-4
-    return [post.place[p][k], *post.cargo[p][k], *moored]
+    double = [post.double[p][k]] if post.double is not None else []  # X-DOUBLE-1
+    return [post.place[p][k], *post.cargo[p][k], *moored, *double]
 
 
 def _same(post: SymPosition, model: z3.ModelRef) -> Any:
@@ -49,7 +50,8 @@ def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
     from niagara_solver.model.atoms import Gems
     parts = []
     for p, player in enumerate(known.players):
-        cs = [[tables.index[c.place], *Gems.of(c.gems), *([c.moored] if post.moored is not None else [])]
+        cs = [[tables.index[c.place], *Gems.of(c.gems), *([c.moored] if post.moored is not None else []),
+               *([c.double] if post.double is not None else [])]
               for c in player.canoes]
         here = [_canoe_terms(post, p, 0), _canoe_terms(post, p, 1)]
         straight = z3.And([x == v for x, v in zip(here[0], cs[0])] + [x == v for x, v in zip(here[1], cs[1])])

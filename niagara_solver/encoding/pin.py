@@ -23,7 +23,8 @@ def canoe_order(pos: Position, player: int, turn: Turn) -> tuple[tuple[int, int]
     for action in turn.actions:
         ref = action.canoe
         found = [i for i, c in enumerate(me.canoes) if c.place == ref.place and i not in used
-                 and (ref.gems is None or tuple(sorted(ref.gems)) == c.gems)]
+                 and (ref.gems is None or tuple(sorted(ref.gems)) == c.gems)
+                 and (ref.kind not in ("single", "double") or c.kind.value == ref.kind)]
         if not found:
             where = "in the port" if ref.place == "port" else f"on {ref.place}"
             return (0, 1), ("R-TURN-3", f"{me.name} has no canoe {where} to act")

@@ -13,7 +13,7 @@ from typing import Any
 
 import z3
 
-from niagara_solver.model.atoms import COLOURS, Card, Gems, Phase
+from niagara_solver.model.atoms import COLOURS, CanoeKind, Card, Gems, Phase
 from niagara_solver.model.position import Canoe, Player, Position
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.encoding.tables import BoardTables
@@ -48,9 +48,12 @@ class SymPosition:
     #: (X-CARDS-3; 0 before the card is played or with another card). None without the module.
     moored: list[list[Expr]] | None = None
     budget: list[Expr] | None = None
+    #: With ``x_double``: whether each canoe is the player's double canoe (X-DOUBLE-1); None without the module.
+    double: list[list[Expr]] | None = None
 
     @classmethod
-    def fresh(cls, tag: str, players: int, tables: "BoardTables | _Markers", x_cards: bool = False) -> "SymPosition":
+    def fresh(cls, tag: str, players: int, tables: "BoardTables | _Markers", x_cards: bool = False,
+              x_double: bool = False) -> "SymPosition":
         integer, boolean = z3.Int, z3.Bool
         cards = X_CARDS if x_cards else CARDS
         return cls(
@@ -65,6 +68,7 @@ class SymPosition:
             card=[integer(f"{tag}.card.{p}") for p in range(players)],
             moored=[[boolean(f"{tag}.moored.{p}.{k}") for k in range(2)] for p in range(players)] if x_cards else None,
             budget=[integer(f"{tag}.budget.{p}") for p in range(players)] if x_cards else None,
+            double=[[boolean(f"{tag}.double.{p}.{k}") for k in range(2)] for p in range(players)] if x_double else None,
         )
 
     @property
@@ -78,7 +82,8 @@ class SymPosition:
                        bank=[list(r) for r in self.bank], marker=dict(self.marker),
                        hand=[list(r) for r in self.hand], card=list(self.card), extra=dict(self.extra),
                        moored=[list(r) for r in self.moored] if self.moored is not None else None,
-                       budget=list(self.budget) if self.budget is not None else None)
+                       budget=list(self.budget) if self.budget is not None else None,
+                       double=[list(r) for r in self.double] if self.double is not None else None)
 
     def materialize(self, tag: str) -> tuple["SymPosition", list["Constraint"]]:
         """Fresh variables equal to this position's terms (definitions tagged ``DEF``).
@@ -86,7 +91,8 @@ class SymPosition:
         Naming intermediate states keeps terms small: a later step reads variables instead of the nested
         terms of every earlier step (measured in docs/PROVER.md).
         """
-        fresh = SymPosition.fresh(tag, self.players, _Markers(self.marker), x_cards=self.moored is not None)
+        fresh = SymPosition.fresh(tag, self.players, _Markers(self.marker), x_cards=self.moored is not None,
+                                  x_double=self.double is not None)
         defs: list[Constraint] = []
         for a, b in zip(_flat(fresh), _flat(self)):
             defs.append(("DEF", a == b))
@@ -96,6 +102,13 @@ class SymPosition:
         """Every term of the position, in a fixed order (places, cargo, caves, banks, weather, markers, hands,
         cards)."""
         return _flat(self)
+
+    def capacity(self, p: int, k: int, base: int) -> Expr:
+        """How many gems canoe ``k`` of player ``p`` carries at most: 2 for the double canoe (X-DOUBLE-1), else
+        ``base`` (R-GEM-2)."""
+        if self.double is None:
+            return z3.IntVal(base)
+        return z3.If(self.double[p][k], 2, base)
 
     def load(self, p: int, k: int) -> Expr:
         """How many gems canoe ``k`` of player ``p`` carries."""
@@ -117,6 +130,8 @@ class _Markers:
 
 def _flat(pos: SymPosition) -> list[Expr]:
     expansion = ([m for row in pos.moored for m in row] + list(pos.budget or ())) if pos.moored is not None else []
+    if pos.double is not None:
+        expansion += [d for row in pos.double for d in row]
     return ([x for row in pos.place for x in row] + [g for row in pos.cargo for k in row for g in k]
             + [g for row in pos.cave for g in row] + [g for row in pos.bank for g in row] + [pos.weather]
             + list(pos.marker.values()) + [h for row in pos.hand for h in row] + list(pos.card) + expansion)
@@ -135,7 +150,10 @@ def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Ph
         for k in range(2):
             x = pos.place[p][k]
             out.append(("R-BOARD-1", z3.And(x >= 0, x <= t.FALLEN)))
-            out.append(("R-GEM-2", pos.load(p, k) <= rules.capacity))
+            if pos.double is None:
+                out.append(("R-GEM-2", pos.load(p, k) <= rules.capacity))
+            else:
+                out.append(("X-DOUBLE-1", pos.load(p, k) <= pos.capacity(p, k, rules.capacity)))
             out += [("R-COMP-3", g >= 0) for g in pos.cargo[p][k]]
             out.append(("R-GEM-5", z3.Implies(x == t.PORT, pos.load(p, k) == 0)))
             out.append(("R-FLOW-6", z3.Implies(x == t.FALLEN, pos.load(p, k) == 0)))
@@ -143,6 +161,8 @@ def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Ph
         out.append(("R-COMP-2", z3.And(pos.card[p] >= 0, pos.card[p] <= len(pos.hand[p]) - 1)))
         if pos.moored is not None and pos.budget is not None:
             out += _cards_well_formed(pos, t, p, phase, all_acted)
+        if pos.double is not None:  # X-DOUBLE-1: one single and one double canoe
+            out.append(("X-DOUBLE-1", pos.double[p][0] != pos.double[p][1]))
         if all_acted:
             out.append(("R-CARD-2", z3.Not(card_in_hand(pos, p, pos.card[p]))))
         else:
@@ -203,6 +223,8 @@ def fix(pos: SymPosition, concrete: Position, tables: BoardTables,
         out += [pos.hand[p][c] == (Card(c) in player.hand) for c in range(len(pos.hand[p]))]
         if player.card is not None:
             out.append(pos.card[p] == int(player.card))
+        if pos.double is not None:
+            out += [pos.double[p][k] == canoe.double for k, canoe in enumerate(canoes)]
         if pos.moored is not None and pos.budget is not None:
             out += [pos.moored[p][k] == canoe.moored for k, canoe in enumerate(canoes)]
             out.append(pos.budget[p] == (player.card_budget or 0))
@@ -231,7 +253,9 @@ def decode(model: z3.ModelRef, pos: SymPosition, tables: BoardTables, rules: Rul
             for c in range(NCOL):
                 cargo += [COLOURS[c]] * max(0, value(model, pos.cargo[p][k][c]))
             moored = pos.moored is not None and bool(value(model, pos.moored[p][k]))
-            canoes.append(Canoe(place, tuple(cargo), moored=moored))
+            kind = (CanoeKind.DOUBLE if pos.double is not None and value(model, pos.double[p][k])
+                    else CanoeKind.SINGLE)
+            canoes.append(Canoe(place, tuple(cargo), kind, moored=moored))
         hand = tuple(Card(c) for c in range(len(pos.hand[p])) if value(model, pos.hand[p][c]))
         bank = Gems(max(0, value(model, pos.bank[p][c])) for c in range(NCOL))
         card_value = value(model, pos.card[p])

@@ -37,6 +37,9 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
                 moored = CanoeRef(place, gems if other_place == place and other_gems != gems else None)
         return card, Turn(lasso=True, moored=moored)
 
+    def double(p: int, k: int) -> bool:
+        return pre.double is not None and bool(value(model, pre.double[p][k]))
+
     actions = []
     for slot in choice.slots:
         if not value(model, slot.on):
@@ -44,6 +47,8 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
         place, gems = canoe(player, slot.who)
         other_place, other_gems = canoe(player, 1 - slot.who)
         ref = CanoeRef(place, gems if other_place == place and other_gems != gems else None)
+        if other_place == place and other_gems == gems and pre.double is not None:  # X-DOUBLE-1: by its kind
+            ref = CanoeRef(place, kind="double" if double(player, slot.who) else "single")
         steps: list[Step] = _ops(model, slot.pre)
         move = value(model, slot.move)
         if move:
@@ -57,7 +62,10 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
                             at, cargo = canoe(q, v)
                             twin_at, twin = canoe(q, 1 - v)
                             named = cargo if twin_at == at and COLOURS[c] in twin and twin != cargo else None
-                            steps.append(Steal(NAMES[q], COLOURS[c], named))
+                            kind = None
+                            if twin_at == at and twin == cargo and pre.double is not None:  # X-DOUBLE-3
+                                kind = "double" if double(q, v) else "single"
+                            steps.append(Steal(NAMES[q], COLOURS[c], named, kind))
         actions.append(CanoeAction(ref, tuple(steps)))
     if card is Card.ONE_TWO_THREE and choice.budget is not None:  # X-CARDS-3: the budget chosen
         return card, Turn(tuple(actions), budget=value(model, choice.budget))

@@ -129,6 +129,8 @@ class TurnChoice:
     @classmethod
     def fresh(cls, tag: str, capacity: int, players: int, rules: Ruleset | None = None) -> "TurnChoice":
         x_cards = rules is not None and rules.x_cards
+        if rules is not None and rules.x_double:  # a double canoe steals up to two gems (X-DOUBLE-3)
+            capacity = max(capacity, 2)
         return cls(card=z3.Int(f"{tag}.card"), step=z3.Int(f"{tag}.weather_step"),
                    slots=[SlotChoice.fresh(f"{tag}.slot{s}", capacity, s, players) for s in range(2)],
                    budget=z3.Int(f"{tag}.budget") if x_cards else None,
@@ -192,6 +194,9 @@ def swap_canoes(pos: SymPosition, player: int, swap: Expr) -> SymPosition:
     if pos.moored is not None and out.moored is not None:
         ma, mb = pos.moored[player]
         out.moored[player] = [z3.If(swap, mb, ma), z3.If(swap, ma, mb)]
+    if pos.double is not None and out.double is not None:
+        da, db = pos.double[player]
+        out.double[player] = [z3.If(swap, db, da), z3.If(swap, da, db)]
     return out
 
 
@@ -261,6 +266,15 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr
     out: list[Constraint] = []
     k = s.who
     start = state.place[P][k]
+    double = state.double[P][k] if state.double is not None else None
+
+    def room(cargo: list[Expr]) -> list[Constraint]:
+        """R-GEM-2, or for the double canoe its two places (X-DOUBLE-1)."""
+        single = enc.rule("R-GEM-2")(enc, cargo)
+        if double is None:
+            return single
+        return ([(r, z3.Implies(z3.Not(double), e)) for r, e in single]
+                + [("X-DOUBLE-2", z3.Implies(double, z3.Sum(cargo) <= 2))])
     cargo = list(state.cargo[P][k])
     cave = [list(row) for row in state.cave]
     ops = [*s.pre, *s.post]
@@ -274,7 +288,7 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr
             cargo = [cargo[c] + op.loads(c) - op.unloads(c) for c in range(NCOL)]
             # R-GEM-3: an unloaded gem stays in the cave beside the disc; a loaded one leaves it.
             cave = [[cave[cc][c] - op.load[cc][c] + op.unload[cc][c] for c in range(NCOL)] for cc in range(NCOL)]
-            out.extend((r, z3.Implies(op.is_load, e)) for r, e in enc.rule("R-GEM-2")(enc, cargo))
+            out.extend((r, z3.Implies(op.is_load, e)) for r, e in room(cargo))
         return cargo, cave
 
     cargo, cave = stop(s.pre, start, cargo, cave)
@@ -283,6 +297,9 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr
     home = z3.And(active, s.move == -1, dest == t.PORT)
     out += enc.rule("R-MOVE-1")(enc, active, [op.kind for op in s.pre], [op.kind for op in s.post], s.move,
                                 start, home)
+    if double is not None and enc.rules.double_one_cave:  # X-DOUBLE-2: all its gem actions at one cave
+        out.append(("X-DOUBLE-2", z3.Implies(z3.And(double, s.move != 0),
+                                             z3.Or(s.pre[0].kind == 0, s.post[0].kind == 0))))
     out += [(r, z3.Implies(active, e)) for r, e in enc.rule("R-MOVE-6")(enc, start, s.move)]
     out += [(r, z3.Implies(active, e)) for r, e in enc.rule("R-MOVE-4")(enc, start, dest, s.move)]
     distance = z3.If(s.move == 1, t.depth_of(dest) - t.depth_of(start),
@@ -305,7 +322,8 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr
     # Steals (R-STEAL-1..5): one gem from each chosen canoe of another player on the disc.
     others = [[list(state.cargo[q][v]) for v in range(2)] for q in range(state.players)]
     post_ops = z3.Or([op.kind != 0 for op in s.post])
-    empty_moving = z3.Sum(moving) == 0
+    # R-STEAL-1: a single canoe steals only empty; the double canoe with a free place while it moved (X-DOUBLE-3).
+    empty_moving = z3.Sum(moving) == 0 if double is None else z3.If(double, z3.Sum(moving) <= 1, z3.Sum(moving) == 0)
     move_ok = enc.rule("R-STEAL-3")(enc, s.move)
     for j in range(len(s.steals)):
         cells = s.steals[j]
@@ -334,7 +352,7 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr
         cargo = [cargo[c] + z3.Sum([cells[q][v][c] for q in range(state.players) for v in range(2)])
                  for c in range(NCOL)]
         # R-STEAL-2: a canoe steals at most as many gems as it has room for (R-GEM-2).
-        out += [("R-STEAL-2", z3.Implies(taking, e)) for _, e in enc.rule("R-GEM-2")(enc, cargo)]
+        out += [("R-STEAL-2", z3.Implies(taking, e)) for _, e in room(cargo)]
 
     # An idle slot has no gem action, movement, banking or steal (R-MOVE-1, R-STEAL-2): caves, banks and cargo
     # come out unchanged without a case split.

@@ -275,7 +275,9 @@ def capacity_kept(ctx: Context) -> Expr:
     post = ctx.post
     parts = []
     for p, k in per_canoe(ctx):
-        parts.append(post.load(p, k) <= ctx.enc.rules.capacity)
+        # Restated with the double canoe: 2 gems for it, ``capacity`` for the single one (X-DOUBLE-1, X-PROP-3).
+        parts.append(post.load(p, k) <= post.capacity(p, k, ctx.enc.rules.capacity) if post.double is not None
+                     else post.load(p, k) <= ctx.enc.rules.capacity)
         parts += [g >= 0 for g in post.cargo[p][k]]
     return z3.And(parts)
 
@@ -345,9 +347,13 @@ def steal_soundness(ctx: Context) -> Expr:
                 loads = z3.Sum([op.loads(g) for op in s.pre_ops for g in range(NCOL)])
                 unloads = z3.Sum([op.unloads(g) for op in s.pre_ops for g in range(NCOL)])
                 unloaded_any = z3.Sum([op.unloads(g) for op in s.ops for g in range(NCOL)]) > 0
+                moving = gems_before + loads - unloads
+                # Empty while moving; restated for the double canoe: a free place while moving (X-DOUBLE-3).
+                empty = moving == 0 if pre.double is None else \
+                    z3.If(pre.double[P][s.who], moving <= 1, moving == 0)
                 conditions = [s.on, t.is_disc(end), end == pre.place[q][v],
                               depth(t, end) < depth(t, start),                       # paddled upstream
-                              gems_before + loads - unloads == 0,                    # empty while moving
+                              empty,
                               actions(s.post_ops) == 0,                              # budget spent moving
                               cost_of(ctx, s.ops, start, end) == n,
                               z3.Sum(post.cargo[P][s.who]) >= 1]                     # and took the gem

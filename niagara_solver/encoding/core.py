@@ -41,6 +41,8 @@ class Mutant:
     key: str
     replacement: Group
     description: str
+    #: The expansion module whose rule the mutant breaks: it is checked with that module on (None: the base game).
+    module: str | None = None
 
 
 class Encoding:
@@ -224,6 +226,12 @@ def gem_action(enc: Encoding, op: Any, place: Expr, cave: list[list[Expr]], carg
 def capacity(enc: Encoding, cargo: list[Expr]) -> list[Constraint]:
     """A canoe carries at most ``capacity`` gems."""
     return [("R-GEM-2", z3.Sum(cargo) <= enc.rules.capacity)]
+
+
+@group("X-DOUBLE-1")
+def double_room(enc: Encoding, cargo: list[Expr]) -> list[Constraint]:
+    """The double canoe carries at most two gems."""
+    return [("X-DOUBLE-1", z3.Sum(cargo) <= 2)]
 
 
 @group("R-GEM-4")

@@ -274,7 +274,7 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr
         if double is None:
             return single
         return ([(r, z3.Implies(z3.Not(double), e)) for r, e in single]
-                + [("X-DOUBLE-2", z3.Implies(double, z3.Sum(cargo) <= 2))])
+                + [(r, z3.Implies(double, e)) for r, e in enc.rule("X-DOUBLE-1")(enc, cargo)])
     cargo = list(state.cargo[P][k])
     cave = [list(row) for row in state.cave]
     ops = [*s.pre, *s.post]

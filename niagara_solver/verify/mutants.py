@@ -8,6 +8,7 @@ catalogue (R-PROP-13..16 were added to close such gaps, docs/PROPERTIES.md).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -89,7 +90,23 @@ def _river_canoe_may_stay(enc: Encoding, place: list[Expr], acts: list[Expr], pa
     return out
 
 
-#: The mutants: a name, the rule group replaced, the replacement, what it gets wrong.
+def _seven_not_a_paddle(enc: Encoding, cards: list[Expr], weather: Expr) -> Expr:
+    least: Expr = z3.IntVal(7)
+    for card in cards:
+        least = z3.If(z3.And(card >= 1, card <= 6, card < least), card, least)
+    return z3.If(least == 7, 0, least) + weather
+
+
+def _lasso_moors_nothing(enc: Encoding, place: list[Expr], is_lasso: Expr,
+                         chosen: list[Expr] | None) -> tuple[list[Expr], list[Constraint]]:
+    return [z3.BoolVal(False), z3.BoolVal(False)], []
+
+
+def _double_three_gems(enc: Encoding, cargo: list[Expr]) -> list[Constraint]:
+    return [("X-DOUBLE-1", z3.Sum(cargo) <= 3)]
+
+
+#: The mutants: a name, the rule group replaced, the replacement, what it gets wrong (and the module it needs).
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("fork-marker-stuck", "R-FLOW-4", _marker_stuck, "the fork marker never switches"),
     Mutant("negative-flow", "R-FLOW-2", _no_clamp, "a negative flow sum moves the river backwards"),
@@ -104,6 +121,10 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("free-rescue", "R-RESCUE-1:payment", _free_rescue, "a rescue costs nothing"),
     Mutant("two-gems", "R-GEM-2", _two_gems, "a canoe carries one gem more than its capacity"),
     Mutant("river-canoe-stays", "R-TURN-3", _river_canoe_may_stay, "a canoe on the river may stay idle"),
+    Mutant("seven-not-a-paddle", "R-FLOW-1", _seven_not_a_paddle, "the 7 does not count for the flow", "x_cards"),
+    Mutant("lasso-moors-nothing", "X-CARDS-4:moor", _lasso_moors_nothing, "the Lasso moors no canoe", "x_cards"),
+    Mutant("double-three-gems", "X-DOUBLE-1", _double_three_gems, "the double canoe carries three gems",
+           "x_double"),
 )
 
 BY_NAME = {m.name: m for m in MUTANTS}
@@ -133,7 +154,9 @@ def check_mutants(board: Board, rules: Ruleset, players: int = 2, names: list[st
         if names and mutant.name not in names:
             continue
         start = time.perf_counter()
-        prover = Prover(board, rules, players, mutant, timeout)
+        # a module's mutant is checked with its module on (RULES.md section X)
+        switched: dict[str, Any] = {mutant.module: True} if mutant.module else {}
+        prover = Prover(board, dataclasses.replace(rules, **switched), players, mutant, timeout)
         results = [prover.check(p) for p in CATALOGUE]
         refuted = [r for r in results if r.verdict is Verdict.REFUTED]
         out.append(MutantResult(mutant, bool(refuted), [r.id for r in refuted], results,

@@ -220,7 +220,8 @@ class Prover:
             choices = f"the river flows {k} step(s)" + (
                 " taking " + ",".join("/".join(f"{f}={lab}" for f, lab in step) for step in branches)
                 if branches else "")
-            replay = _replay(lambda: flow_detail(pre, k, branches).position if k >= 0 else pre, post)
+            replay = _replay(lambda: flow_detail(pre, _engine_flow(pre, k), branches).position if k >= 0 else pre,
+                             post)
         else:
             rescues = relations.decode_rescues(model, ph.step)
             pre = pre.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pre.players))
@@ -290,6 +291,17 @@ class Prover:
             return PropertyResult(prop.id, prop.title, Verdict.REFUTED, 0.0, prop.method, prop.rules, (TURN,), ce)
         return PropertyResult(prop.id, prop.title, Verdict.UNKNOWN, 0.0, prop.method, prop.rules, (TURN,),
                               note="the witness turn is not legal everywhere and a turn exists where it fails")
+
+
+def _engine_flow(pos: Position, k: int) -> int:
+    """The flow the engine reads from the cards and the weather (R-FLOW-1, R-FLOW-2), so that a replay checks the
+    encoding's flow value too; ``k`` where the position leaves it open (a flow of a given number of steps)."""
+    from niagara_solver.engine.flow import flow_value
+    from niagara_solver.model.errors import NiagaraError
+    try:
+        return flow_value(pos)
+    except NiagaraError:
+        return k
 
 
 def _engine_has_no_turn(position: Position, model: z3.ModelRef, card: Any) -> bool:

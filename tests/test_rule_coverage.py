@@ -49,7 +49,7 @@ KILLERS = {
     "port-canoe-unlimited": "R-PROP-5", "same-colour-swap": "R-PROP-13", "cross-branches": "R-PROP-14",
     "weather-unbounded": "R-PROP-8", "free-rescue": "R-PROP-15", "two-gems": "R-PROP-6",
     "river-canoe-stays": "R-PROP-16", "seven-not-a-paddle": "R-PROP-2", "lasso-moors-nothing": "R-PROP-16",
-    "double-three-gems": "R-PROP-6",
+    "double-three-gems": "R-PROP-6", "beaver-no-calm": "X-PROP-4",
 }
 
 

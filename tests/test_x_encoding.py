@@ -61,11 +61,12 @@ def test_moored_canoes_stay_through_the_flow_in_both_readings():
     assert not any(c.moored for p in after.players for c in p.canoes)
 
 
-@pytest.mark.rule("X-CARDS-2", "X-CARDS-3", "X-CARDS-4", "X-DOUBLE-1", "X-DOUBLE-3")
+@pytest.mark.rule("X-CARDS-2", "X-CARDS-3", "X-CARDS-4", "X-DOUBLE-1", "X-DOUBLE-3", "X-BEAVER-2")
 @pytest.mark.parametrize("switches", [{"x_cards": True},
                                       {"x_cards": True, "lasso_scope": "one", "card_123_canoes": "all"},
                                       {"x_double": True},
-                                      {"x_double": True, "x_cards": True, "double_one_cave": False}])
+                                      {"x_double": True, "x_cards": True, "double_one_cave": False},
+                                      {"x_beaver": True, "x_cards": True}])
 def test_the_catalogue_is_proved_with_the_modules_in_the_encoding(switches):
     """Every property, restated where a module makes the base game's statement false (docs/PROPERTIES.md), holds
     for every valid position with the module, alone and together: proved, not sampled."""
@@ -73,11 +74,12 @@ def test_the_catalogue_is_proved_with_the_modules_in_the_encoding(switches):
     from niagara_solver.model.ruleset import Ruleset
     from niagara_solver.model.verdict import Verdict
     from niagara_solver.verify.catalogue import prove_catalogue
-    from niagara_solver.verify.properties import CATALOGUE
+    from niagara_solver.verify.properties import CATALOGUE, EXPANSION
 
     report = prove_catalogue(standard_board(), Ruleset.from_json(switches), [2], timeout=600)
     verdicts = {p.id: p.verdict for p in report.properties}
-    assert verdicts == {p.id: Verdict.PROVED for p in CATALOGUE}
+    own = [p for p in EXPANSION if switches.get(p.module or "")]  # the X-PROP of the modules on
+    assert verdicts == {p.id: Verdict.PROVED for p in (*CATALOGUE, *own)}
 
 
 def double_of(*players, rules=None, **fields) -> Position:
@@ -120,3 +122,20 @@ def test_the_double_canoe_steals_as_many_gems_as_it_has_free_places_one_from_eac
                       {"kind": D, "at": "4", "gems": ["diamond", "sapphire"]}, hand=[3]))
     assert sorted(str(o.turn) for o in legal_turns(pos, 0, Card(2)) if "x" in str(o.turn)) == steals
     same_turns(pos, "red", Card(2))
+
+
+@pytest.mark.rule("X-BEAVER-1", "X-BEAVER-2")
+def test_the_beaver_jumps_on_and_calms_the_weather_in_both_readings():
+    # A cloud up to +2 brings the beaver onto the top disc (X-BEAVER-1) ...
+    pos = position_from_json(doc(P("red", "3", "port", hand=["cloud", 2]), P("blue", "port", "port", hand=[3]),
+                                 ruleset={"x_beaver": True}, weather=1))
+    (up,) = [p for p in same_turns(pos, "red", Card.CLOUD) if p.weather == 2]
+    assert up.beaver == "1"
+    # ... and when its disc goes over the falls the weather is set to 0 at the end of phase III (X-BEAVER-2).
+    falling = position_from_json(doc(P("red", "3", "port", card=2, hand=[1]), P("blue", "port", "port", card=3,
+                                                                              hand=[1]),
+                                     ruleset={"x_beaver": True}, weather=2, beaver="7L", acted=["red", "blue"]))
+    engine = {p for _, p in flow_outcomes(falling, flow_value(falling))}
+    assert engine == Enumerator.of(falling).flows(falling, None)
+    (after,) = engine
+    assert (after.beaver, after.weather) == (None, 0)

@@ -141,6 +141,19 @@ def moor(enc: Encoding, place: list[Expr], is_lasso: Expr, chosen: list[Expr] | 
     return list(chosen), out
 
 
+@group("X-BEAVER-1")
+def beaver_jumps(enc: Encoding, beaver: Expr, is_cloud: Expr, weather: Expr) -> Expr:
+    """A cloud that moves the weather to +2 brings the beaver, if it is off the river, onto the top disc."""
+    top = enc.tables.index[enc.board.top]
+    return z3.If(z3.And(is_cloud, weather == 2, beaver == 0), top, beaver)
+
+
+@group("X-BEAVER-2")
+def beaver_calm(enc: Encoding, weather: Expr, fell: Expr) -> Expr:
+    """After the beaver went over the falls, the weather is set to 0 at the end of phase III."""
+    return z3.If(fell, 0, weather)
+
+
 @group("R-WEATHER-1:step")
 def weather_step(enc: Encoding, weather: Expr, step: Expr) -> Expr:
     """The weather after a cloud card: one step."""

@@ -42,6 +42,8 @@ def _same(post: SymPosition, model: z3.ModelRef) -> Any:
               for cc in range(NCOL) for c in range(NCOL)]
     parts.append(post.weather == model.eval(post.weather, model_completion=True))
     parts += [m == model.eval(m, model_completion=True) for m in post.marker.values()]
+    if post.beaver is not None:  # X-BEAVER-1
+        parts.append(post.beaver == model.eval(post.beaver, model_completion=True))
     return z3.And(parts)
 
 
@@ -62,6 +64,8 @@ def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
             parts.append(post.budget[p] == (player.card_budget or 0))
     parts += [post.cave[cc][c] == known.caves[cc][c] for cc in range(NCOL) for c in range(NCOL)]
     parts.append(post.weather == known.weather)
+    if post.beaver is not None:  # X-BEAVER-1
+        parts.append(post.beaver == (tables.index[known.beaver] if known.beaver is not None else 0))
     return z3.And(parts)
 
 

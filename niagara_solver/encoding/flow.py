@@ -84,6 +84,21 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
                 back = z3.And(k < -i, t.is_disc(x)) if riding is None else z3.And(k < -i, t.is_disc(x), riding)
                 moved = z3.If(back, _parent(t, x), moved)
                 new.place[p][v] = moved
+        if state.beaver is not None:  # X-BEAVER-1: the beaver rides its disc; over the falls it leaves the river
+            b = state.beaver
+            rode: Expr = b
+            for d in t.disc_ids:
+                here = z3.And(active, b == d, on_path[d])
+                if d in t.branch:
+                    nxt_b: Expr = z3.IntVal(t.branch[d][-1])
+                    for j, child in reversed(list(enumerate(t.branch[d][:-1]))):
+                        nxt_b = z3.If(routing[d] == j, child, nxt_b)
+                elif t.next[d] is not None:
+                    nxt_b = z3.IntVal(t.next[d])
+                else:
+                    nxt_b = z3.IntVal(0)  # off the river
+                rode = z3.If(here, nxt_b, rode)
+            new.beaver = rode
         if not free:
             for f in t.forks:
                 new.marker[f] = z3.If(z3.And(active, on_path[f]),
@@ -97,6 +112,8 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
             moved = [z3.If(fell, g, 0) for g in pre.cargo[p][v]]
             state.cave = enc.rule("R-FLOW-6")(enc, state.cave, moved)
             state.cargo[p][v] = [g - m for g, m in zip(pre.cargo[p][v], moved)]
+    if pre.beaver is not None and state.beaver is not None:  # X-BEAVER-2: after the put-back, the calm
+        state.weather = enc.rule("X-BEAVER-2")(enc, pre.weather, z3.And(pre.beaver != 0, state.beaver == 0))
     if state.moored is not None:  # X-CARDS-4: at the end of phase III the moored canoes are put back
         state.moored = [[z3.BoolVal(False)] * 2 for _ in range(state.players)]
     return Transition(out, state, extra={"k": k, "sum": total}, choice=choice)

@@ -50,10 +50,12 @@ class SymPosition:
     budget: list[Expr] | None = None
     #: With ``x_double``: whether each canoe is the player's double canoe (X-DOUBLE-1); None without the module.
     double: list[list[Expr]] | None = None
+    #: With ``x_beaver``: the place of the beaver's disc, 0 (the port's index) while it is off the river (X-BEAVER-1).
+    beaver: Expr | None = None
 
     @classmethod
     def fresh(cls, tag: str, players: int, tables: "BoardTables | _Markers", x_cards: bool = False,
-              x_double: bool = False) -> "SymPosition":
+              x_double: bool = False, x_beaver: bool = False) -> "SymPosition":
         integer, boolean = z3.Int, z3.Bool
         cards = X_CARDS if x_cards else CARDS
         return cls(
@@ -69,6 +71,7 @@ class SymPosition:
             moored=[[boolean(f"{tag}.moored.{p}.{k}") for k in range(2)] for p in range(players)] if x_cards else None,
             budget=[integer(f"{tag}.budget.{p}") for p in range(players)] if x_cards else None,
             double=[[boolean(f"{tag}.double.{p}.{k}") for k in range(2)] for p in range(players)] if x_double else None,
+            beaver=integer(f"{tag}.beaver") if x_beaver else None,
         )
 
     @property
@@ -92,7 +95,7 @@ class SymPosition:
         terms of every earlier step (measured in docs/PROVER.md).
         """
         fresh = SymPosition.fresh(tag, self.players, _Markers(self.marker), x_cards=self.moored is not None,
-                                  x_double=self.double is not None)
+                                  x_double=self.double is not None, x_beaver=self.beaver is not None)
         defs: list[Constraint] = []
         for a, b in zip(_flat(fresh), _flat(self)):
             defs.append(("DEF", a == b))
@@ -132,6 +135,8 @@ def _flat(pos: SymPosition) -> list[Expr]:
     expansion = ([m for row in pos.moored for m in row] + list(pos.budget or ())) if pos.moored is not None else []
     if pos.double is not None:
         expansion += [d for row in pos.double for d in row]
+    if pos.beaver is not None:
+        expansion.append(pos.beaver)
     return ([x for row in pos.place for x in row] + [g for row in pos.cargo for k in row for g in k]
             + [g for row in pos.cave for g in row] + [g for row in pos.bank for g in row] + [pos.weather]
             + list(pos.marker.values()) + [h for row in pos.hand for h in row] + list(pos.card) + expansion)
@@ -174,6 +179,8 @@ def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Ph
     for c in range(NCOL):
         out.append(("R-COMP-3", pos.total(c) == rules.gems_for(pos.players)))
     out.append(("R-COMP-4", z3.And(pos.weather >= rules.weather_min, pos.weather <= rules.weather_max)))
+    if pos.beaver is not None:  # X-BEAVER-1: off the river, or on a disc
+        out.append(("X-BEAVER-1", z3.Or(pos.beaver == 0, t.is_disc(pos.beaver))))
     for f, m in pos.marker.items():
         out.append(("R-FLOW-4", z3.And(m >= 0, m < len(t.labels[f]))))
     return out
@@ -231,6 +238,8 @@ def fix(pos: SymPosition, concrete: Position, tables: BoardTables,
     for cc in range(NCOL):
         out += [pos.cave[cc][c] == concrete.caves[cc][c] for c in range(NCOL)]
     out.append(pos.weather == concrete.weather)
+    if pos.beaver is not None:
+        out.append(pos.beaver == (tables.index[concrete.beaver] if concrete.beaver is not None else 0))
     for fork, label in concrete.forks:
         f = tables.index[fork]
         out.append(pos.marker[f] == tables.labels[f].index(label))
@@ -266,4 +275,8 @@ def decode(model: z3.ModelRef, pos: SymPosition, tables: BoardTables, rules: Rul
     caves = tuple(Gems(max(0, value(model, pos.cave[cc][c])) for c in range(NCOL)) for cc in range(NCOL))
     forks = tuple((tables.name[f], tables.labels[f][value(model, m) % len(tables.labels[f])])
                   for f, m in pos.marker.items())
-    return base.replace(players=tuple(players), caves=caves, weather=value(model, pos.weather), forks=forks)
+    beaver = None
+    if pos.beaver is not None and value(model, pos.beaver) != 0:
+        beaver = tables.name.get(value(model, pos.beaver))
+    return base.replace(players=tuple(players), caves=caves, weather=value(model, pos.weather), forks=forks,
+                        beaver=beaver)

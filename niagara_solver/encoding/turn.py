@@ -238,6 +238,8 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
 
     state = pre.copy()
     state.weather = enc.rule("R-WEATHER-1:step")(enc, pre.weather, choice.step)
+    if pre.beaver is not None:
+        state.beaver = enc.rule("X-BEAVER-1")(enc, pre.beaver, is_cloud, state.weather)
     out += [(r, z3.Implies(is_cloud, c)) for r, c in enc.rule("R-WEATHER-1:bounds")(enc, state.weather)]
     observations = []
     for s in slots:

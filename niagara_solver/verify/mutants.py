@@ -20,7 +20,7 @@ from niagara_solver.encoding.core import Encoding, Mutant
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.ruleset import PortDeparture, Ruleset
-from niagara_solver.verify.properties import CATALOGUE
+from niagara_solver.verify.properties import catalogue_for
 from niagara_solver.verify.prove import PropertyResult, Prover
 
 
@@ -106,6 +106,10 @@ def _double_three_gems(enc: Encoding, cargo: list[Expr]) -> list[Constraint]:
     return [("X-DOUBLE-1", z3.Sum(cargo) <= 3)]
 
 
+def _beaver_no_calm(enc: Encoding, weather: Expr, fell: Expr) -> Expr:
+    return weather
+
+
 #: The mutants: a name, the rule group replaced, the replacement, what it gets wrong (and the module it needs).
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("fork-marker-stuck", "R-FLOW-4", _marker_stuck, "the fork marker never switches"),
@@ -125,6 +129,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("lasso-moors-nothing", "X-CARDS-4:moor", _lasso_moors_nothing, "the Lasso moors no canoe", "x_cards"),
     Mutant("double-three-gems", "X-DOUBLE-1", _double_three_gems, "the double canoe carries three gems",
            "x_double"),
+    Mutant("beaver-no-calm", "X-BEAVER-2", _beaver_no_calm, "the weather stays when the beaver goes over the falls",
+           "x_beaver"),
 )
 
 BY_NAME = {m.name: m for m in MUTANTS}
@@ -157,7 +163,7 @@ def check_mutants(board: Board, rules: Ruleset, players: int = 2, names: list[st
         # a module's mutant is checked with its module on (RULES.md section X)
         switched: dict[str, Any] = {mutant.module: True} if mutant.module else {}
         prover = Prover(board, dataclasses.replace(rules, **switched), players, mutant, timeout)
-        results = [prover.check(p) for p in CATALOGUE]
+        results = [prover.check(p) for p in catalogue_for(prover.rules)]
         refuted = [r for r in results if r.verdict is Verdict.REFUTED]
         out.append(MutantResult(mutant, bool(refuted), [r.id for r in refuted], results,
                                 time.perf_counter() - start))

@@ -21,7 +21,7 @@ from niagara_solver.encoding.relations import Step
 from niagara_solver.encoding.state import NCOL, Expr, SymPosition
 from niagara_solver.encoding.tables import BoardTables
 from niagara_solver.encoding.turn import SlotObservation, TurnChoice
-from niagara_solver.model.ruleset import RescueWhenNone
+from niagara_solver.model.ruleset import RescueWhenNone, Ruleset
 
 TURN, FLOW, RESCUE = "turn", "flow", "rescue"
 
@@ -60,6 +60,8 @@ class Property:
     obligations: tuple[tuple[str, Statement], ...]
     method: str = ""
     notes: str = ""
+    #: The expansion module the property speaks of (RULES.md X-PROP): proved only with that module on.
+    module: str | None = None
 
     def __post_init__(self) -> None:
         if not self.method:
@@ -283,7 +285,20 @@ def capacity_kept(ctx: Context) -> Expr:
 
 
 def weather_kept(ctx: Context) -> Expr:
-    return ctx.post.weather == ctx.pre.weather
+    pre, post = ctx.pre, ctx.post
+    if ctx.phase == FLOW and pre.beaver is not None and post.beaver is not None:
+        # Restated with the beaver: in phase III the weather stays, unless the beaver went over the falls and the
+        # weather was set to 0 (X-BEAVER-2).
+        return z3.Or(post.weather == pre.weather, z3.And(pre.beaver != 0, post.beaver == 0, post.weather == 0))
+    return post.weather == pre.weather
+
+
+def beaver_calm(ctx: Context) -> Expr:
+    """X-PROP-4: after a flow in which the beaver went over the falls, the weather is 0."""
+    pre, post = ctx.pre, ctx.post
+    if pre.beaver is None or post.beaver is None:
+        return z3.BoolVal(True)
+    return z3.Implies(z3.And(pre.beaver != 0, post.beaver == 0), post.weather == 0)
 
 
 def weather_in_turn(ctx: Context) -> Expr:
@@ -480,5 +495,15 @@ CATALOGUE: tuple[Property, ...] = (
     Property("R-PROP-16", "river canoes act", ("R-TURN-3", "R-MOVE-1"), ((TURN, river_canoes_act),)),
 )
 
-BY_ID = {p.id: p for p in CATALOGUE}
+#: The expansion's own properties (RULES.md X-PROP), each proved with its module on.
+EXPANSION: tuple[Property, ...] = (
+    Property("X-PROP-4", "beaver calm", ("X-BEAVER-1", "X-BEAVER-2"), ((FLOW, beaver_calm),), module="x_beaver"),
+)
+
+BY_ID = {p.id: p for p in (*CATALOGUE, *EXPANSION)}
+
+
+def catalogue_for(rules: Ruleset) -> tuple[Property, ...]:
+    """The properties proved under ``rules``: the catalogue, and the X-PROP of every module that is on."""
+    return (*CATALOGUE, *(p for p in EXPANSION if p.module is not None and getattr(rules, p.module)))
 

@@ -29,7 +29,8 @@ from niagara_solver.model.atoms import Phase
 from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import Ruleset
-from niagara_solver.verify.properties import BY_ID, CATALOGUE, FLOW, RESCUE, TURN, Context, Property
+from niagara_solver.verify.properties import (BY_ID, CATALOGUE, FLOW, RESCUE, TURN, Context, Property,
+                                              catalogue_for)
 
 
 @dataclass
@@ -399,7 +400,7 @@ def _colour(c: int) -> str:
 def prove(board: Board, rules: Ruleset, players: int, ids: Iterable[str] | None = None,
           timeout: float | None = None, mutant: Mutant | None = None, minimize: bool = True) -> list[PropertyResult]:
     """Check the catalogue (or the properties ``ids``) for ``players`` players."""
-    chosen = [BY_ID[i] for i in ids] if ids else list(CATALOGUE)
+    chosen = [BY_ID[i] for i in ids] if ids else list(catalogue_for(rules))
     prover = Prover(board, rules, players, mutant, timeout)
     return [prover.check(p, minimize) for p in chosen]
 

@@ -61,12 +61,13 @@ def test_moored_canoes_stay_through_the_flow_in_both_readings():
     assert not any(c.moored for p in after.players for c in p.canoes)
 
 
-@pytest.mark.rule("X-CARDS-2", "X-CARDS-3", "X-CARDS-4", "X-DOUBLE-1", "X-DOUBLE-3", "X-BEAVER-2")
+@pytest.mark.rule("X-CARDS-2", "X-CARDS-3", "X-CARDS-4", "X-DOUBLE-1", "X-DOUBLE-3", "X-BEAVER-2", "X-MOOSE-2")
 @pytest.mark.parametrize("switches", [{"x_cards": True},
                                       {"x_cards": True, "lasso_scope": "one", "card_123_canoes": "all"},
                                       {"x_double": True},
                                       {"x_double": True, "x_cards": True, "double_one_cave": False},
-                                      {"x_beaver": True, "x_cards": True}])
+                                      {"x_beaver": True, "x_cards": True},
+                                      {"x_moose": True, "x_double": True}])
 def test_the_catalogue_is_proved_with_the_modules_in_the_encoding(switches):
     """Every property, restated where a module makes the base game's statement false (docs/PROPERTIES.md), holds
     for every valid position with the module, alone and together: proved, not sampled."""
@@ -139,3 +140,42 @@ def test_the_beaver_jumps_on_and_calms_the_weather_in_both_readings():
     assert engine == Enumerator.of(falling).flows(falling, None)
     (after,) = engine
     assert (after.beaver, after.weather) == (None, 0)
+
+
+def moose_of(*players, rules=None, **fields) -> Position:
+    return position_from_json(doc(*players, ruleset={"x_moose": True, **(rules or {})}, **fields))
+
+
+@pytest.mark.rule("X-MOOSE-1", "X-MOOSE-2", "X-MOOSE-3")
+@pytest.mark.parametrize("red, card, fields", [
+    # Taken on a last disc at the start of the action, then 2 more points (the worked example).
+    (("7L", "fallen"), 1, {}),
+    # Two canoes on last discs: the first to act may take it, the second only if the first did not.
+    (("7L", "7R:ruby"), 2, {}),
+    # The holder paddles with 2 more points, and brings it home: it is returning.
+    (({"at": "3", "moose": True}, "6L"), 1, {"moose": "held"}),
+    # With the cloud, one canoe on a last disc may take it first.
+    (("7L", "7R"), "cloud", {"weather": 1}),
+])
+def test_the_moose_has_the_same_outcomes_in_both_readings(red, card, fields):
+    pos = moose_of(P("red", *red, hand=[1, 2, "cloud"]), P("blue", "5:amber", "port", hand=[3]), **fields)
+    found = same_turns(pos, "red", Card.parse(str(card)))
+    assert found
+
+
+@pytest.mark.rule("X-MOOSE-1", "X-MOOSE-2")
+def test_the_moose_with_the_123_card_and_the_lasso_in_both_readings():
+    pos = moose_of(P("red", "7L", "7R:ruby", hand=["123", "lasso", 7]), P("blue", "port", "port", hand=[3]),
+                   rules={"x_cards": True})
+    for card in ("123", "lasso", "7"):
+        assert same_turns(pos, "red", Card.parse(card))
+
+
+@pytest.mark.rule("X-MOOSE-3")
+def test_the_moose_returns_after_its_canoe_falls_in_both_readings():
+    pos = moose_of(P("red", {"at": "7L", "gem": "ruby", "moose": True}, "port", card=2, hand=[1]),
+                   P("blue", "port", "port", card=3, hand=[1]), moose="held", acted=["red", "blue"])
+    engine = {p for _, p in flow_outcomes(pos, flow_value(pos))}
+    assert engine == Enumerator.of(pos).flows(pos, None)
+    (after,) = engine
+    assert after.moose.value == "waiting" and not any(c.moose for p in after.players for c in p.canoes)

@@ -141,6 +141,12 @@ def moor(enc: Encoding, place: list[Expr], is_lasso: Expr, chosen: list[Expr] | 
     return list(chosen), out
 
 
+@group("X-MOOSE-2")
+def moose_bonus(enc: Encoding, held: Expr) -> Expr:
+    """The canoe holding the moose gets 2 more points on every action."""
+    return z3.If(held, 2, 0)
+
+
 @group("X-BEAVER-1")
 def beaver_jumps(enc: Encoding, beaver: Expr, is_cloud: Expr, weather: Expr) -> Expr:
     """A cloud that moves the weather to +2 brings the beaver, if it is off the river, onto the top disc."""

@@ -13,16 +13,18 @@ from typing import Any, Callable
 import z3
 
 from niagara_solver.model.notation import Turn
-from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.atoms import Card, Moose, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
 from niagara_solver.encoding.solver import make_solver
+from niagara_solver.encoding.state import MOOSE_STATES
 
 
 def _canoe_terms(post: SymPosition, p: int, k: int) -> list[Any]:
     moored = [post.moored[p][k]] if post.moored is not None else []  # X-CARDS-4
     double = [post.double[p][k]] if post.double is not None else []  # X-DOUBLE-1
-    return [post.place[p][k], *post.cargo[p][k], *moored, *double]
+    holder = [post.holder[p][k]] if post.holder is not None else []  # X-MOOSE-2
+    return [post.place[p][k], *post.cargo[p][k], *moored, *double, *holder]
 
 
 def _same(post: SymPosition, model: z3.ModelRef) -> Any:
@@ -44,6 +46,8 @@ def _same(post: SymPosition, model: z3.ModelRef) -> Any:
     parts += [m == model.eval(m, model_completion=True) for m in post.marker.values()]
     if post.beaver is not None:  # X-BEAVER-1
         parts.append(post.beaver == model.eval(post.beaver, model_completion=True))
+    if post.moose is not None:  # X-MOOSE-1
+        parts.append(post.moose == model.eval(post.moose, model_completion=True))
     return z3.And(parts)
 
 
@@ -53,7 +57,7 @@ def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
     parts = []
     for p, player in enumerate(known.players):
         cs = [[tables.index[c.place], *Gems.of(c.gems), *([c.moored] if post.moored is not None else []),
-               *([c.double] if post.double is not None else [])]
+               *([c.double] if post.double is not None else []), *([c.moose] if post.holder is not None else [])]
               for c in player.canoes]
         here = [_canoe_terms(post, p, 0), _canoe_terms(post, p, 1)]
         straight = z3.And([x == v for x, v in zip(here[0], cs[0])] + [x == v for x, v in zip(here[1], cs[1])])
@@ -66,6 +70,8 @@ def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
     parts.append(post.weather == known.weather)
     if post.beaver is not None:  # X-BEAVER-1
         parts.append(post.beaver == (tables.index[known.beaver] if known.beaver is not None else 0))
+    if post.moose is not None:  # X-MOOSE-1
+        parts.append(post.moose == MOOSE_STATES.index(known.moose or Moose.WAITING))
     return z3.And(parts)
 
 

@@ -105,13 +105,19 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
                                       enc.rule("R-FLOW-4")(enc, state.marker[f], len(t.labels[f])), state.marker[f])
         state = new
     # R-FLOW-6: canoes that went over the falls are fallen; their cargo goes back to the caves.
+    holder_fell = []
     for p in range(state.players):
         for v in range(2):
             fell = z3.And(pre.place[p][v] != t.FALLEN, state.place[p][v] == t.FALLEN)
+            if pre.holder is not None and state.holder is not None:  # X-MOOSE-3: the moose lets go of it
+                holder_fell.append(z3.And(pre.holder[p][v], fell))
+                state.holder[p][v] = z3.And(pre.holder[p][v], z3.Not(fell))
             # The cargo moves off the canoe as a transfer, so conservation is plain arithmetic.
             moved = [z3.If(fell, g, 0) for g in pre.cargo[p][v]]
             state.cave = enc.rule("R-FLOW-6")(enc, state.cave, moved)
             state.cargo[p][v] = [g - m for g, m in zip(pre.cargo[p][v], moved)]
+    if pre.moose is not None:  # X-MOOSE-3: a returning moose (or one whose canoe fell) waits again at the very end
+        state.moose = z3.If(z3.Or(pre.moose == 2, *holder_fell), 0, pre.moose)
     if pre.beaver is not None and state.beaver is not None:  # X-BEAVER-2: after the put-back, the calm
         state.weather = enc.rule("X-BEAVER-2")(enc, pre.weather, z3.And(pre.beaver != 0, state.beaver == 0))
     if state.moored is not None:  # X-CARDS-4: at the end of phase III the moored canoes are put back

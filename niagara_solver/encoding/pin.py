@@ -6,7 +6,7 @@ from typing import Any
 
 import z3
 
-from niagara_solver.model.notation import Load, Move, Steal, Turn, Unload
+from niagara_solver.model.notation import Load, Move, Steal, TakeMoose, Turn, Unload
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.position import Position
 from niagara_solver.encoding.core import Encoding
@@ -24,7 +24,8 @@ def canoe_order(pos: Position, player: int, turn: Turn) -> tuple[tuple[int, int]
         ref = action.canoe
         found = [i for i, c in enumerate(me.canoes) if c.place == ref.place and i not in used
                  and (ref.gems is None or tuple(sorted(ref.gems)) == c.gems)
-                 and (ref.kind not in ("single", "double") or c.kind.value == ref.kind)]
+                 and (ref.kind not in ("single", "double") or c.kind.value == ref.kind)
+                 and (ref.kind != "moose" or c.moose)]
         if not found:
             where = "in the port" if ref.place == "port" else f"on {ref.place}"
             return (0, 1), ("R-TURN-3", f"{me.name} has no canoe {where} to act")
@@ -53,6 +54,15 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
             out.append(z3.BoolVal(False))  # no such canoe
     slots = choice.slots
     acting = list(turn.actions)
+    if choice.take is not None:  # the moose taken first, by the slot's canoe (X-MOOSE-1)
+        out += [take == (s < len(acting) and bool(acting[s].steps) and isinstance(acting[s].steps[0], TakeMoose))
+                for s, take in enumerate(choice.take)]
+    if card in (Card.CLOUD, Card.LASSO):  # no canoe paddles: an action here only takes the moose
+        for slot in slots:
+            out.append(z3.Not(slot.on))
+            out += [x == 0 for op in (*slot.pre, *slot.post) for x in op.cells()]
+            out += [x == 0 for j in range(len(slot.steals)) for x in slot.steal_cells(j)]
+        return out
     # The first action belongs to slot 0 (canoe 0 after the reordering), the second to slot 1.
     for s, slot in enumerate(slots):
         if s >= len(acting):

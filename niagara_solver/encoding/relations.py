@@ -201,7 +201,8 @@ class Relations:
     def position(self, tag: str) -> SymPosition:
         """A free symbolic position, its variables named after ``tag``."""
         return SymPosition.fresh(tag, self.players, self.tables, x_cards=self.rules.x_cards,
-                                 x_double=self.rules.x_double, x_beaver=self.rules.x_beaver)
+                                 x_double=self.rules.x_double, x_beaver=self.rules.x_beaver,
+                                 x_moose=self.rules.x_moose)
 
     def well_formed(self, sym: SymPosition, phase: Phase, all_acted: bool = False,
                     to_act: int | None = None) -> list[Constraint]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import z3
 
-from niagara_solver.model.atoms import COLOURS, CanoeKind, Card, Gems, Phase
+from niagara_solver.model.atoms import COLOURS, CanoeKind, Card, Gems, Moose, Phase
 from niagara_solver.model.position import Canoe, Player, Position
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.encoding.tables import BoardTables
@@ -24,6 +24,8 @@ CARDS = range(7)
 #: The cards with ``x_cards`` (X-CARDS-1): the 7, the Lasso and the 1/2/3 card join the hand.
 X_CARDS = range(10)
 LASSO = int(Card.LASSO)
+#: The moose's states by their number in the encoding (X-MOOSE-1..3).
+MOOSE_STATES = (Moose.WAITING, Moose.HELD, Moose.RETURNING)
 ONE_TWO_THREE = int(Card.ONE_TWO_THREE)
 #: Names given to the players of a decoded position.
 NAMES = ("red", "blue", "green", "yellow", "black", "white")
@@ -52,10 +54,13 @@ class SymPosition:
     double: list[list[Expr]] | None = None
     #: With ``x_beaver``: the place of the beaver's disc, 0 (the port's index) while it is off the river (X-BEAVER-1).
     beaver: Expr | None = None
+    #: With ``x_moose``: where the moose is (0 waiting, 1 held, 2 returning) and which canoe holds it (X-MOOSE-1..3).
+    moose: Expr | None = None
+    holder: list[list[Expr]] | None = None
 
     @classmethod
     def fresh(cls, tag: str, players: int, tables: "BoardTables | _Markers", x_cards: bool = False,
-              x_double: bool = False, x_beaver: bool = False) -> "SymPosition":
+              x_double: bool = False, x_beaver: bool = False, x_moose: bool = False) -> "SymPosition":
         integer, boolean = z3.Int, z3.Bool
         cards = X_CARDS if x_cards else CARDS
         return cls(
@@ -72,6 +77,8 @@ class SymPosition:
             budget=[integer(f"{tag}.budget.{p}") for p in range(players)] if x_cards else None,
             double=[[boolean(f"{tag}.double.{p}.{k}") for k in range(2)] for p in range(players)] if x_double else None,
             beaver=integer(f"{tag}.beaver") if x_beaver else None,
+            moose=integer(f"{tag}.moose") if x_moose else None,
+            holder=[[boolean(f"{tag}.holder.{p}.{k}") for k in range(2)] for p in range(players)] if x_moose else None,
         )
 
     @property
@@ -86,7 +93,8 @@ class SymPosition:
                        hand=[list(r) for r in self.hand], card=list(self.card), extra=dict(self.extra),
                        moored=[list(r) for r in self.moored] if self.moored is not None else None,
                        budget=list(self.budget) if self.budget is not None else None,
-                       double=[list(r) for r in self.double] if self.double is not None else None)
+                       double=[list(r) for r in self.double] if self.double is not None else None,
+                       holder=[list(r) for r in self.holder] if self.holder is not None else None)
 
     def materialize(self, tag: str) -> tuple["SymPosition", list["Constraint"]]:
         """Fresh variables equal to this position's terms (definitions tagged ``DEF``).
@@ -95,7 +103,8 @@ class SymPosition:
         terms of every earlier step (measured in docs/PROVER.md).
         """
         fresh = SymPosition.fresh(tag, self.players, _Markers(self.marker), x_cards=self.moored is not None,
-                                  x_double=self.double is not None, x_beaver=self.beaver is not None)
+                                  x_double=self.double is not None, x_beaver=self.beaver is not None,
+                                  x_moose=self.moose is not None)
         defs: list[Constraint] = []
         for a, b in zip(_flat(fresh), _flat(self)):
             defs.append(("DEF", a == b))
@@ -137,6 +146,8 @@ def _flat(pos: SymPosition) -> list[Expr]:
         expansion += [d for row in pos.double for d in row]
     if pos.beaver is not None:
         expansion.append(pos.beaver)
+    if pos.moose is not None and pos.holder is not None:
+        expansion += [pos.moose, *(h for row in pos.holder for h in row)]
     return ([x for row in pos.place for x in row] + [g for row in pos.cargo for k in row for g in k]
             + [g for row in pos.cave for g in row] + [g for row in pos.bank for g in row] + [pos.weather]
             + list(pos.marker.values()) + [h for row in pos.hand for h in row] + list(pos.card) + expansion)
@@ -181,6 +192,12 @@ def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Ph
     out.append(("R-COMP-4", z3.And(pos.weather >= rules.weather_min, pos.weather <= rules.weather_max)))
     if pos.beaver is not None:  # X-BEAVER-1: off the river, or on a disc
         out.append(("X-BEAVER-1", z3.Or(pos.beaver == 0, t.is_disc(pos.beaver))))
+    if pos.moose is not None and pos.holder is not None:  # X-MOOSE-1..3, X-PROP-1
+        holders = z3.Sum([z3.If(h, 1, 0) for row in pos.holder for h in row])
+        out.append(("X-MOOSE-1", z3.And(pos.moose >= 0, pos.moose <= (2 if phase is Phase.TURNS else 1))))
+        out.append(("X-MOOSE-1", holders == z3.If(pos.moose == 1, 1, 0)))
+        out += [("X-MOOSE-1", z3.Implies(pos.holder[p][k], t.is_disc(pos.place[p][k])))
+                for p in range(pos.players) for k in range(2)]
     for f, m in pos.marker.items():
         out.append(("R-FLOW-4", z3.And(m >= 0, m < len(t.labels[f]))))
     return out
@@ -240,6 +257,11 @@ def fix(pos: SymPosition, concrete: Position, tables: BoardTables,
     out.append(pos.weather == concrete.weather)
     if pos.beaver is not None:
         out.append(pos.beaver == (tables.index[concrete.beaver] if concrete.beaver is not None else 0))
+    if pos.moose is not None and pos.holder is not None:
+        out.append(pos.moose == MOOSE_STATES.index(concrete.moose or Moose.WAITING))
+        for p, player in enumerate(concrete.players):
+            canoes = [player.canoes[i] for i in (order or {}).get(p, (0, 1))]
+            out += [pos.holder[p][k] == canoe.moose for k, canoe in enumerate(canoes)]
     for fork, label in concrete.forks:
         f = tables.index[fork]
         out.append(pos.marker[f] == tables.labels[f].index(label))
@@ -264,7 +286,8 @@ def decode(model: z3.ModelRef, pos: SymPosition, tables: BoardTables, rules: Rul
             moored = pos.moored is not None and bool(value(model, pos.moored[p][k]))
             kind = (CanoeKind.DOUBLE if pos.double is not None and value(model, pos.double[p][k])
                     else CanoeKind.SINGLE)
-            canoes.append(Canoe(place, tuple(cargo), kind, moored=moored))
+            held = pos.holder is not None and bool(value(model, pos.holder[p][k]))
+            canoes.append(Canoe(place, tuple(cargo), kind, moose=held, moored=moored))
         hand = tuple(Card(c) for c in range(len(pos.hand[p])) if value(model, pos.hand[p][c]))
         bank = Gems(max(0, value(model, pos.bank[p][c])) for c in range(NCOL))
         card_value = value(model, pos.card[p])
@@ -278,5 +301,6 @@ def decode(model: z3.ModelRef, pos: SymPosition, tables: BoardTables, rules: Rul
     beaver = None
     if pos.beaver is not None and value(model, pos.beaver) != 0:
         beaver = tables.name.get(value(model, pos.beaver))
+    moose = MOOSE_STATES[value(model, pos.moose) % 3] if pos.moose is not None else None
     return base.replace(players=tuple(players), caves=caves, weather=value(model, pos.weather), forks=forks,
-                        beaver=beaver)
+                        beaver=beaver, moose=moose)

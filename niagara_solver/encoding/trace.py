@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import z3
 
-from niagara_solver.model.notation import CanoeAction, CanoeRef, Load, Move, Rescue, Steal, Step, Turn, Unload
+from niagara_solver.model.notation import (CanoeAction, CanoeRef, Load, Move, Rescue, Steal, Step, TakeMoose, Turn,
+                                           Unload)
 from niagara_solver.model.atoms import COLOURS, Card, Colour
 from niagara_solver.encoding.flow import FlowChoice, RescueChoice
 from niagara_solver.encoding.state import NAMES, SymPosition, value
@@ -19,14 +20,33 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
                 player: int = 0) -> tuple[Card, Turn]:
     """The card and the turn a model chose (canoes named by their place, and cargo when needed)."""
     card = Card(value(model, choice.card))
-    if card is Card.CLOUD:
-        return card, Turn(weather=value(model, choice.step))
 
     def canoe(p: int, k: int) -> tuple[str, tuple[Colour, ...]]:
         cargo: list[Colour] = []
         for c in range(len(COLOURS)):
             cargo += [COLOURS[c]] * value(model, pre.cargo[p][k][c])
         return tables.name.get(value(model, pre.place[p][k]), "port"), tuple(cargo)
+
+    def took(k: int) -> bool:
+        return choice.take is not None and bool(value(model, choice.take[k]))
+
+    def ref_of(k: int) -> CanoeRef:
+        place, gems = canoe(player, k)
+        other_place, other_gems = canoe(player, 1 - k)
+        if other_place == place and other_gems != gems:
+            return CanoeRef(place, gems)
+        if other_place == place and pre.double is not None:
+            mine, theirs = value(model, pre.double[player][k]), value(model, pre.double[player][1 - k])
+            if mine != theirs:  # X-DOUBLE-1: by its kind
+                return CanoeRef(place, kind="double" if mine else "single")
+        if other_place == place and pre.holder is not None and value(model, pre.holder[player][k]):
+            return CanoeRef(place, kind="moose")  # X-MOOSE-2: the holder; the other goes unmarked
+        return CanoeRef(place)
+
+    # With the cloud or the Lasso the only canoe action is taking the moose first (X-MOOSE-1).
+    quiet = tuple(CanoeAction(ref_of(k), (TakeMoose(),)) for k in range(2) if took(k))
+    if card is Card.CLOUD:
+        return card, Turn(quiet, weather=value(model, choice.step))
 
     if card is Card.LASSO:  # X-CARDS-4: no canoe paddles; under lasso_scope one, the canoe moored
         moored = None
@@ -35,7 +55,7 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
                 place, gems = canoe(player, k)
                 other_place, other_gems = canoe(player, 1 - k)
                 moored = CanoeRef(place, gems if other_place == place and other_gems != gems else None)
-        return card, Turn(lasso=True, moored=moored)
+        return card, Turn(quiet, lasso=True, moored=moored)
 
     def double(p: int, k: int) -> bool:
         return pre.double is not None and bool(value(model, pre.double[p][k]))
@@ -44,12 +64,9 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
     for slot in choice.slots:
         if not value(model, slot.on):
             continue
-        place, gems = canoe(player, slot.who)
-        other_place, other_gems = canoe(player, 1 - slot.who)
-        ref = CanoeRef(place, gems if other_place == place and other_gems != gems else None)
-        if other_place == place and other_gems == gems and pre.double is not None:  # X-DOUBLE-1: by its kind
-            ref = CanoeRef(place, kind="double" if double(player, slot.who) else "single")
-        steps: list[Step] = _ops(model, slot.pre)
+        ref = ref_of(slot.who)
+        steps: list[Step] = [TakeMoose()] if took(slot.who) else []
+        steps += _ops(model, slot.pre)
         move = value(model, slot.move)
         if move:
             steps.append(Move(tables.name[value(model, slot.dest)], move == 1))

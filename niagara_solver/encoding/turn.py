@@ -28,6 +28,7 @@ import z3
 from niagara_solver.model.ruleset import Card123Canoes, LassoScope, Ruleset
 from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.state import LASSO, NCOL, ONE_TWO_THREE, Constraint, Expr, SymPosition, card_in_hand
+from niagara_solver.encoding.tables import member
 
 OPS = 3  # gem actions at one stop: at most three (six points)
 
@@ -125,6 +126,8 @@ class TurnChoice:
     slots: list[SlotChoice]
     budget: Expr | None = None
     moor: list[Expr] | None = None
+    #: With the moose: whether the canoe of each slot takes the waiting moose first (X-MOOSE-1).
+    take: list[Expr] | None = None
 
     @classmethod
     def fresh(cls, tag: str, capacity: int, players: int, rules: Ruleset | None = None) -> "TurnChoice":
@@ -135,10 +138,11 @@ class TurnChoice:
                    slots=[SlotChoice.fresh(f"{tag}.slot{s}", capacity, s, players) for s in range(2)],
                    budget=z3.Int(f"{tag}.budget") if x_cards else None,
                    moor=([z3.Bool(f"{tag}.moor{k}") for k in range(2)]
-                         if x_cards and rules is not None and rules.lasso_scope is LassoScope.ONE else None))
+                         if x_cards and rules is not None and rules.lasso_scope is LassoScope.ONE else None),
+                   take=[z3.Bool(f"{tag}.take{k}") for k in range(2)] if rules is not None and rules.x_moose else None)
 
     def variables(self) -> list[Expr]:
-        extra = [*([self.budget] if self.budget is not None else []), *(self.moor or [])]
+        extra = [*([self.budget] if self.budget is not None else []), *(self.moor or []), *(self.take or [])]
         return [self.card, self.step, *(v for s in self.slots for v in s.variables()), *extra]
 
 
@@ -197,6 +201,9 @@ def swap_canoes(pos: SymPosition, player: int, swap: Expr) -> SymPosition:
     if pos.double is not None and out.double is not None:
         da, db = pos.double[player]
         out.double[player] = [z3.If(swap, db, da), z3.If(swap, da, db)]
+    if pos.holder is not None and out.holder is not None:
+        ha, hb = pos.holder[player]
+        out.holder[player] = [z3.If(swap, hb, ha), z3.If(swap, ha, hb)]
     return out
 
 
@@ -209,6 +216,7 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
     """
     out: list[Constraint] = []
     P = player
+    t = enc.tables
     if swap is not None:
         pre = swap_canoes(pre, P, swap)
     card = choice.card
@@ -242,11 +250,30 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
         state.beaver = enc.rule("X-BEAVER-1")(enc, pre.beaver, is_cloud, state.weather)
     out += [(r, z3.Implies(is_cloud, c)) for r, c in enc.rule("R-WEATHER-1:bounds")(enc, state.weather)]
     observations = []
+    quiet = is_cloud if not x_cards else z3.Or(is_cloud, is_lasso)  # cards with which no canoe paddles
     for s in slots:
         active = z3.And(s.on, paddle)
-        obs, state, cons = _slot(enc, state, P, s, active, points)
+        slot_points = points
+        if choice.take is not None and state.holder is not None and state.moose is not None:
+            k = s.who
+            take = choice.take[k]
+            # X-MOOSE-1: a canoe on a last disc, not moored, takes the waiting moose first: an acting canoe, or with
+            # the cloud or the Lasso one canoe of the player (the first to take it is the only one).
+            free = z3.Not(state.moored[P][k]) if state.moored is not None else z3.BoolVal(True)
+            out.append(("X-MOOSE-1", z3.Implies(take, z3.And(state.moose == 0, member(state.place[P][k], t.brinks),
+                                                              free, z3.Or(active, quiet)))))
+            state = state.copy()
+            state.moose = z3.If(take, 1, state.moose)
+            assert state.holder is not None
+            state.holder[P][k] = z3.Or(state.holder[P][k], take)
+            slot_points = points + enc.rule("X-MOOSE-2")(enc, state.holder[P][k])
+        obs, state, cons = _slot(enc, state, P, s, active, slot_points)
         out += cons
         observations.append(obs)
+        if state.holder is not None and state.moose is not None:  # X-MOOSE-3: home with the moose, it returns
+            k = s.who
+            state.moose = z3.If(z3.And(obs.home, state.holder[P][k]), 2, state.moose)
+            state.holder[P][k] = z3.And(state.holder[P][k], z3.Not(obs.home))
     # The card leaves the hand and is on the table (R-CARD-2).
     state.hand[P] = [z3.And(h, card != c) for c, h in enumerate(pre.hand[P])]
     state.card[P] = card

@@ -110,6 +110,10 @@ def _beaver_no_calm(enc: Encoding, weather: Expr, fell: Expr) -> Expr:
     return weather
 
 
+def _moose_no_bonus(enc: Encoding, held: Expr) -> Expr:
+    return z3.IntVal(0)
+
+
 #: The mutants: a name, the rule group replaced, the replacement, what it gets wrong (and the module it needs).
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("fork-marker-stuck", "R-FLOW-4", _marker_stuck, "the fork marker never switches"),
@@ -131,6 +135,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "x_double"),
     Mutant("beaver-no-calm", "X-BEAVER-2", _beaver_no_calm, "the weather stays when the beaver goes over the falls",
            "x_beaver"),
+    Mutant("moose-no-bonus", "X-MOOSE-2", _moose_no_bonus, "the moose gives no extra points", "x_moose"),
 )
 
 BY_NAME = {m.name: m for m in MUTANTS}

@@ -121,6 +121,31 @@ def points(ctx: Context) -> Expr:
     return z3.If(card(ctx) == 9, ctx.post.budget[ctx.player], card(ctx))
 
 
+def canoe_points(ctx: Context, slot: SlotObservation) -> Expr:
+    """The points of one acting canoe: :func:`points`, and 2 more while it holds the moose (X-MOOSE-2): it held it
+    before, holds it after, or took the waiting moose and brought it home (it is returning now)."""
+    n = points(ctx)
+    pre, post = ctx.pre, ctx.post
+    if pre.holder is None or post.holder is None or pre.moose is None or post.moose is None:
+        return n
+    P, k = ctx.player, slot.who
+    held = z3.Or(pre.holder[P][k], post.holder[P][k],
+                 z3.And(pre.moose == 0, post.moose == 2, post.place[P][k] == ctx.t.PORT))
+    return n + z3.If(held, 2, 0)
+
+
+def moose_held_once(ctx: Context) -> Expr:
+    """X-PROP-1: at most one canoe holds the moose, exactly when it is held, and that canoe is on the river (or
+    moored beside it)."""
+    post, t = ctx.post, ctx.t
+    if post.holder is None or post.moose is None:
+        return z3.BoolVal(True)
+    holders = [(p, k) for p in range(post.players) for k in range(2)]
+    count = z3.Sum([z3.If(post.holder[p][k], 1, 0) for p, k in holders])
+    return z3.And(count == z3.If(post.moose == 1, 1, 0),
+                  *(z3.Implies(post.holder[p][k], t.is_disc(post.place[p][k])) for p, k in holders))
+
+
 def riding(ctx: Context, p: int, k: int, at: Expr) -> Expr:
     """``at``, for a canoe that rides the flow: with the Lasso a moored canoe stays beside its place (X-CARDS-4),
     so the flow's per-canoe statements are restated for the canoes that are not moored."""
@@ -328,9 +353,9 @@ def banks_pay_rescues(ctx: Context) -> Expr:
 
 def exact_budget(ctx: Context) -> Expr:
     t = ctx.t
-    n = points(ctx)
     parts = []
     for s in slots(ctx):
+        n = canoe_points(ctx, s)
         start, end = start_of(ctx, s), end_of(ctx, s)
         spent = cost_of(ctx, s.ops, start, end)
         before_home = 2 * actions(s.pre_ops) + depth(t, start)
@@ -348,7 +373,6 @@ def steal_soundness(ctx: Context) -> Expr:
     """
     t, pre, post = ctx.t, ctx.pre, ctx.post
     P = ctx.player
-    n = points(ctx)
     parts = []
     for q in (P + 1,):
         for v in (0,):
@@ -370,7 +394,7 @@ def steal_soundness(ctx: Context) -> Expr:
                               depth(t, end) < depth(t, start),                       # paddled upstream
                               empty,
                               actions(s.post_ops) == 0,                              # budget spent moving
-                              cost_of(ctx, s.ops, start, end) == n,
+                              cost_of(ctx, s.ops, start, end) == canoe_points(ctx, s),
                               z3.Sum(post.cargo[P][s.who]) >= 1]                     # and took the gem
                 if not ctx.enc.rules.steal_after_unload:
                     conditions.append(z3.Not(unloaded_any))
@@ -497,6 +521,8 @@ CATALOGUE: tuple[Property, ...] = (
 
 #: The expansion's own properties (RULES.md X-PROP), each proved with its module on.
 EXPANSION: tuple[Property, ...] = (
+    Property("X-PROP-1", "one moose", ("X-MOOSE-1", "X-MOOSE-3"),
+             ((RESCUE, moose_held_once), (TURN, moose_held_once), (FLOW, moose_held_once)), module="x_moose"),
     Property("X-PROP-4", "beaver calm", ("X-BEAVER-1", "X-BEAVER-2"), ((FLOW, beaver_calm),), module="x_beaver"),
 )
 

@@ -350,9 +350,13 @@ def _witness(relations: Relations, step: TurnStep) -> list[Any]:
         if rules.x_cards:  # one canoe with the 1/2/3 card: the first on the river, else as R-TURN-3 allows
             alone = z3.And(river, z3.Not(t.is_disc(places[0]))) if s.who == 1 else z3.Or(river, leaves)
             acts = z3.If(one_only, alone, acts)
+        reach = n
+        if choice.take is not None and pre.holder is not None:  # no moose taken; a holder has 2 more (X-MOOSE-2)
+            out.append(z3.Not(choice.take[s.who]))
+            reach = n + z3.If(pre.holder[0][s.who], 2, 0)
         out += [s.on == z3.And(paddle, acts),
                 s.move == z3.If(s.on, z3.If(river, -1, 1), 0),
-                s.dest == z3.If(river, t.up_by(x, n), z3.If(s.on, t.disc_at_depth(n), x))]
+                s.dest == z3.If(river, t.up_by(x, reach), z3.If(s.on, t.disc_at_depth(reach), x))]
         out += [cell == 0 for op in (*s.pre, *s.post) for cell in op.cells()]
         out += [cell == 0 for j in range(len(s.steals)) for cell in s.steal_cells(j)]
     return out

@@ -1,28 +1,86 @@
-"""Cross-check benchmark (``make bench``): positions cross-checked per second, and cases and outcomes per
-second, over the goal positions and seeded playout positions of one run (standard rules and board)."""
+"""Cross-check benchmark (``make bench``): positions cross-checked per second, before and after, side by side in one
+run, over the same goal positions, seeded playout positions and first rounds (standard rules and board).
+
+- ``reference``: the earlier path (``crosscheck(..., reference=True)``): a fresh solver per position and canoe order
+  for turns, every model of a round enumerated, the goal positions searched;
+- ``incremental, goals searched``: each relation asserted once per player count, the engine's outcomes confirmed
+  and one question for any other, flows evaluated; the goal positions searched (a cold cache);
+- ``incremental, goals kept``: the same, the goal positions read from the cache the run before wrote.
+
+Each variant runs in this process from a fresh z3 context; wall-clock seconds and this process's CPU seconds are
+both shown (the CPU figure is the steadier one on a shared machine). ``--repeat N`` runs the variants N times,
+alternated, and shows medians.
+"""
 
 from __future__ import annotations
 
+import argparse
 import os
+import platform
+import statistics
 import sys
+import tempfile
+import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
-from niagara_solver.verify.crosscheck import crosscheck  # noqa: E402
 from niagara_solver.model.board import standard_board  # noqa: E402
 from niagara_solver.model.ruleset import Ruleset  # noqa: E402
+from niagara_solver.verify.crosscheck import crosscheck  # noqa: E402
+
+
+def machine() -> str:
+    """The processor, its cores, Python and the load when the run started."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
+    except OSError:
+        pass
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return (f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}; "
+            f"load average {load}")
 
 
 def main() -> None:
-    report = crosscheck(standard_board(), Ruleset(), count=6, seed=11)
-    cases = sum(report.cases.values())
-    print(f"crosscheck: {report.positions} positions, {cases} cases, {report.outcomes} outcomes in "
-          f"{report.seconds:.1f} s: {report.positions / report.seconds:.2f} positions/s, "
-          f"{cases / report.seconds:.1f} cases/s, {report.outcomes / report.seconds:.1f} outcomes/s; "
-          f"mismatches {len(report.mismatches)}")
-    by_kind = ", ".join(f"{k} {v}" for k, v in sorted(report.cases.items()))
-    print(f"  cases by kind: {by_kind}")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=6, help="playout positions (default 6)")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each variant, alternated (medians)")
+    parser.add_argument("--no-reference", action="store_true", help="skip the earlier path (it takes longest)")
+    args = parser.parse_args()
+    board, rules = standard_board(), Ruleset()
+    print(f"crosscheck benchmark on {machine()}")
+    print(f"standard rules and board, --count {args.count} --seed {args.seed}, {args.repeat} run(s) per variant")
+    variants = [("incremental, goals searched", False, "cold"), ("incremental, goals kept", False, "warm")]
+    if not args.no_reference:
+        variants.insert(0, ("reference (earlier path)", True, None))
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in variants}
+    shapes: dict[str, tuple[int, dict[str, int], int, int]] = {}
+    for _ in range(args.repeat):
+        with tempfile.TemporaryDirectory() as cache:
+            for name, reference, goals in variants:
+                cpu = time.process_time()
+                report = crosscheck(board, rules, count=args.count, seed=args.seed, reference=reference,
+                                    cache=cache if goals else None)
+                runs[name].append((report.seconds, time.process_time() - cpu))
+                shapes[name] = (report.positions, dict(sorted(report.cases.items())), report.outcomes,
+                                len(report.mismatches) + len(report.unknown))
+    first = shapes[variants[0][0]]
+    if any(shape[:3] != first[:3] for shape in shapes.values()):
+        print("WARNING: the variants did not compare the same cases:", shapes)
+    positions, cases, outcomes, _ = first
+    print(f"{positions} positions, {sum(cases.values())} cases "
+          f"({', '.join(f'{k} {v}' for k, v in cases.items())}), {outcomes} outcomes; "
+          f"mismatches and unknown: {', '.join(str(s[3]) for s in shapes.values())}")
+    base = statistics.median(w for w, _ in runs[variants[0][0]])
+    base_cpu = statistics.median(c for _, c in runs[variants[0][0]])
+    print(f"{'variant':32} {'wall s':>8} {'positions/s':>12} {'CPU s':>8} {'ratio (wall)':>13} {'ratio (CPU)':>12}")
+    for name, _, _ in variants:
+        wall = statistics.median(w for w, _ in runs[name])
+        cpu = statistics.median(c for _, c in runs[name])
+        print(f"{name:32} {wall:8.1f} {positions / wall:12.2f} {cpu:8.1f} {base / wall:12.1f}x {base_cpu / cpu:11.1f}x")
 
 
 if __name__ == "__main__":

@@ -92,12 +92,13 @@ def share(monkeypatch: pytest.MonkeyPatch) -> None:
         return _answer(("task", self.key), lambda: task_call(self))
     monkeypatch.setattr(Task, "__call__", call)
 
-    goal_positions = run.goal_positions
+    goal_answers = run.goal_answers
 
     def goals(*args: Any, **kwargs: Any) -> Iterator[Any]:
-        key = ("goals", _question(args), _question(kwargs))
-        return iter(_answer(key, lambda: list(goal_positions(*args, **kwargs))))
-    monkeypatch.setattr(run, "goal_positions", goals)
+        # The cache folder is not part of the question: kept answers are the answers.
+        key = ("goals", _question(args), _question({k: v for k, v in kwargs.items() if k != "cache"}))
+        return iter(_answer(key, lambda: list(goal_answers(*args, **kwargs))))
+    monkeypatch.setattr(run, "goal_answers", goals)
 
     for method in ("turn", "flow", "rescue", "end", "round"):
         monkeypatch.setattr(compare.CrossChecker, method, _shared_case(method, getattr(compare.CrossChecker, method)))

@@ -167,3 +167,100 @@ def test_R_RESCUE_3_the_encoding_gives_the_free_canoe_like_the_engine():
     assert case.agrees
     assert sorted(case.engine.values()) == sorted(["red free; blue none", "red free,amber; blue none",
                                                    "red free,diamond; blue none"])
+
+
+def test_the_incremental_enumerator_finds_the_outcomes_the_reference_finds():
+    # The fast path (relations asserted once, the engine's outcomes confirmed, one question for any other, flows
+    # evaluated) and the earlier one (a fresh solver per position) give the encoding's same outcome sets.
+    from niagara_solver.engine.turns import legal_turns
+    from niagara_solver.verify.crosscheck import FLOW_STEPS, playout_positions
+    board, rules = standard_board(), Ruleset()
+    fast, reference = CrossChecker(board, rules), CrossChecker(board, rules, reference=True)
+    compared = 0
+    for _, rec in playout_positions(board, rules, 3, 5):
+        pos = rec.turns_start
+        player = next(i for i in range(len(pos.players)) if i not in pos.acted)
+        card = pos.players[player].card or pos.players[player].hand[0]
+        assert legal_turns(pos, player, card)
+        cases = [(fast.turn(pos, player, card), reference.turn(pos, player, card)),
+                 (fast.rescue(rec.start), reference.rescue(rec.start)), (fast.end(rec.start), reference.end(rec.start))]
+        cases += [(fast.flow(rec.before_flow, k), reference.flow(rec.before_flow, k)) for k in (None, *FLOW_STEPS)]
+        for new, old in cases:
+            assert new.unknown is None and old.unknown is None
+            assert set(new.encoding) == set(old.encoding) == set(new.engine), new.describe()
+            compared += 1
+    assert compared == 3 * 13
+
+
+def test_a_round_with_a_planted_bug_on_either_side_is_a_mismatch(monkeypatch):
+    # Whole rounds are compared by confirming the engine's starts and asking once for any other start: an extra
+    # start of the encoding (a mutant: the cloud moves the weather two steps) and a start the engine forgets (it
+    # drops the cloud's step down) are both found, as exact sets.
+    from niagara_solver.model.atoms import Card
+    from niagara_solver.model.position import Position
+    from niagara_solver.verify.crosscheck import compare
+    board, rules = standard_board(), Ruleset()
+    start = Position.initial(["red", "blue"], board, rules, lifebuoy=0)
+    cards = {0: Card.CLOUD, 1: Card.ONE}
+    case = CrossChecker(board, rules).round(start, cards)
+    assert case.agrees and sorted(p.weather for p in case.engine) == [-1, 1]
+    case = CrossChecker(board, rules, BY_NAME["cloud-two-steps"]).round(start, cards)
+    assert case.disagrees
+    assert sorted(p.weather for p in case.engine) == [-1, 1] and [p.weather for p in case.encoding] == [2]
+    real = compare.legal_turns
+
+    def no_step_down(pos, player, card=None):
+        return [o for o in real(pos, player, card) if o.position.weather >= pos.weather]
+    monkeypatch.setattr(compare, "legal_turns", no_step_down)
+    case = CrossChecker(board, rules).round(start, cards)
+    assert case.disagrees
+    assert [p.weather for p in case.engine] == [1] and sorted(p.weather for p in case.encoding) == [-1, 1]
+
+
+def test_a_comparison_past_its_time_limit_is_unknown_not_an_agreement():
+    # --timeout holds: a comparison whose time runs out is UNKNOWN (neither agreement nor mismatch, not counted
+    # among the cases compared), and the run's verdict is UNKNOWN (exit 3), never a pass.
+    from niagara_solver.model.verdict import Verdict
+    from helpers import P, position
+    pos = position(P("red", "4:ruby", "port", card=2), P("blue", "port", "port", card=3))
+    case = CrossChecker(standard_board(), Ruleset(), timeout=1e-9).turn(pos, 0, pos.players[0].card)
+    assert case.unknown is not None and not case.agrees and not case.disagrees and case.encoding == {}
+    assert case.engine  # the engine's side is known
+    report = crosscheck(standard_board(), Ruleset(), count=1, seed=0, goals=False, rounds=False, timeout=1e-9)
+    assert report.mismatches == [] and report.verdict is Verdict.UNKNOWN and report.verdict.exit_status == 3
+    kinds = {item["kind"] for item in report.unknown}
+    assert {"turn", "rescue", "end"} <= kinds and "turn" not in report.cases
+    assert all(item["source"].startswith("playout") for item in report.unknown)
+    # Flows under alternation leave the encoding no choice once pinned: they are evaluated, not asked, and count.
+    assert report.cases["flow"] == 10
+
+
+def test_goal_positions_are_kept_in_a_cache_keyed_by_the_question(tmp_path, monkeypatch):
+    from niagara_solver.verify.crosscheck import goal_answers, goals
+    names = ["rescue-with-an-empty-bank", "two-players-reach-the-goal"]
+    searched = list(goal_answers(standard_board(), Ruleset(), names=names, cache=tmp_path))
+    entries = list(tmp_path.glob("goals-*.json"))
+    assert len(entries) == 1 and [a.status for a in searched] == ["met", "met"]
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("searched although the answers are kept")
+    monkeypatch.setattr(goals, "_search", no_search)
+    kept = list(goal_answers(standard_board(), Ruleset(), names=names, cache=tmp_path))
+    assert [(a.goal.name, a.position, a.card, a.status) for a in kept] == \
+        [(a.goal.name, a.position, a.card, a.status) for a in searched]
+    # Another question (another ruleset, other goals) is another key: searched again.
+    other = Ruleset.from_json({"rescue_when_none": "free"})
+    with pytest.raises(AssertionError, match="searched"):
+        list(goal_answers(standard_board(), other, names=names, cache=tmp_path))
+    with pytest.raises(AssertionError, match="searched"):
+        list(goal_answers(standard_board(), Ruleset(), names=names[:1], cache=tmp_path))
+    # An entry that does not parse, or holds an invalid position, is not read: the goals are searched again.
+    entries[0].write_text("{not json")
+    with pytest.raises(AssertionError, match="searched"):
+        list(goal_answers(standard_board(), Ruleset(), names=names, cache=tmp_path))
+    data = {"key": entries[0].name[len("goals-"):-len(".json")],
+            "answers": [{"goal": n, "status": "met", "position": {"format": "niagara-position/1"}, "card": None}
+                        for n in names]}
+    entries[0].write_text(json.dumps(data))
+    with pytest.raises(AssertionError, match="searched"):
+        list(goal_answers(standard_board(), Ruleset(), names=names, cache=tmp_path))

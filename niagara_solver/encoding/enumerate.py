@@ -1,14 +1,23 @@
 """Every outcome of a phase from a concrete position, by enumerating the encoding's models.
 
-Each relation is built once per (board, ruleset, player count) and a concrete position is pinned under
-push/pop. Each model found is blocked on its resulting position *up to the order of a player's two canoes*
-(the canonical form), so every distinct result is found exactly once; results are canonical positions,
-comparable with the engine's.
+Each model found is blocked on its resulting position *up to the order of a player's two canoes* (the canonical
+form), so every distinct result is found exactly once; results are canonical positions, comparable with the
+engine's.
+
+Two enumerators give the same outcome sets. :class:`IncrementalEnumerator` (the cross-check's) asserts each
+relation once, on one incremental solver per relation and player count, pins each position in a push/pop scope,
+confirms another reader's outcomes (the engine's) one by one and then asks once for any other result; where a
+pinned position leaves the relation no choice (the flow under alternation) it evaluates the relation instead of
+asking (docs/CROSSCHECK.md, "Speed"). :class:`Enumerator` is the earlier reading, kept as the reference the
+benchmark measures against: a fresh solver per position and canoe order for turns, every model of a round
+enumerated.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, cast
 
 import z3
 
@@ -16,7 +25,7 @@ from niagara_solver.model.notation import Turn
 from niagara_solver.model.atoms import Card, Moose, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
-from niagara_solver.encoding.solver import make_solver
+from niagara_solver.encoding.solver import TimedSolver, make_solver
 from niagara_solver.encoding.state import MOOSE_STATES
 
 
@@ -252,7 +261,10 @@ class Enumerator:
         won = self.relations.end(pre)
         solver = make_solver(self.timeout)
         solver.add(*self.relations.pin(pre, pos))
-        assert solver.check() == z3.sat
+        answer = solver.check()
+        if answer == z3.unknown:  # the time limit ran out (a pinned position is never unsat)
+            raise TimeoutError("the solver gave no answer in time")
+        assert answer == z3.sat
         return self.relations.decode_winners(solver.model(), won)
 
     def rounds(self, pos: Position, cards: dict[int, Card], limit: int = 100000) -> set[Position]:
@@ -271,6 +283,316 @@ class Enumerator:
                                  phase=Phase.CARDS, acted=())
         found = self._collect(solver, step.post, pos, finish, limit)
         solver.pop()
+        return found
+
+
+class Session:
+    """One relation asserted once on an incremental solver; a concrete position is pinned in a scope (push/pop).
+
+    The relation is internalized once, for every position after it; a scope holds what is true of one position
+    (its pinned values and the results already found) and is dropped with it. A relation with no choice left
+    once a position is pinned (the flow under alternation) is not asked at all but evaluated (:meth:`evaluate`).
+    """
+
+    def __init__(self, step: Step) -> None:
+        self.step = step
+        self.solver = make_solver()
+        for _, c in step.constraints:
+            self.solver.add(c)
+        self._bundle: tuple[Any, list[Any], set[int]] | None = None
+
+    def _evaluable(self) -> tuple[Any, list[Any], set[int]]:
+        """One term holding every result term and the relation (so that one evaluation reads them all), the
+        result terms, and the variables the term reads; made on first use."""
+        if self._bundle is None:
+            results = self.step.post.variables()
+            holds = z3.And([c for _, c in self.step.constraints])
+            bundle = z3.Function("evaluate", *[t.sort() for t in results], z3.BoolSort(), z3.BoolSort())(
+                *results, holds)
+            self._bundle = (bundle, results, _constants(bundle))
+        return self._bundle
+
+    def check(self, deadline: float | None) -> bool:
+        """Whether the relation has a model in the current scope; TimeoutError past ``deadline`` (a
+        ``time.perf_counter()`` value), at the command's time limit or when z3 gives up: never an answer."""
+        return _check(self.solver, deadline)
+
+    def model(self) -> z3.ModelRef:
+        return self.solver.model()
+
+    @contextmanager
+    def scope(self, *constraints: Any) -> Iterator[None]:
+        """Within the block, ``constraints`` and every clause added hold; after it, none does."""
+        self.solver.push()
+        try:
+            self.solver.add(*constraints)
+            yield
+        finally:
+            self.solver.pop()
+
+    def add(self, *constraints: Any) -> None:
+        self.solver.add(*constraints)
+
+    def evaluate(self, pins: list[Any]) -> tuple[bool, "_Values"] | None:
+        """The relation evaluated at pinned values (each pin ``variable == value``): whether it holds, and the
+        values of the results; None when the pins leave some term of the relation free (then ask the solver).
+
+        With every variable of the relation given, it has exactly one model or none, so this answers the same
+        as enumerating its models, without a solver."""
+        bundle, results, variables = self._evaluable()
+        given = z3.Model()
+        pinned = set()
+        for pin in pins:
+            if not (z3.is_eq(pin) and _is_variable(pin.arg(0)) and _is_value(pin.arg(1))):
+                return None
+            given.update_value(pin.arg(0), pin.arg(1))
+            pinned.add(pin.arg(0).get_id())
+        if not variables <= pinned:
+            return None
+        found = given.eval(bundle, model_completion=False)
+        values = [found.arg(i) for i in range(found.num_args())]
+        if not all(_is_value(v) for v in values):
+            return None
+        return z3.is_true(values[-1]), _Values(dict(zip((t.get_id() for t in results), values[:-1])), given)
+
+
+def _is_variable(term: Any) -> bool:
+    return bool(z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED)
+
+
+def _is_value(term: Any) -> bool:
+    return bool(z3.is_int_value(term) or z3.is_true(term) or z3.is_false(term))
+
+
+def _constants(term: Any) -> set[int]:
+    """The ids of every variable a term reads."""
+    seen: set[int] = set()
+    found: set[int] = set()
+    stack = [term]
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if _is_variable(t):
+            found.add(t.get_id())
+        stack.extend(t.children())
+    return found
+
+
+class _Values:
+    """Evaluated result terms, read like a model (``eval``) by the decoders."""
+
+    def __init__(self, values: dict[int, Any], given: z3.ModelRef) -> None:
+        self.values = values
+        self.given = given
+
+    def eval(self, term: Any, model_completion: bool = False) -> Any:
+        found = self.values.get(term.get_id())
+        return found if found is not None else self.given.eval(term, model_completion=model_completion)
+
+
+def _check(solver: z3.Solver, deadline: float | None) -> bool:
+    """sat or unsat; TimeoutError for unknown (the deadline, the command's time limit or z3 giving up)."""
+    if deadline is not None:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise TimeoutError("the time for this comparison ran out")
+        solver.set("timeout", max(1, int(left * 1000)))
+        if isinstance(solver, TimedSolver):
+            solver.own_timeout = left  # within the command's time limit too
+    answer = solver.check()
+    if answer == z3.sat:
+        return True
+    if answer == z3.unsat:
+        return False
+    raise TimeoutError("the solver gave no answer in time")
+
+
+def _same_result(post: SymPosition, known: Position, tables: Any) -> Any:
+    """The result equals a concrete position, fork markers included (a round's flow moves them)."""
+    markers = dict(known.forks)
+    return z3.And(_same_position(post, known, tables),
+                  *[m == tables.labels[f].index(markers[tables.name[f]]) for f, m in post.marker.items()])
+
+
+class IncrementalEnumerator:
+    """The encoding's outcomes for concrete positions, for one board, ruleset and player count: each relation
+    asserted once on its own incremental solver (a :class:`Session`), every position pinned in a scope.
+
+    Where another reader's outcomes are known (``claimed``: the engine's), each is first confirmed by a question
+    with its result pinned, and then one question asks for any result outside them, and every such result is
+    enumerated: the answer is the encoding's whole outcome set, as enumerating every model would give.
+
+    Each method takes a ``deadline`` (a ``time.perf_counter()`` value, or None) for all its questions together,
+    and raises TimeoutError when it passes: an outcome set is complete or not given at all.
+    """
+
+    def __init__(self, relations: Relations) -> None:
+        self.relations = relations
+        self.tables = relations.tables
+        self._sessions: dict[Any, tuple[SymPosition, Any, Session]] = {}
+        self._won: tuple[SymPosition, list[Any], z3.Solver] | None = None
+
+    @classmethod
+    def of(cls, pos: Position, mutant: Mutant | None = None) -> "IncrementalEnumerator":
+        return cls(Relations.of(pos, mutant))
+
+    def _session(self, key: Any) -> tuple[SymPosition, Any, Session]:
+        """The position before, the step and the session of one relation: a turn, the flow, the rescues or a
+        round."""
+        if key not in self._sessions:
+            relations, tag = self.relations, f"inc.{'.'.join(map(str, key))}"
+            pre = relations.position(tag)
+            step: Any
+            if key[0] == "turn":
+                step = relations.turn(pre, key[1], tag)
+            elif key[0] == "flow":
+                step = relations.flow(pre, tag, choice=relations.flow_choice(tag), steps=key[1] == "steps")
+            elif key[0] == "rescue":
+                step = relations.rescue(pre, tag)
+            else:
+                step = relations.round(pre, tag, key[1])
+            self._sessions[key] = (pre, step, Session(step))
+        return self._sessions[key]
+
+    def _enumerate(self, session: Session, post: SymPosition, finish: Callable[[z3.ModelRef], Any],
+                   known: list[Position], deadline: float | None, limit: int = 100000) -> None:
+        """Every result of the current scope outside ``known`` (results already found), each model passed to
+        ``finish``. Each model is blocked on its own values (``_same``), as :meth:`Enumerator._collect` does."""
+        session.add(*[z3.Not(_same_position(post, position, self.tables)) for position in known])
+        found = 0
+        while found < limit and session.check(deadline):
+            model = session.model()
+            finish(model)
+            found += 1
+            session.add(z3.Not(_same(post, model)))
+
+    # -- phases -------------------------------------------------------------------------------------------
+
+    def check_turns(self, pos: Position, player: int, card: Card, claimed: dict[Position, Turn],
+                    deadline: float | None = None) -> dict[Position, str]:
+        """The encoding's outcomes of ``player``'s turns with ``card``, found by checking a claimed set (another
+        reader's turns and results), as :meth:`Enumerator.check_turns`: each claimed turn is pinned and its
+        result decoded (it may be refused, or lead elsewhere); then one question per canoe order asks for any
+        result outside the claimed set, and every such result is enumerated.
+
+        The pinned turns are asked of the incremental solver (each is decided by propagation alone); the
+        questions for other results, which need a search, of a fresh solver each, which z3 preprocesses with the
+        position's values in place."""
+        relations = self.relations
+        pre, step, session = self._session(("turn", player))
+        me = pos.players[player]
+        orders = [(0, 1)] if me.canoes[0] == me.canoes[1] else [(0, 1), (1, 0)]
+
+        def result(model: z3.ModelRef) -> Position:
+            after = relations.decode_position(model, step.post, pos)
+            players = tuple(Player(p.name, a.canoes, a.hand if i == player else p.hand, a.bank,
+                                   card if i == player else p.card,
+                                   a.card_budget if i == player else p.card_budget)
+                            for i, (p, a) in enumerate(zip(pos.players, after.players)))
+            return after.replace(players=players, acted=(*pos.acted, player))
+        found: dict[Position, str] = {}
+        for order in orders:
+            pins = [*relations.pin(pre, pos, {player: order}), step.plays(card)]
+            with session.scope(*pins):
+                for turn in claimed.values():
+                    written, problem = canoe_order(pos, player, turn)
+                    if problem is None and (written if written in orders else (0, 1)) == order:
+                        with session.scope(*relations.pin_turn(step, pos, card, turn)):
+                            if session.check(deadline):
+                                found.setdefault(result(session.model()), str(turn))
+        for order in orders:
+            outside = make_solver()
+            outside.add(*[c for _, c in step.constraints], *relations.pin(pre, pos, {player: order}), step.plays(card))
+            outside.add(*[z3.Not(_same_position(step.post, known, self.tables)) for known in {*claimed, *found}])
+            while _check(outside, deadline):
+                model = outside.model()
+                known = result(model)
+                found.setdefault(known, str(relations.decode_turn(model, step)[1]))
+                outside.add(z3.Not(_same_position(step.post, known, self.tables)))
+        return found
+
+    def flows(self, pos: Position, steps: int | None, deadline: float | None = None) -> set[Position]:
+        """Every position the flow leads to, as :meth:`Enumerator.flows`; under alternation (no branch to
+        choose) the relation is evaluated at the pinned position rather than asked."""
+        pre, step, session = self._session(("flow", "steps" if steps is not None else "cards"))
+        pins = self.relations.pin(pre, pos) + ([step.steps == steps] if steps is not None else [])
+        finish = self._keeping_hands(step, pos)
+        evaluated = session.evaluate(pins)
+        if evaluated is not None:
+            holds, values = evaluated
+            return {finish(cast(z3.ModelRef, values))} if holds else set()
+        found: set[Position] = set()
+        with session.scope(*pins):
+            self._enumerate(session, step.post, lambda m: found.add(finish(m)), [], deadline)
+        return found
+
+    def rescues(self, pos: Position, deadline: float | None = None) -> set[Position]:
+        """Every position phase I's rescue decisions lead to, as :meth:`Enumerator.rescues`."""
+        pre, step, session = self._session(("rescue",))
+        found: set[Position] = set()
+        finish = self._keeping_hands(step, pos)
+        with session.scope(*self.relations.pin(pre, pos)):
+            self._enumerate(session, step.post, lambda m: found.add(finish(m)), [], deadline)
+        return found
+
+    def _keeping_hands(self, step: Step, pos: Position) -> Callable[[z3.ModelRef], Position]:
+        def finish(model: z3.ModelRef) -> Position:
+            after = self.relations.decode_position(model, step.post, pos)
+            players = tuple(Player(p.name, a.canoes, p.hand, a.bank, p.card, p.card_budget)
+                            for p, a in zip(pos.players, after.players))
+            return after.replace(players=players)
+        return finish
+
+    def winners(self, pos: Position, deadline: float | None = None) -> tuple[int, ...]:
+        """The winners the encoding's end check names for the banks of ``pos``."""
+        if self._won is None:
+            pre = self.relations.position("inc.end")
+            self._won = (pre, self.relations.end(pre), make_solver())
+        pre, won, solver = self._won
+        solver.push()
+        try:
+            solver.add(*self.relations.pin(pre, pos))
+            if not _check(solver, deadline):
+                raise ValueError("the end check has no model for a pinned position")
+            return self.relations.decode_winners(solver.model(), won)
+        finally:
+            solver.pop()
+
+    def check_rounds(self, pos: Position, cards: dict[int, Card], claimed: set[Position], limit: int = 100000,
+                     deadline: float | None = None) -> set[Position]:
+        """Every position at the start of the next round, as :meth:`Enumerator.rounds`, found by checking a
+        claimed set: each claimed start is pinned as the result (is it reachable?), then one question asks for
+        any result outside the claimed ones, and every such result is enumerated.
+
+        That last question is put to a fresh solver: z3 preprocesses a question it is asked once (eliminating
+        the pinned variables), which for the whole round's relation answers "no other result" several times
+        faster than the incremental solver does."""
+        pre, step, session = self._session(("round", pos.lifebuoy))
+        n = len(pos.players)
+        found: set[Position] = set()
+
+        def finish(model: z3.ModelRef) -> None:
+            after = self.relations.decode_position(model, step.post, pos)
+            players = tuple(Player(a.name, a.canoes, a.hand, a.bank, None) for a in after.players)
+            found.add(after.replace(players=players, lifebuoy=(pos.lifebuoy + 1) % n, round=pos.round + 1,
+                                    phase=Phase.CARDS, acted=()))
+        pins = [*self.relations.pin(pre, pos), *(step.plays(p, c) for p, c in cards.items())]
+        with session.scope(*pins):
+            for start in claimed:
+                with session.scope(_same_result(step.post, start, self.tables)):
+                    if session.check(deadline):
+                        finish(session.model())
+        outside = make_solver()
+        outside.add(*[c for _, c in step.constraints], *pins)
+        outside.add(*[z3.Not(_same_result(step.post, start, self.tables)) for start in {*claimed, *found}])
+        extra = 0
+        while extra < limit and _check(outside, deadline):
+            model = outside.model()
+            finish(model)
+            extra += 1
+            outside.add(z3.Not(_same(step.post, model)))
         return found
 
 

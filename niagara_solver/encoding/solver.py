@@ -5,11 +5,12 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 import z3
 
 from niagara_solver.encoding.state import Constraint, Expr, value
+from niagara_solver.model.limits import time_left
 from niagara_solver.model.verdict import Verdict
 
 #: Fixed seeds: the same question gets the same answer (and the same counterexample) on every run.
@@ -19,9 +20,26 @@ SEED = 7
 SHRINK_RLIMIT = 20_000_000
 
 
+class TimedSolver(z3.Solver):
+    """A z3 solver whose every question stops at the command's time limit (model/limits.py) as well as at its own
+    timeout: a question asked with no time left answers ``unknown`` at once, without asking z3."""
+
+    def __init__(self, timeout: float | None) -> None:
+        super().__init__()
+        self.own_timeout = timeout
+
+    def check(self, *assumptions: Any) -> z3.CheckSatResult:
+        left = time_left(self.own_timeout)
+        if left is not None:
+            if left <= 0:
+                return z3.unknown
+            self.set("timeout", max(1, int(left * 1000)))
+        return super().check(*assumptions)
+
+
 def make_solver(timeout: float | None = None) -> z3.Solver:
-    """A solver with fixed seeds and, if given, a timeout in seconds."""
-    solver = z3.Solver()
+    """A solver with fixed seeds and, if given, a timeout in seconds; it also heeds the command's time limit."""
+    solver = TimedSolver(timeout)
     solver.set("random_seed", SEED)
     z3.set_param("sat.random_seed", SEED)
     z3.set_param("smt.random_seed", SEED)

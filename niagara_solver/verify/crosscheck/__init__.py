@@ -10,16 +10,19 @@ after an unload, both canoes banking, an odd flow with canoes in both branches, 
 ...), from seeded random playouts, from the bundled puzzles, and, in the tests, from Hypothesis strategies.
 
 The parts, by job: :mod:`.compare` (one position, engine against encoding: :class:`CrossChecker`, :class:`Case`),
-:mod:`.goals` (the solver-built goal positions), :mod:`.shrink` (simpler positions for a disagreement) and
-:mod:`.run` (the run over every source, and its :class:`CrosscheckReport`).
+:mod:`.goals` (the solver-built goal positions, and the cache that keeps them between runs), :mod:`.shrink`
+(simpler positions for a disagreement) and :mod:`.run` (the run over every source, and its
+:class:`CrosscheckReport`).
 """
 
 from niagara_solver.verify.crosscheck.compare import Case, CrossChecker, StolenMark, restolen, steals, turn_rules
-from niagara_solver.verify.crosscheck.goals import GOALS, CoverageGoal, GoalQuestion, goal_positions
+from niagara_solver.verify.crosscheck.goals import (GOALS, CoverageGoal, GoalAnswer, GoalQuestion, default_cache,
+                                                    goal_answers, goal_positions)
 from niagara_solver.verify.crosscheck.run import (FLOW_STEPS, SHRINK_FIRST, CrosscheckReport, Mismatch, crosscheck,
-                                                  playout_positions)
+                                                  playout_positions, positions_planned)
 from niagara_solver.verify.crosscheck.shrink import shrink, shrunk, simpler
 
 __all__ = ["crosscheck", "CrosscheckReport", "Mismatch", "CrossChecker", "Case", "StolenMark", "steals", "restolen",
-           "turn_rules", "CoverageGoal", "GoalQuestion", "GOALS", "goal_positions", "shrink", "shrunk", "simpler",
-           "playout_positions", "FLOW_STEPS", "SHRINK_FIRST"]
+           "turn_rules", "CoverageGoal", "GoalQuestion", "GoalAnswer", "GOALS", "goal_positions", "goal_answers",
+           "default_cache",
+           "shrink", "shrunk", "simpler", "playout_positions", "positions_planned", "FLOW_STEPS", "SHRINK_FIRST"]

@@ -2,16 +2,22 @@
 whole round, each a :class:`Case` of the engine's outcomes against the encoding's, with the rules it exercised.
 
 The engine's side comes from :mod:`niagara_solver.engine`; the encoding's from its enumerator
-(:class:`~niagara_solver.encoding.enumerate.Enumerator`), over the relations of
+(:class:`~niagara_solver.encoding.enumerate.IncrementalEnumerator`: each relation built and asserted once per player
+count, the engine's outcomes confirmed and one question asked for any other; or, as the benchmark's reference, the
+earlier :class:`~niagara_solver.encoding.enumerate.Enumerator`), over the relations of
 :class:`~niagara_solver.encoding.relations.Relations`. The two readings meet only here, in their outcomes.
+
+Each comparison has its own time limit for the encoding's side (``timeout``, within the command's time limit):
+past it the case is UNKNOWN, neither an agreement nor a mismatch.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-from niagara_solver.encoding.enumerate import Enumerator
+from niagara_solver.encoding.enumerate import Enumerator, IncrementalEnumerator
 from niagara_solver.encoding.relations import Mutant, Relations
 from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, must_rescue, rescue_options
@@ -19,6 +25,7 @@ from niagara_solver.engine.round import winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import PORT, Card, Colour, Phase
 from niagara_solver.model.board import Board
+from niagara_solver.model.limits import time_left
 from niagara_solver.model.notation import Load, Move, Steal, Turn, Unload
 from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.model.ruleset import Ruleset
@@ -37,10 +44,18 @@ class Case:
     engine: dict[Any, str] = field(default_factory=dict)
     encoding: dict[Any, str] = field(default_factory=dict)
     rules: set[str] = field(default_factory=set)
+    #: Why the encoding's outcomes are not known (its time ran out): the case is UNKNOWN, and ``encoding`` empty.
+    unknown: str | None = None
 
     @property
     def agrees(self) -> bool:
-        return set(self.engine) == set(self.encoding)
+        """Both sides are known and have the same outcomes (an UNKNOWN case never agrees)."""
+        return self.unknown is None and set(self.engine) == set(self.encoding)
+
+    @property
+    def disagrees(self) -> bool:
+        """Both sides are known and their outcomes differ (an UNKNOWN case is no mismatch either)."""
+        return self.unknown is None and set(self.engine) != set(self.encoding)
 
     def describe(self) -> str:
         names = [p.name for p in self.position.players]
@@ -121,20 +136,44 @@ def turn_rules(pos: Position, turn: Turn, player: int | None = None,
 # -- the checker ----------------------------------------------------------------------------------------
 
 class CrossChecker:
-    """Compares the engine and the encoding (or a mutant of it) for one board and ruleset."""
+    """Compares the engine and the encoding (or a mutant of it) for one board and ruleset.
 
-    def __init__(self, board: Board, rules: Ruleset, mutant: Mutant | None = None, timeout: float | None = 60) -> None:
+    ``timeout``: the seconds the encoding's side of one comparison may take (None: no limit); past it the case
+    is UNKNOWN. ``reference``: ask the earlier :class:`Enumerator` (a fresh solver per position for turns), which
+    the benchmark runs beside the incremental one; both give the same outcome sets."""
+
+    def __init__(self, board: Board, rules: Ruleset, mutant: Mutant | None = None, timeout: float | None = 60,
+                 reference: bool = False) -> None:
         self.board = board
         self.rules = rules
         self.mutant = mutant
         self.timeout = timeout
+        self.reference = reference
         self._enumerators: dict[int, Enumerator] = {}
+        self._incremental: dict[int, IncrementalEnumerator] = {}
 
     def enumerator(self, players: int) -> Enumerator:
+        """The reference enumerator for a player count (each solver question has ``timeout`` seconds)."""
         if players not in self._enumerators:
             self._enumerators[players] = Enumerator(Relations(self.board, self.rules, players, self.mutant),
                                                     self.timeout)
         return self._enumerators[players]
+
+    def incremental(self, players: int) -> IncrementalEnumerator:
+        """The incremental enumerator for a player count: its relations are built and asserted once, on first use."""
+        if players not in self._incremental:
+            self._incremental[players] = IncrementalEnumerator(Relations(self.board, self.rules, players,
+                                                                         self.mutant))
+        return self._incremental[players]
+
+    def _encoding(self, case: Case, ask: Callable[[float | None], dict[Any, str]]) -> None:
+        """The encoding's outcomes, asked with this case's deadline; UNKNOWN when it passes."""
+        left = time_left(self.timeout)  # this comparison's limit, within the command's time limit
+        try:
+            case.encoding = ask(None if left is None else time.perf_counter() + left)
+        except TimeoutError as error:
+            case.encoding = {}
+            case.unknown = f"{error} (limit {self.timeout} s)" if self.timeout is not None else str(error)
 
     def turn(self, pos: Position, player: int, card: Card, stolen: frozenset[StolenMark] = frozenset()) -> Case:
         """``stolen``: the gems stolen earlier in this phase (they only change which rules count as exercised)."""
@@ -145,7 +184,11 @@ class CrossChecker:
             case.engine[outcome.position] = str(outcome.turn)
             turns[outcome.position] = outcome.turn
             case.rules |= turn_rules(pos, outcome.turn, player, stolen)
-        case.encoding = self.enumerator(len(pos.players)).check_turns(pos, player, card, turns)
+        n = len(pos.players)
+        if self.reference:
+            self._encoding(case, lambda _: self.enumerator(n).check_turns(pos, player, card, turns))
+        else:
+            self._encoding(case, lambda deadline: self.incremental(n).check_turns(pos, player, card, turns, deadline))
         return case
 
     def flow(self, pos: Position, steps: int | None) -> Case:
@@ -154,7 +197,11 @@ class CrossChecker:
         k = flow_value(pos) if steps is None else steps
         for choices, after in flow_outcomes(pos, k):
             case.engine[after] = ",".join("/".join(f"{f}={lab}" for f, lab in c) for c in choices)
-        case.encoding = {p: "" for p in self.enumerator(len(pos.players)).flows(pos, steps)}
+        n = len(pos.players)
+        if self.reference:
+            self._encoding(case, lambda _: {p: "" for p in self.enumerator(n).flows(pos, steps)})
+        else:
+            self._encoding(case, lambda deadline: {p: "" for p in self.incremental(n).flows(pos, steps, deadline)})
         case.rules = {"R-FLOW-3", "R-FLOW-5"}
         if steps is None:
             case.rules.add("R-FLOW-1")
@@ -179,7 +226,11 @@ class CrossChecker:
                                      (label + "; " if label else "") + f"{pos.players[i].name} {option}")
             results = grown
         case.engine = results
-        case.encoding = {p: "" for p in self.enumerator(len(pos.players)).rescues(pos)}
+        n = len(pos.players)
+        if self.reference:
+            self._encoding(case, lambda _: {p: "" for p in self.enumerator(n).rescues(pos)})
+        else:
+            self._encoding(case, lambda deadline: {p: "" for p in self.incremental(n).rescues(pos, deadline)})
         if any(c.fallen for _, c in pos.canoes()):
             case.rules.add("R-RESCUE-1")
         if any(must_rescue(p) for p in pos.players):
@@ -190,9 +241,15 @@ class CrossChecker:
         case = Case("end", pos)
         names = [p.name for p in pos.players]
         engine = tuple(winners(pos))
-        encoding = self.enumerator(len(pos.players)).winners(pos)
         case.engine = {engine: "winners: " + (", ".join(names[i] for i in engine) or "none")}
-        case.encoding = {encoding: "winners: " + (", ".join(names[i] for i in encoding) or "none")}
+
+        def named(found: tuple[int, ...]) -> dict[Any, str]:
+            return {found: "winners: " + (", ".join(names[i] for i in found) or "none")}
+        n = len(pos.players)
+        if self.reference:
+            self._encoding(case, lambda _: named(self.enumerator(n).winners(pos)))
+        else:
+            self._encoding(case, lambda deadline: named(self.incremental(n).winners(pos, deadline)))
         case.rules = {"R-END-1", "R-END-2"} | ({"R-END-3"} if len(engine) else set())
         return case
 
@@ -222,7 +279,12 @@ class CrossChecker:
                 for _, after in flow_outcomes(s, flow_value(s)):
                     starts[_next_round(after, s)] = ""
         case.engine = starts
-        case.encoding = {p: "" for p in self.enumerator(len(pos.players)).rounds(pos, cards, 20 * limit)}
+        n = len(pos.players)
+        if self.reference:
+            self._encoding(case, lambda _: {p: "" for p in self.enumerator(n).rounds(pos, cards, 20 * limit)})
+        else:
+            self._encoding(case, lambda deadline: {p: "" for p in self.incremental(n).check_rounds(
+                pos, cards, set(starts), 20 * limit, deadline)})
         return case
 
 

@@ -3,11 +3,24 @@ both canoes banking, an odd flow with canoes in both branches, a rescue with an 
 
 Each goal is a condition on one phase's relation from a well-formed symbolic position (a :class:`GoalQuestion`);
 a model is shrunk to a small, plain position whose outcomes stay few enough to enumerate.
+
+Finding them is the costliest part of a short cross-check (seconds per goal), and the answer depends only on the
+question: the board, the ruleset, the player count, the goals asked and the code that reads the rules. So the
+answers may be kept in a cache folder (:func:`goal_answers`, ``cache=``), under a key made of exactly those,
+the code as the text of every module the search runs (the encoding, the model, this module) and z3's version: a
+change to any of them is another key. An entry is read back only if it parses, names the same question, and
+each position is valid; anything else is searched again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import z3
@@ -18,6 +31,8 @@ from niagara_solver.encoding.solver import shrink as shrink_model
 from niagara_solver.encoding.tables import BoardTables
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.board import Board
+from niagara_solver.model.errors import NiagaraError
+from niagara_solver.model.format import position_from_json, position_to_json
 from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import Ruleset
@@ -135,10 +150,46 @@ def _both_branches(q: GoalQuestion) -> list[Any]:
     return [z3.Or([pre.place[p][k] == b for p in range(pre.players) for k in range(2)]) for b in first[:2]]
 
 
+@dataclass(frozen=True)
+class GoalAnswer:
+    """A goal's position (and, for a turn, the card), or why there is none: ``status`` is ``"met"``,
+    ``"unreachable"`` (no position can meet it under the rules) or ``"unknown"`` (the solver ran out of time)."""
+
+    goal: CoverageGoal
+    position: Position | None
+    card: Card | None
+    status: str
+
+
 def goal_positions(board: Board, rules: Ruleset, players: int = 2, timeout: float | None = 30,
                    names: list[str] | None = None) -> Iterator[tuple[CoverageGoal, Position | None, Card | None]]:
     """For each goal (or those named), a position meeting it (and, for a turn, the card), or None when no
-    position can."""
+    position can or none was found in time (:func:`goal_answers` tells which)."""
+    for answer in goal_answers(board, rules, players, timeout, names):
+        yield answer.goal, answer.position, answer.card
+
+
+def goal_answers(board: Board, rules: Ruleset, players: int = 2, timeout: float | None = 30,
+                 names: list[str] | None = None, cache: str | Path | None = None) -> Iterator[GoalAnswer]:
+    """For each goal (or those named), in the order of :data:`GOALS`, its answer. With ``cache`` (a folder), the
+    answers are read from there when a clean entry for exactly this question exists, and written there after a
+    search that ran to the end with no unknown answer."""
+    key = _cache_key(board, rules, players, names) if cache is not None else None
+    if cache is not None and key is not None:
+        kept = _read_cache(Path(cache), key, names)
+        if kept is not None:
+            yield from kept
+            return
+    answers = []
+    for answer in _search(board, rules, players, timeout, names):
+        answers.append(answer)
+        yield answer
+    if cache is not None and key is not None and all(a.status != "unknown" for a in answers):
+        _write_cache(Path(cache), key, answers)
+
+
+def _search(board: Board, rules: Ruleset, players: int, timeout: float | None,
+            names: list[str] | None) -> Iterator[GoalAnswer]:
     relations = Relations(board, rules, players)
     base = Position.initial(list(NAMES[:players]), board, rules)
     for goal in GOALS:
@@ -166,8 +217,9 @@ def goal_positions(board: Board, rules: Ruleset, players: int = 2, timeout: floa
         if second is not None:
             solver.add(*[c for _, c in second.constraints])
         solver.add(goal.condition(GoalQuestion(relations, pre, step, relations.end(pre), second)))
-        if solver.check() != z3.sat:
-            yield goal, None, None
+        answer = solver.check()
+        if answer != z3.sat:
+            yield GoalAnswer(goal, None, None, "unreachable" if answer == z3.unsat else "unknown")
             continue
         extra = []
         if goal.phase == "turn":  # a small card and an idle second canoe keep the turn's outcomes few
@@ -185,7 +237,100 @@ def goal_positions(board: Board, rules: Ruleset, players: int = 2, timeout: floa
                                             for i, p in enumerate(pos.players)))
         elif goal.phase != "flow":  # a start-of-round position: no card chosen yet
             pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pos.players))
-        yield goal, (pos if not position_problems(pos) else None), card
+        if position_problems(pos):
+            yield GoalAnswer(goal, None, None, "unreachable")
+        else:
+            yield GoalAnswer(goal, pos, card, "met")
+
+
+# -- the cache of goal answers ---------------------------------------------------------------------------------
+
+def default_cache() -> Path:
+    """The command line's cache folder for goal answers: ``$XDG_CACHE_HOME/niagara-solver``, else
+    ``~/.cache/niagara-solver``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "niagara-solver"
+
+
+#: The modules whose text is part of a cache key: everything the goal search runs (the encoding reads the rules,
+#: the model builds and checks positions, this module states the goals).
+_KEYED = ("encoding", "model", "verify/crosscheck/goals.py")
+#: The version of the cache's entries (a different layout is another key).
+_CACHE_FORMAT = 1
+
+
+def _source_digest() -> str:
+    """A digest of the text of every module in :data:`_KEYED`."""
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for part in _KEYED:
+        path = root / part
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for file in files:
+            digest.update(str(file.relative_to(root)).encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def _cache_key(board: Board, rules: Ruleset, players: int, names: list[str] | None) -> str | None:
+    """The key of a question: its every part and the code's digest (None when the code cannot be read)."""
+    try:
+        source = _source_digest()
+    except OSError:
+        return None
+    question = {"format": _CACHE_FORMAT, "source": source, "z3": z3.get_version_string(),
+                "board": board.to_json(), "ruleset": rules.to_json(), "players": players,
+                "goals": [g.name for g in GOALS if names is None or g.name in names]}
+    return hashlib.sha256(json.dumps(question, sort_keys=True).encode()).hexdigest()
+
+
+def _read_cache(folder: Path, key: str, names: list[str] | None) -> list[GoalAnswer] | None:
+    """The kept answers of this question, or None when there is no clean entry."""
+    try:
+        data = json.loads((folder / f"goals-{key}.json").read_text(encoding="utf-8"))
+        by_name = {g.name: g for g in GOALS}
+        asked = [g.name for g in GOALS if names is None or g.name in names]
+        if data.get("key") != key or [a["goal"] for a in data["answers"]] != asked:
+            return None
+        answers = []
+        for item in data["answers"]:
+            status = item["status"]
+            if status == "met":
+                pos = position_from_json(item["position"])
+                card = Card(item["card"]) if item["card"] is not None else None
+                if position_problems(pos):
+                    return None
+                answers.append(GoalAnswer(by_name[item["goal"]], pos, card, status))
+            elif status == "unreachable":
+                answers.append(GoalAnswer(by_name[item["goal"]], None, None, status))
+            else:
+                return None
+        return answers
+    except (OSError, ValueError, KeyError, TypeError, NiagaraError):
+        return None
+
+
+def _write_cache(folder: Path, key: str, answers: list[GoalAnswer]) -> None:
+    """Keep the answers (written whole, then renamed, so a reader never sees half an entry); a folder that
+    cannot be written is no error, only no cache."""
+    items: list[dict[str, Any]] = []
+    for a in answers:
+        if a.position is not None and position_from_json(position_to_json(a.position)) != a.position:
+            return  # a position the file format does not carry exactly is searched again next time
+        items.append({"goal": a.goal.name, "status": a.status,
+                      "position": position_to_json(a.position) if a.position is not None else None,
+                      "card": int(a.card) if a.card is not None else None})
+    temporary = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".goals-", suffix=".json")
+        with os.fdopen(handle, "w", encoding="utf-8") as f:
+            json.dump({"key": key, "answers": items}, f)
+        os.replace(temporary, folder / f"goals-{key}.json")
+    except OSError:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
 
 
 def _small(solver: z3.Solver, pre: SymPosition, t: BoardTables, model: z3.ModelRef,

@@ -1,5 +1,6 @@
 """The cross-check run: goal positions, first rounds, seeded playouts and puzzles, each compared case by case; the
-report of what was compared, how often each rule was exercised, and every disagreement (the first few shrunk)."""
+report of what was compared, how often each rule was exercised, every disagreement (the first few shrunk) and
+every comparison whose time ran out (UNKNOWN: neither an agreement nor a mismatch)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from niagara_solver.encoding.relations import NAMES, Mutant
@@ -19,8 +21,9 @@ from niagara_solver.model.board import Board
 from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.model.verdict import Verdict
 from niagara_solver.verify.crosscheck.compare import Case, CrossChecker, StolenMark, restolen, steals
-from niagara_solver.verify.crosscheck.goals import goal_positions
+from niagara_solver.verify.crosscheck.goals import GOALS, goal_answers
 from niagara_solver.verify.crosscheck.shrink import shrunk as shrunk_case
 
 #: The numbers of single steps each flow is compared at (besides the flow the cards give).
@@ -61,7 +64,9 @@ class Mismatch:
 
 @dataclass
 class CrosscheckReport:
-    """What was compared, how often each rule was exercised, and every disagreement."""
+    """What was compared, how often each rule was exercised, every disagreement, and every comparison whose time
+    ran out (``unknown``: what it was and where it came from; not counted in ``cases``, ``outcomes`` or
+    ``coverage``)."""
 
     positions: int = 0
     sources: Counter[str] = field(default_factory=Counter)
@@ -72,12 +77,22 @@ class CrosscheckReport:
     mismatches: list[Mismatch] = field(default_factory=list)
     seconds: float = 0.0
     skipped_rounds: int = 0
+    unknown: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> Verdict:
+        """REFUTED with a mismatch, else UNKNOWN when a comparison or a goal ran out of time, else CONFIRMED."""
+        if self.mismatches:
+            return Verdict.REFUTED
+        if self.unknown or any(v.startswith("unknown") for v in self.goals.values()):
+            return Verdict.UNKNOWN
+        return Verdict.CONFIRMED
 
     def to_json(self) -> dict[str, Any]:
         return {"positions": self.positions, "sources": dict(self.sources), "cases": dict(self.cases),
                 "outcomes": self.outcomes, "coverage": dict(sorted(self.coverage.items())), "goals": self.goals,
-                "mismatches": [m.to_json() for m in self.mismatches], "seconds": round(self.seconds, 3),
-                "skipped_rounds": self.skipped_rounds}
+                "mismatches": [m.to_json() for m in self.mismatches], "unknown": self.unknown,
+                "seconds": round(self.seconds, 3), "skipped_rounds": self.skipped_rounds}
 
 
 # -- the run ----------------------------------------------------------------------------------------------
@@ -98,25 +113,43 @@ def playout_positions(board: Board, rules: Ruleset, count: int, seed: int) -> It
         made += 1
 
 
+def positions_planned(count: int, goals: bool | list[str] = True, rounds: bool = True,
+                      puzzles: list[Position] | None = None) -> int:
+    """How many positions :func:`crosscheck` takes up, one ``progress`` note each (for a progress bar)."""
+    chosen = len(GOALS) if goals is True else len(goals) if goals else 0
+    return chosen + (2 if rounds else 0) + count + len(puzzles or [])
+
+
 def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mutant: Mutant | None = None,
                puzzles: list[Position] | None = None, goals: bool | list[str] = True, rounds: bool = True,
-               timeout: float | None = 60, progress: Callable[[str], None] | None = None) -> CrosscheckReport:
+               timeout: float | None = 60, progress: Callable[[str], None] | None = None,
+               reference: bool = False, cache: str | Path | None = None) -> CrosscheckReport:
     """Compare the engine and the encoding on goal positions, ``count`` playout positions and ``puzzles``.
+
+    ``timeout``: the seconds each comparison's encoding side (and each goal's search) may take; past it the
+    comparison is UNKNOWN. ``progress`` is called with a note as each position is taken up
+    (:func:`positions_planned` of them). ``reference``: compare with the earlier enumerator, a fresh solver per
+    position (the benchmark's "before"). ``cache``: a folder where the goal positions are kept between runs
+    (:func:`~niagara_solver.verify.crosscheck.goals.goal_answers`).
 
     Runs in a fresh z3 context, so the goal positions (and so the report) are the same whatever the process
     asked z3 before (``fresh_context``)."""
     fresh_context()
     start = time.perf_counter()
-    checker = CrossChecker(board, rules, mutant, timeout)
+    checker = CrossChecker(board, rules, mutant, timeout, reference=reference)
     report = CrosscheckReport()
     rng = random.Random(seed)
 
     def record(case: Case, source: str) -> None:
+        if case.unknown is not None:  # the encoding's side is not known: neither agreement nor mismatch
+            report.unknown.append({"kind": case.kind, "what": case.describe(), "source": source,
+                                   "reason": case.unknown})
+            return
         report.cases[case.kind] += 1
         report.outcomes += len(set(case.engine) | set(case.encoding))
         for rule in case.rules:
             report.coverage[rule] += 1
-        if not case.agrees:
+        if case.disagrees:
             # Shrinking costs many more comparisons: the first few disagreements are shrunk, the rest shown as found.
             shrunk = shrunk_case(checker, case) if len(report.mismatches) < SHRINK_FIRST else case
             report.mismatches.append(Mismatch(shrunk, source))
@@ -136,15 +169,21 @@ def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mut
 
     if goals:
         chosen = goals if isinstance(goals, list) else None
-        for goal, pos, card in goal_positions(board, rules, timeout=timeout, names=chosen):
+        asked = iter([g.name for g in GOALS if chosen is None or g.name in chosen])
+        note(f"goal {next(asked, '')}")  # the search for each goal is noted before it starts
+        for answer in goal_answers(board, rules, timeout=timeout, names=chosen, cache=cache):
+            goal, pos, card = answer.goal, answer.position, answer.card
+            upcoming = next(asked, None)
             if pos is None:
-                report.goals[goal.name] = "unreachable under these rules"
+                report.goals[goal.name] = ("unknown: no position was found in time" if answer.status == "unknown"
+                                           else "unreachable under these rules")
+                if upcoming is not None:
+                    note(f"goal {upcoming}")
                 continue
             report.goals[goal.name] = "checked"
             report.positions += 1
             report.sources["goals"] += 1
             source = f"goal {goal.name}"
-            note(source)
             if goal.phase == "turn" and card is not None:
                 turns(pos, source, (0, card))
             elif goal.phase == "two-turns" and card is not None:
@@ -161,9 +200,12 @@ def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mut
             else:  # a start-of-round position: rescues and the end check
                 record(checker.rescue(pos), source)
                 record(checker.end(pos), source)
+            if upcoming is not None:
+                note(f"goal {upcoming}")
     if rounds:
         # Whole rounds from the first round of small games: every canoe in the port keeps the outcomes few.
         for game in range(2):
+            note(f"the first round of game {seed * 100 + game}")
             start_pos = Position.initial(list(NAMES[:2]), board, rules, lifebuoy=game)
             first = next(random_playout(start_pos, seed * 100 + game, rounds=1))
             cards = {i: p.card for i, p in enumerate(first.turns_start.players) if p.card is not None}

@@ -65,7 +65,7 @@ def simpler(pos: Position, keep: int | None) -> Iterator[tuple[Position, int | N
 
 def shrink(case: Case, recheck: Callable[[Position, int | None], Case | None], budget: float = 60) -> Case:
     """Greedily simplify a disagreeing case while it still disagrees (``recheck`` returns the new case, or None
-    when the simpler position is invalid or agrees)."""
+    when the simpler position is invalid; a case that agrees, or whose time ran out, is not taken)."""
     deadline = time.perf_counter() + budget
     changed = True
     while changed and time.perf_counter() < deadline:
@@ -76,7 +76,7 @@ def shrink(case: Case, recheck: Callable[[Position, int | None], Case | None], b
             if position_problems(candidate):
                 continue
             again = recheck(candidate, keep)
-            if again is not None and not again.agrees:
+            if again is not None and again.disagrees:  # an UNKNOWN comparison is no disagreement
                 case = again
                 changed = True
                 break

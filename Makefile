@@ -42,6 +42,7 @@ bench: $(TOOL)
 	$(BIN)/python benchmarks/bench_crosscheck.py
 	$(BIN)/python benchmarks/bench_solver.py
 	$(BIN)/python benchmarks/bench_jobs.py
+	$(BIN)/python benchmarks/bench_policy.py
 
 # The report in reports/ (proofs, mutants, cross-check coverage, puzzles, preset diffs, with pictures).
 report: $(TOOL)

@@ -15,13 +15,14 @@ The same seed gives the same game on every machine (``random.Random`` with Pytho
 from __future__ import annotations
 
 import random
-from typing import Iterator
+from typing import Callable, Iterator, Sequence
 
 from niagara_solver.model.errors import DeadlockError
-from niagara_solver.model.atoms import Phase
+from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import ForkPolicy
 from niagara_solver.engine.flow import StepChoice, flow_choices, flow_value
+from niagara_solver.engine.policy import Lookahead, Policy
 from niagara_solver.model.notation import Rescue
 from niagara_solver.engine.rescue import begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord, TurnRecord, end_round_detail, is_finished
@@ -38,6 +39,9 @@ class Uniform:
 
     def rescue(self, pos: Position, player: int, options: list[Rescue]) -> Rescue:
         return self.rng.choice(options)
+
+    def card(self, pos: Position, player: int) -> Card:
+        return self.rng.choice(pos.players[player].hand)
 
     def turn(self, pos: Position, player: int, outcomes: list[TurnOutcome]) -> TurnOutcome:
         return self.rng.choice(outcomes)
@@ -74,11 +78,40 @@ class Greedy(Uniform):
         return self.rng.choice([o for o, s in zip(outcomes, scores) if s == best])
 
 
-POLICIES: dict[str, type[Uniform]] = {"greedy": Greedy, "uniform": Uniform}
+#: The policies by name, each made from the game's seeded generator.
+POLICIES: dict[str, Callable[[random.Random], Policy]] = {"greedy": Greedy, "lookahead": Lookahead,
+                                                          "uniform": Uniform}
 
 
-def random_round(pos: Position, rng: random.Random, policy: Uniform | None = None) -> RoundRecord:
-    """Play one round (from its start, or from phase II under way) with random choices."""
+class Seats:
+    """A policy per seat (mixed games): each decision goes to the policy of the player who makes it."""
+
+    def __init__(self, policies: Sequence[Policy]) -> None:
+        self.policies = tuple(policies)
+        self.name = ",".join(p.name for p in self.policies)
+
+    def rescue(self, pos: Position, player: int, options: list[Rescue]) -> Rescue:
+        return self.policies[player].rescue(pos, player, options)
+
+    def card(self, pos: Position, player: int) -> Card:
+        return self.policies[player].card(pos, player)
+
+    def turn(self, pos: Position, player: int, outcomes: list[TurnOutcome]) -> TurnOutcome:
+        return self.policies[player].turn(pos, player, outcomes)
+
+
+def make_policy(names: str | Sequence[str], rng: random.Random) -> Policy:
+    """The policy called ``names`` for every seat, or one policy per seat (:class:`Seats`), on one generator."""
+    if isinstance(names, str):
+        return POLICIES[names](rng)
+    return Seats([POLICIES[name](rng) for name in names])
+
+
+def random_round(pos: Position, rng: random.Random, policy: Policy | None = None) -> RoundRecord:
+    """Play one round (from its start, or from phase II under way) with the policy's choices (uniform: random).
+
+    Rescues are decided in seat order from the lifebuoy holder (R-RESCUE-1), then every card on the position after
+    the rescues, each player alone (R-CARD-1), then the turns in order (R-TURN-1)."""
     policy = policy or Uniform(rng)
     start = pos
     rescues: list[tuple[int, Rescue]] = []
@@ -87,12 +120,14 @@ def random_round(pos: Position, rng: random.Random, policy: Uniform | None = Non
         for i in pos.turn_order():
             decided[i] = policy.rescue(pos, i, rescue_options(pos, i))
             rescues.append((i, decided[i]))
-        cards = {i: p.card if p.card is not None else rng.choice(p.hand) for i, p in enumerate(pos.players)}
+        rescued = begin_turns(pos, decided)
+        cards = {i: p.card if p.card is not None else policy.card(rescued, i) for i, p in enumerate(rescued.players)}
         pos = begin_turns(pos, decided, cards)
     else:
-        for i, p in enumerate(pos.players):
+        hidden = pos
+        for i, p in enumerate(hidden.players):
             if p.card is None:
-                pos = pos.with_player(i, type(p)(p.name, p.canoes, p.hand, p.bank, rng.choice(p.hand)))
+                pos = pos.with_player(i, type(p)(p.name, p.canoes, p.hand, p.bank, policy.card(hidden, i)))
     turns_start = pos
     records = []
     while (player := pos.next_to_act()) is not None:
@@ -118,10 +153,11 @@ def random_round(pos: Position, rng: random.Random, policy: Uniform | None = Non
 
 
 def random_playout(pos: Position, seed: int, rounds: int | None = None,
-                   policy: str = "uniform") -> Iterator[RoundRecord]:
-    """Random rounds from ``pos`` until the game ends (R-END-2) or ``rounds`` rounds were played."""
+                   policy: str | Sequence[str] = "uniform") -> Iterator[RoundRecord]:
+    """Rounds from ``pos`` chosen by ``policy`` (a name, or a name per seat) until the game ends (R-END-2) or
+    ``rounds`` rounds were played."""
     rng = random.Random(seed)
-    chooser = POLICIES[policy](rng)
+    chooser = make_policy(policy, rng)
     played = 0
     while not is_finished(pos) and (rounds is None or played < rounds):
         record = random_round(pos, rng, chooser)

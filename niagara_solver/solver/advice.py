@@ -1,0 +1,153 @@
+"""Advice for a position: each card of a player ranked by seeded simulated continuations (an **estimate**, not a
+proof; the proved answers are :mod:`.solve`'s).
+
+For each card the player may play (the hand, or the card already chosen), the game is played on from the
+position ``continuations`` times, for at most ``rounds`` rounds or until it ends (R-END-2): the player plays that
+card this round and every decision else — the player's turn with it, the other players' cards and turns, every
+rescue — is the ``lookahead`` policy's (:mod:`niagara_solver.engine.policy`). Continuation *j* is played from the
+same seed for every card, so the cards are compared on the same draws of the others' choices. A card's figures:
+how often the player won (among the winners, R-END-3) within the rounds, with Wilson's 95% interval, and the gems
+the player banked meanwhile (their mean, with a 95% interval). The turn shown with a card is the policy's turn
+with it on the position as it stands, as if the player acted now.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from niagara_solver.engine.playout import random_round
+from niagara_solver.engine.policy import Lookahead, Policy
+from niagara_solver.engine.rescue import begin_turns, rescue_options
+from niagara_solver.engine.round import is_finished, winners
+from niagara_solver.engine.turns import TurnOutcome
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.errors import InputError
+from niagara_solver.model.estimates import interval_json, mean_interval, rate_json
+from niagara_solver.model.limits import LIMITS, check_time
+from niagara_solver.model.notation import Rescue, Turn
+from niagara_solver.model.position import Position
+
+#: Continuations per card in the analysis (``--continuations``) and rounds each is played at most: a few seconds
+#: for a full hand of seven cards with four players.
+CONTINUATIONS = 20
+ROUNDS = 2
+#: Bounds on what one advice may ask for (continuations × cards × rounds is the work).
+MAX_CONTINUATIONS = 10_000
+MAX_ROUNDS = 200
+#: The spacing of the continuations' seeds.
+SEED_STRIDE = 1_000_003
+
+
+@dataclass(frozen=True)
+class CardAdvice:
+    """One card's continuations: the player's turn with it now, wins and gems banked in each continuation."""
+
+    card: Card
+    turn: Turn
+    wins: int
+    finished: int
+    gains: tuple[int, ...]
+
+    @property
+    def rate(self) -> float:
+        """The share of continuations the player won."""
+        return self.wins / len(self.gains) if self.gains else 0.0
+
+    @property
+    def gain(self) -> float:
+        """The gems the player banked, on average over the continuations."""
+        return statistics.fmean(self.gains) if self.gains else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The card's estimate as JSON."""
+        return {"card": self.card.to_json(), "turn": str(self.turn), "wins": rate_json(self.wins, len(self.gains)),
+                "gems": interval_json(mean_interval([float(g) for g in self.gains])), "finished": self.finished}
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Every card of a player ranked by its continuations, best first (win rate, then gems banked)."""
+
+    player: str
+    continuations: int
+    rounds: int
+    seed: int
+    cards: tuple[CardAdvice, ...]
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The advice as JSON, labelled as an estimate."""
+        return {"player": self.player, "estimate": True, "policy": Lookahead.name,
+                "continuations": self.continuations, "rounds": self.rounds, "seed": self.seed,
+                "cards": [c.to_json() for c in self.cards], "seconds": round(self.seconds, 3)}
+
+
+class _Pinned:
+    """A policy that plays a given card for one player in the first round, and otherwise defers to another."""
+
+    def __init__(self, inner: Policy, player: int, card: Card, round_: int) -> None:
+        self.inner, self.player, self.pinned, self.round = inner, player, card, round_
+        self.name = inner.name
+
+    def rescue(self, pos: Position, player: int, options: list[Rescue]) -> Rescue:
+        return self.inner.rescue(pos, player, options)
+
+    def card(self, pos: Position, player: int) -> Card:
+        if player == self.player and pos.round == self.round:
+            return self.pinned
+        return self.inner.card(pos, player)
+
+    def turn(self, pos: Position, player: int, outcomes: list[TurnOutcome]) -> TurnOutcome:
+        return self.inner.turn(pos, player, outcomes)
+
+
+def advice_player(pos: Position) -> int | None:
+    """Whose decision comes next: the player to act in phase II, the lifebuoy holder at a round's start (the first
+    to act, R-TURN-1); None when every player has acted."""
+    return pos.next_to_act() if pos.phase is Phase.TURNS else pos.lifebuoy
+
+
+def advise(pos: Position, player: int, continuations: int = CONTINUATIONS, rounds: int = ROUNDS,
+           seed: int = 0) -> Advice:
+    """Rank the player's cards by ``continuations`` seeded continuations of at most ``rounds`` rounds each."""
+    if not 1 <= continuations <= MAX_CONTINUATIONS:
+        raise InputError("--continuations", f"1 to {MAX_CONTINUATIONS:,} continuations, not {continuations}", LIMITS)
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise InputError("--rounds", f"1 to {MAX_ROUNDS} rounds, not {rounds}", LIMITS)
+    me = pos.players[player]
+    if is_finished(pos):
+        raise InputError("position", "the game is over: a player reached the goal", "R-END-2")
+    if player in pos.acted:
+        raise InputError("--player", f"{me.name} has already acted this round", "R-TURN-1")
+    begin = time.perf_counter()
+    memo: dict[object, object] = {}
+    now = pos
+    chooser = Lookahead(random.Random(seed), memo=memo)
+    if pos.phase is Phase.CARDS:  # the rescues the policy would choose, in order (R-RESCUE-1), before the cards
+        now = begin_turns(pos, {i: chooser.rescue(pos, i, rescue_options(pos, i)) for i in pos.turn_order()})
+    values = {v.card: v for v in chooser.card_values(now, player)}
+    banked = me.bank.total
+    found = []
+    for card, value in values.items():
+        wins = finished = 0
+        gains = []
+        for j in range(continuations):
+            check_time()  # within the command's time limit (OutOfTime past it)
+            rng = random.Random(seed * SEED_STRIDE + j)
+            policy = _Pinned(Lookahead(rng, memo=memo), player, card, pos.round)
+            state = pos
+            for _ in range(rounds):
+                if is_finished(state):
+                    break
+                state = random_round(state, rng, policy).end
+            if is_finished(state):
+                finished += 1
+                wins += player in winners(state)
+            gains.append(state.players[player].bank.total - banked)
+        found.append(CardAdvice(card, value.outcome.turn, wins, finished, tuple(gains)))
+    found.sort(key=lambda c: (-c.rate, -c.gain))
+    return Advice(me.name, continuations, rounds, seed, tuple(found), time.perf_counter() - begin)

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from niagara_solver.model import VERSION as __version__
 
 if TYPE_CHECKING:  # the names as the type checker sees them (loaded lazily below)
-    from niagara_solver.api import (analyze, bundled_puzzles, check, crosscheck, diff, flow, legal_turns,
-                                    load_board, load_position, load_ruleset, play_turn, prove, solve, why)
+    from niagara_solver.api import (advise, analyze, bundled_puzzles, check, crosscheck, diff, flow, legal_turns,
+                                    load_board, load_position, load_ruleset, play_turn, prove, simulate, solve, why)
     from niagara_solver.model.atoms import Card, Colour
     from niagara_solver.model.board import Board
     from niagara_solver.model.errors import NiagaraError
@@ -37,8 +37,8 @@ if TYPE_CHECKING:  # the names as the type checker sees them (loaded lazily belo
 #: does not pay for z3 and the analyses at start-up (importing everything takes seconds).
 _PUBLIC = {
     **{name: "niagara_solver.api" for name in (
-        "analyze", "bundled_puzzles", "check", "crosscheck", "diff", "flow", "legal_turns", "load_board",
-        "load_position", "load_ruleset", "play_turn", "prove", "solve", "why")},
+        "advise", "analyze", "bundled_puzzles", "check", "crosscheck", "diff", "flow", "legal_turns", "load_board",
+        "load_position", "load_ruleset", "play_turn", "prove", "simulate", "solve", "why")},
     "Card": "niagara_solver.model.atoms", "Colour": "niagara_solver.model.atoms",
     "Board": "niagara_solver.model.board", "NiagaraError": "niagara_solver.model.errors",
     "Turn": "niagara_solver.model.notation", "Position": "niagara_solver.model.position",

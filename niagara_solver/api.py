@@ -19,6 +19,9 @@ from niagara_solver.design.check import CheckReport
 from niagara_solver.design.check import check as _check
 from niagara_solver.design.diff import DiffReport
 from niagara_solver.design.diff import diff as _diff
+from niagara_solver.design.simulate import Comparison, Settings, Simulation
+from niagara_solver.design.simulate import compare as _compare
+from niagara_solver.design.simulate import simulate as _simulate
 from niagara_solver.engine.apply import play_turn as _play_turn
 from niagara_solver.engine.flow import flow as _flow
 from niagara_solver.engine.rescue import begin_turns
@@ -34,6 +37,8 @@ from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Position
 from niagara_solver.model.puzzles import bundled_puzzles
 from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.solver.advice import Advice
+from niagara_solver.solver.advice import advise as _advise
 from niagara_solver.solver.analysis import analyze as _analyze
 from niagara_solver.solver.answers import Backend, Goal
 from niagara_solver.solver.solve import Solution, solve_with
@@ -48,7 +53,7 @@ RulesetRef = Ruleset | str
 BoardRef = Board | str
 
 __all__ = ["load_position", "load_ruleset", "load_board", "legal_turns", "play_turn", "flow", "solve", "analyze",
-           "why", "prove", "crosscheck", "check", "diff", "bundled_puzzles"]
+           "advise", "why", "prove", "crosscheck", "check", "diff", "simulate", "bundled_puzzles"]
 
 
 def load_position(path: str | Path, ruleset: RulesetRef | None = None) -> Position:
@@ -119,6 +124,11 @@ def analyze(pos: Position, timeout: float = 10) -> dict[str, object]:
     return _analyze(pos, timeout)
 
 
+def advise(pos: Position, player: PlayerRef, continuations: int = 40, rounds: int = 4, seed: int = 0) -> Advice:
+    """Rank ``player``'s cards by seeded simulated continuations (an estimate, not a proof): wins and gems banked."""
+    return _advise(pos, _player(pos, player), continuations, rounds, seed)
+
+
 def why(pos: Position, player: PlayerRef, card: CardRef, turn: Turn | str, timeout: float | None = 30) -> WhyResult:
     """Is the turn legal, and if not, which rule forbids it (engine and encoding both asked)."""
     played = _card(card)
@@ -152,3 +162,15 @@ def diff(ruleset_a: RulesetRef, ruleset_b: RulesetRef, board: BoardRef = "standa
     """What changes between two rulesets: properties, puzzle answers, a witness per switch."""
     return _diff(load_board(board), load_ruleset(ruleset_a), load_ruleset(ruleset_b), players or [2, 3, 4, 5],
                  puzzles, timeout, jobs)
+
+
+def simulate(ruleset: RulesetRef = "standard", players: int = 4, games: int = 100, policy: str = "lookahead",
+             against: str | None = None, seed: int = 0, board: BoardRef = "standard", max_rounds: int = 100,
+             jobs: int = 1, compare_with: RulesetRef | None = None) -> Simulation | Comparison:
+    """Playtest a ruleset: ``games`` seeded games by ``policy`` (with ``against``, in one seat against it); with
+    ``compare_with``, the same games under a second ruleset too, and each figure's change (a :class:`Comparison`)."""
+    first = Settings(load_ruleset(ruleset), load_board(board), players, games, seed, policy, against, max_rounds)
+    if compare_with is None:
+        return _simulate(first, jobs)
+    second = Settings(load_ruleset(compare_with), first.board, players, games, seed, policy, against, max_rounds)
+    return _compare(first, second, jobs)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from niagara_solver.model.errors import InputError
+from niagara_solver.model.limits import deadline, deadline_at
 
 Results = dict[str, dict[str, Any]]
 
@@ -55,17 +58,41 @@ def run_task(task: Task) -> dict[str, Any]:
     return task()
 
 
+def run_until(moment: float | None, runner: Callable[[Task], dict[str, Any]], task: Task) -> dict[str, Any]:
+    """Run one task in another process (a pool or Dask worker) within its command's time limit: ``moment`` is
+    when the command must be done by (``time.time()``), which the worker does not otherwise know."""
+    with deadline_at(moment):
+        return runner(task)
+
+
 class Progress:
     """A one-line progress bar on standard error, only when it is a terminal and output is not JSON.
 
-    With ``total`` 0 (not known in advance) it counts steps instead of drawing a bar.
+    With ``total`` 0 (not known in advance) it counts steps instead of drawing a bar. The line shows the seconds
+    since the start and is redrawn every second, also while one long step (a solver question) runs, so a long
+    command never sits silent.
     """
+
+    #: Seconds between redraws while no step ends.
+    TICK = 1.0
 
     def __init__(self, total: int, label: str, enabled: bool) -> None:
         self.total = total
         self.label = label
         self.done = 0
+        self.note = ""
         self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.monotonic()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+        if self.enabled:
+            self._ticker = threading.Thread(target=self._tick, name="progress", daemon=True)
+            self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.TICK):
+            self.show(self.note)
 
     def step(self, note: str = "") -> None:
         self.done += 1
@@ -74,19 +101,35 @@ class Progress:
     def show(self, note: str = "") -> None:
         if not self.enabled:
             return
+        self.note = note
         if self.total > 0:
             width = 30
             filled = width * min(self.done, self.total) // self.total
             bar = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}"
         else:
             bar = f"{self.done}"
-        sys.stderr.write(f"\r{self.label} {bar} {note[:40]:40}")
-        sys.stderr.flush()
+        seconds = int(time.monotonic() - self.start)
+        with self._lock:
+            if self._stop.is_set():
+                return
+            sys.stderr.write(f"\r{self.label} {bar} {note[:40]:40} {seconds} s")
+            sys.stderr.flush()
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\r" + " " * 100 + "\r")
-            sys.stderr.flush()
+        """Stop redrawing and clear the line (safe to call twice)."""
+        if self.enabled and not self._stop.is_set():
+            with self._lock:
+                self._stop.set()
+                sys.stderr.write("\r" + " " * 110 + "\r")
+                sys.stderr.flush()
+            if self._ticker is not None:
+                self._ticker.join()
 
 
 def run_all(tasks: Iterable[Task], jobs: int = 1, scheduler: str | None = None, progress: Progress | None = None,
@@ -98,6 +141,7 @@ def run_all(tasks: Iterable[Task], jobs: int = 1, scheduler: str | None = None, 
     """
     unique = {task_key(t): t for t in tasks}
     results: Results = {}
+    moment = deadline()  # the command's time limit, carried to the tasks run elsewhere
     if progress is not None:
         progress.total = len(unique)
 
@@ -114,12 +158,12 @@ def run_all(tasks: Iterable[Task], jobs: int = 1, scheduler: str | None = None, 
             raise InputError("--scheduler", "Dask is not installed: pip install 'niagara-solver[dask]'",
                              "FORMAT") from None
         with Client(scheduler) as client:
-            futures = {client.submit(runner, t, pure=False): k for k, t in unique.items()}
+            futures = {client.submit(run_until, moment, runner, t, pure=False): k for k, t in unique.items()}
             for future in dask_completed(list(futures)):
                 done(futures[future], future.result())
     elif jobs > 1 and len(unique) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            pending = {pool.submit(runner, t): k for k, t in unique.items()}
+            pending = {pool.submit(run_until, moment, runner, t): k for k, t in unique.items()}
             for future in as_completed(pending):
                 done(pending[future], future.result())
     else:

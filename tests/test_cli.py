@@ -161,3 +161,22 @@ def test_ruleset_option_replays_a_position_under_another_ruleset(tmp_path, capsy
     rules.write_text(json.dumps({"capacity": 3}))
     status, out, err = run(capsys, "show", str(file), "--ruleset", str(rules))
     assert status == 2 and err.strip().endswith("rules.json: capacity: expected an integer 1..2, got 3 (R-GEM-2)")
+
+
+@pytest.mark.rule("X-SIX-1", "X-GEMS-1")
+def test_play_starts_a_new_game_of_an_expansion_preset(capsys):
+    import json as _json
+    from niagara_solver.cli.main import main as _main
+    # A new game of every module under flussgeister-joe, 3 players, to its end; and six players under flussgeister.
+    assert _main(["play", "--ruleset", "flussgeister-joe", "--players", "3", "--seed", "1", "--rounds", "60",
+                  "--json"]) == 0
+    game = _json.loads(capsys.readouterr().out)
+    assert game["finished"] and game["winners"] and game["rounds"][0]["round"] == 1
+    assert "flussgeister-joe" in _json.dumps(game["position"]["ruleset"])
+    assert _main(["play", "--ruleset", "flussgeister", "--players", "6", "--rounds", "1", "--json"]) == 0
+    first = _json.loads(capsys.readouterr().out)["rounds"][0]["position"]
+    assert len(first["players"]) == 6
+    # Six players without the sixth player's module, and neither or both of POSITION and --players: exit 2.
+    assert _main(["play", "--players", "6"]) == 2
+    assert "X-SIX-1" in capsys.readouterr().err
+    assert _main(["play"]) == 2

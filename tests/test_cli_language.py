@@ -169,7 +169,7 @@ def fake_mutants(kills: dict[int, dict[str, list[str]]], calls: list[int]):
     from niagara_solver.verify.mutants import BY_NAME, MutantResult
     ids = ["R-PROP-1", "R-PROP-3", "R-PROP-6"]
 
-    def check_mutants(board, rules, players, names, timeout):
+    def check_mutants(board, rules, players, names, timeout, progress=None):
         calls.append(players)
         out = []
         for name in [n for n in BY_NAME if n in names]:  # in the catalogue's order, as the real check
@@ -302,3 +302,156 @@ def test_make_run_installs_only_the_tool_and_make_test_the_test_extra():
     assert "pip install --quiet -e .\n" in run_plan and "[test]" not in run_plan
     assert "niagara-solve puzzles/steal-on-the-way-home.json" in run_plan
     assert "pip install --quiet -e '.[test]'" in test_plan and "pytest" in test_plan
+
+
+# -- 7. why: names that do not exist are refused as such; a legal turn shows what it did ---------------------------
+
+@pytest.mark.parametrize("turn, line", [
+    ("4: xnobody/ruby", "canoe action 1 ('4: xnobody/ruby'): no player is named 'nobody'; the players: red, blue "
+                        "(NOTATION)"),
+    ("4: >9", "canoe action 1 ('4: >9'): no such disc '9' on this river; its discs: 1, 2, 3, 4, 5, 6L, 6R, 7L, 7R "
+              "(NOTATION)"),
+    ("9: >5", "canoe action 1 ('9: >5'): no such disc '9' on this river; its discs: 1, 2, 3, 4, 5, 6L, 6R, 7L, 7R "
+              "(NOTATION)"),
+    ("port: >5; 4: <x", "canoe action 2 ('4: <x'): no such disc 'x' on this river; its discs: 1, 2, 3, 4, 5, 6L, 6R, "
+                        "7L, 7R (NOTATION)"),
+])
+def test_why_refuses_an_unknown_victim_or_disc_naming_it(capsys, turn, line):
+    # Once: R-STEAL-3 was blamed for a steal from nobody, R-MOVE-4 (or R-TURN-3) for a disc that does not exist.
+    for extra in ([], ["--json"]):
+        assert refused(capsys, "why", ERRATUM, "--player", "red", "--card", "5", "--turn", turn, *extra) == (
+            f"niagara-solve: error: {line}")
+
+
+def test_why_still_names_the_rule_for_the_falls_and_a_player_robbing_themself(capsys):
+    status, out, _ = run(capsys, "why", ERRATUM, "--player", "red", "--card", "5", "--turn", "4: >falls")
+    assert status == 0 and "ILLEGAL. Forbidden by:\n  R-MOVE-4" in out
+
+
+def test_why_shows_what_a_legal_turn_banked(capsys):
+    # Once: a legal turn showed only the position after it, not that the canoe on 4 banked its ruby.
+    status, out, _ = run(capsys, "why", ERRATUM, "--player", "red", "--card", "5", "--turn", "4: <port; port: >5")
+    assert status == 0
+    assert out.split("\n\nThe position after it:")[0].splitlines()[1:] == [
+        "LEGAL.",
+        "spent          ends     loaded    unloaded    banked    stolen",
+        "-------------  -------  --------  ----------  --------  --------",
+        "4: 4; port: 5  port; 5                        ruby; -"]
+    status, out, _ = run(capsys, "why", ERRATUM, "--player", "red", "--card", "5", "--turn", "4: <port; port: >5",
+                         "--json")
+    assert json.loads(out)["canoes"] == [
+        {"start": "4", "end": "port", "spent": 4, "loaded": [], "unloaded": [], "banked": ["ruby"], "stolen": []},
+        {"start": "port", "end": "5", "spent": 5, "loaded": [], "unloaded": [], "banked": [], "stolen": []}]
+
+
+# -- 8. the analysis and the tables explain every mark and label every column ------------------------------------------
+
+def test_the_players_table_explains_the_lifebuoy_and_fills_the_goal_column(capsys):
+    # Once: "*" was never explained and the goal column was blank unless the goal was reached.
+    status, out, _ = run(capsys, "show", ERRATUM)
+    assert status == 0 and out.splitlines()[-6:] == [
+        "player    canoes          hand           card    bank         value  goal",
+        "--------  --------------  -------------  ------  ---------  -------  ---------",
+        "red *     port; 4 (ruby)  1 2 5 6 cloud  5       none             0  4 to bank",
+        "blue      2 (amber); 6L   1 3 4 6 cloud  -       1 diamond        2  3 to bank",
+        "* holds the lifebuoy: acts first in phase II (R-COMP-5, R-TURN-1)",
+        "goal: reached, or the fewest gems still to bank for 7 gems, one of each colour or 4 of one (R-END-1)"]
+
+
+@pytest.mark.parametrize("bank, short", [({}, 4), ({"ruby": 3}, 1), ({"ruby": 1, "amber": 1, "diamond": 1,
+                                                                      "sapphire": 1}, 1),
+                                         ({"ruby": 2, "amber": 2, "diamond": 2}, 1), ({"ruby": 4}, 0),
+                                         ({"amethyst": 1, "diamond": 1}, 3)])
+def test_gems_to_goal_is_the_nearest_of_the_three_goals(bank, short):
+    from niagara_solver.model.format import position_from_json
+    from niagara_solver.report.text import gems_to_goal, goal_text
+    pos = position_from_json(doc(P("red", "port", "port", bank=bank), P("blue", "port", "port")))
+    assert gems_to_goal(pos.players[0]) == short
+    assert goal_text(pos.players[0]) == ("reached" if short == 0 else f"{short} to bank")
+
+
+def _table(out: str, title: str) -> list[str]:
+    """The lines of the table printed under a title line of the analysis."""
+    return out.split(title + "\n", 1)[1].split("\n\n", 1)[0].splitlines()
+
+
+def test_the_analysis_labels_every_column_and_shows_may_fall_only_when_it_can(tmp_path, capsys):
+    # Once: the steal table had an unlabelled column; "may fall at" was an empty, unexplained column.
+    status, out, _ = run(capsys, os.path.join(ROOT, "puzzles", "steal-on-the-way-home.json"))
+    assert status == 0
+    steals = _table(out, "Steal chances this round (possible: for some play of the players before; sure: for every "
+                         "play):")
+    assert steals[0].split() == ["player", "card", "possible", "from", "sure", "from"]
+    assert steals[1].split() == ["--------", "------", "---------------", "-----------"]
+    falls = _table(out, "Fall risk (flows that carry a canoe over the falls if it stays):")
+    assert falls[0].split() == ["player", "canoe", "falls", "at", "flow"]
+    free = tmp_path / "free.json"
+    free.write_text(json.dumps(doc(P("red", "7L:ruby", "port"), P("blue", "port", "port"), phase="cards",
+                                   ruleset={"fork_policy": "free"})))
+    status, out, _ = run(capsys, str(free))
+    assert status == 0 and _table(out, "Fall risk (flows that carry a canoe over the falls if it stays):") == [
+        "player    canoe      falls at flow    may fall at flow",
+        "--------  ---------  ---------------  ----------------------",
+        "red       7L (ruby)  never            1, 2, 3, 4, 5, 6, 7, 8",
+        "  (falls at: whichever branches the discs take; may fall at: on some branches only, fork_policy free, "
+        "R-FLOW-4)"]
+
+
+def test_an_answer_reads_as_one_card_and_one_quoted_turn(capsys):
+    # Once: "play 2, then 1: <port; 2: <port" read like two cards.
+    from niagara_solver.report.text import play_text
+    assert play_text("2", "1: <port; 2: <port") == 'play card 2, turn "1: <port; 2: <port"'
+    assert play_text("lasso", "lasso") == "play card lasso"
+    assert play_text(None, "4: <port") == 'play the chosen card, turn "4: <port"'
+    status, out, _ = run(capsys, "solve", os.path.join(ROOT, "puzzles", "win-two-gems-home.json"), "--player", "red",
+                         "--goal", "win")
+    assert status == 0 and '  play card 2, turn "1: <port; 2: <port"\n' in out
+
+
+def test_prove_and_mutants_tables_name_every_column(capsys):
+    # Once: prove's "property" header spanned two columns; the mutants' verdict column had no name.
+    status, out, _ = run(capsys, "prove", "--players", "2", "--property", "R-PROP-3")
+    assert status == 0 and out.splitlines()[1].split() == ["id", "property", "verdict", "seconds", "method",
+                                                           "depends", "on"]
+    assert out.splitlines()[3].startswith("R-PROP-3  gem conservation  PROVED")
+
+
+def test_diff_properties_table_names_every_column(monkeypatch, capsys):
+    # Once: the diff's properties table ended with an unlabelled column.
+    from niagara_solver.design.diff import DiffReport, PropertyDiff
+    from niagara_solver.model.ruleset import PRESETS
+    from niagara_solver.model.board import standard_board
+    props = (PropertyDiff("R-PROP-1", "no reverse flow", Verdict.PROVED, Verdict.PROVED, (0.1, 0.1)),
+             PropertyDiff("R-PROP-2", "fork alternation", Verdict.PROVED, Verdict.REFUTED, (0.1, 0.1)),
+             PropertyDiff("R-PROP-3", "gem conservation", Verdict.PROVED, Verdict.UNKNOWN, (0.1, 0.1)))
+    report = DiffReport(PRESETS["standard"], PRESETS["bga-2013-05-09"], standard_board(), [2], list(props), [], [],
+                        1.0)
+    monkeypatch.setattr("niagara_solver.design.diff.diff", lambda *a, **k: report)
+    status, out, _ = run(capsys, "diff", "standard", "bga-2013-05-09")
+    assert _table(out, "properties (for all positions):") == [
+        "id        property          A       B        A → B",
+        "--------  ----------------  ------  -------  -------",
+        "R-PROP-1  no reverse flow   PROVED  PROVED   same",
+        "R-PROP-2  fork alternation  PROVED  REFUTED  changed",
+        "R-PROP-3  gem conservation  PROVED  UNKNOWN  unknown"]
+    assert [p.changed for p in props] == [False, True, False]  # out of time is not a change
+
+
+# -- 9. the bundled puzzles, wherever the command runs -----------------------------------------------------------------
+
+def test_check_diff_and_report_find_the_bundled_puzzles_outside_the_repository(tmp_path, monkeypatch, capsys):
+    # Once: diff looked for ./puzzles and report failed outside the repository.
+    from niagara_solver.cli.common import PUZZLES
+    from niagara_solver.model.puzzles import bundled_puzzles, puzzle_paths
+    monkeypatch.chdir(tmp_path)
+    assert PUZZLES.convert("bundled", None, None) == bundled_puzzles()
+    defaults = {name: next(p.default for p in cli.commands[name].params if p.name == "puzzles_dir")
+                for name in ("diff", "report")}
+    assert defaults == {"diff": "bundled", "report": "bundled"}
+    status, out, _ = run(capsys, "check", "--puzzles", "bundled", "--players", "2", "--json")
+    assert status == 0
+    puzzles = [path for path in puzzle_paths(bundled_puzzles()) if '"puzzle"' in open(path, encoding="utf-8").read()]
+    assert len(puzzles) >= 20 and sorted(p["path"] for p in json.loads(out)["puzzles"]) == puzzles
+    assert refused(capsys, "check", "--puzzles", "puzzles") == (
+        "niagara-solve: error: check: invalid value for '--puzzles': folder 'puzzles' does not exist (or write "
+        "bundled for the bundled puzzles) (niagara-solve check --help)")

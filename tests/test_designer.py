@@ -350,19 +350,24 @@ def test_sweep_on_a_local_dask_cluster_gives_the_local_answer(tmp_path, capsys, 
 def test_report_writes_markdown_whose_pictures_exist_and_show_every_canoe(tmp_path, shared):
     from niagara_solver.report.markdown import ReportSettings, make_report
     folder = puzzle_folder(tmp_path, "steal-after-unloading", "a-rescue-that-costs-the-win")
-    settings = ReportSettings(standard_board(), [2], str(folder), mutants=["two-gems"], crosscheck_count=0)
+    settings = ReportSettings(standard_board(), [2], str(folder), mutants=["two-gems"], crosscheck_count=0,
+                              simulate_games=2, simulate_players=2)
     written = make_report(str(tmp_path / "out"), settings, jobs=2)
     text = (tmp_path / "out" / "README.md").read_text()
     for heading in ("## Rule properties per preset", "### `standard`", "### `bga-2013-05-09`", "## Mutation table",
                     "## Cross-check coverage per rule", "## Puzzles", "## Preset differences",
-                    "#### `steal_after_unload`: True → False", "#### `rescue_when_none`: pay_or_free → free"):
+                    "#### `steal_after_unload`: True → False", "#### `rescue_when_none`: pay_or_free → free",
+                    "## Playtesting", "`niagara-solve simulate --compare standard bga-2013-05-09 --players 2 "
+                    "--games 2`"):
         assert heading in text
     assert "| `two-gems` | R-GEM-2 |" in text and "killed" in text and "**0 mismatches**" in text
     links = [part.split(")")[0] for part in text.split("](img/")[1:]]
     assert sorted(f"img/{x}" for x in links) == sorted(os.path.relpath(p, tmp_path / "out") for p in written
                                                        if p.endswith(".svg"))
-    for link in links:
-        assert canoes((tmp_path / "out" / "img" / link).read_text())
+    charts = ["playtest-length-2p.svg", "playtest-seats-2p.svg"]
+    assert set(charts) <= set(links)
+    for link in links:  # every picture but the playtesting's charts is a river with its canoes
+        assert canoes((tmp_path / "out" / "img" / link).read_text()) or link in charts
     pos, _ = load_document(folder / "steal-after-unloading.json")
     svg = (tmp_path / "out" / "img" / "puzzle-steal-after-unloading.svg").read_text()
     assert len(canoes(svg)) == 2 * len(pos.players) and 'class="turn"' in svg

@@ -8,9 +8,12 @@ repeating a whole file, or a name that broke the turn notation or the pictures.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import threading
+import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +27,7 @@ from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Colour
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import QUOTE_LIMIT, InputError
-from niagara_solver.model.format import loads_position, parse_json_text
+from niagara_solver.model.format import load_position, loads_position, parse_json_text
 from niagara_solver.model.limits import (MAX_DISCS, MAX_FILE_BYTES, MAX_FLOW_STEPS, MAX_GEMS_PER_COLOUR,
                                          MAX_JSON_DEPTH)
 from niagara_solver.model.notation import Turn
@@ -422,3 +425,280 @@ def test_a_board_of_more_discs_than_the_limit_is_refused_and_the_largest_is_draw
     assert all(f">d{i}</text>" in out for i in range(1, MAX_DISCS + 1))
     status, out, _ = run(capsys, "flow", largest, "--steps", "1", "--json")
     assert status == 0 and [c.place for c in loads_position(out).players[0].canoes] == ["port", "fallen"]
+
+
+# -- 7. time limits that are limits: every command ends within 10% + 1 s of --timeout, with UNKNOWN where it ran out --
+
+PUZZLES = ROOT / "puzzles"
+
+
+def timed(capsys: pytest.CaptureFixture[str], seconds: float, *argv: str) -> tuple[int, str, str]:
+    """Run a command with ``--timeout seconds`` and check that it ended within the margin (10% + 1 s)."""
+    start = time.perf_counter()
+    status = main([*argv, "--timeout", str(seconds)])
+    elapsed = time.perf_counter() - start
+    out, err = capsys.readouterr()
+    assert elapsed <= 1.1 * seconds + 1, f"{argv[0]} --timeout {seconds} took {elapsed:.1f} s"
+    return status, out, err
+
+
+def test_solve_with_both_backends_on_five_players_ends_within_its_limit(capsys):
+    # Once: solve --timeout 1 answered UNKNOWN after 28 s on a 5-player position (each backend and each z3
+    # question had the whole second again), and a backend out of time counted as a disagreement (exit 1).
+    status, out, _ = timed(capsys, 1, "solve", str(PUZZLES / "five-players-a-thief-first.json"), "--player", "red",
+                           "--goal", "win", "--horizon", "3", "--backend", "both", "--json")
+    data = json.loads(out)
+    assert status == 3 and data["agree"] is True
+    assert "unknown" in {b["verdict"] for b in data["backends"].values()}
+
+
+def test_analyze_of_the_largest_board_ends_within_its_limit_naming_what_it_left_out(tmp_path, capsys):
+    # Once: analyze --timeout 2 took 70 s (the limit held for each player's win search only, and the board's
+    # distances were searched again and again: cubic in the river's length).
+    file = write(tmp_path, "p.json", doc(P("a", "d1", "d150"), P("b", "port", "d3"), board=chain_board(MAX_DISCS),
+                                         phase="cards"))
+    status, out, _ = timed(capsys, 1, "analyze", file, "--json")
+    assert status == 0
+    for player in json.loads(out)["players"]:
+        done = {s for s in ("win", "steals", "threats", "falls") if s in player}
+        assert done | set(player.get("unfinished", [])) == {"win", "steals", "threats", "falls"}
+        assert not done & set(player.get("unfinished", []))
+
+
+def test_prove_ends_within_its_limit_and_every_property_left_is_unknown(capsys):
+    status, out, _ = timed(capsys, 1, "prove", "--players", "2-5", "--json")
+    properties = json.loads(out)["properties"]
+    assert status == 3 and len(properties) == 16
+    assert any(p.get("note") == "not asked: the time limit ran out" for p in properties)
+    assert {p["verdict"] for p in properties} <= {"proved", "unknown"}
+
+
+def test_mutants_out_of_time_are_unknown_not_survivors(capsys):
+    # A mutant no property refuted before the time limit did not survive: exit 3, not 1.
+    status, out, _ = timed(capsys, 1, "mutants", "--json")
+    results = json.loads(out)
+    assert status == 3 and not any(m["survived"] for m in results)
+    assert any(not m["killed"] for m in results)
+
+
+@pytest.mark.parametrize("argv", [["check", "--puzzles", "bundled", "--players", "2-5"],
+                                  ["check", "--puzzles", "bundled", "--players", "2-5", "--jobs", "2"],
+                                  ["diff", "standard", "bga-2013-05-09", "--players", "2-3"]])
+def test_designers_commands_end_within_their_limit_in_every_process(capsys, argv):
+    # The time limit travels with the tasks to the worker processes (--jobs 2).
+    status, _, _ = timed(capsys, 2, *argv, "--json")
+    assert status == 3
+
+
+def test_a_sweep_ends_within_its_grids_time_limit(tmp_path, capsys):
+    grid = write(tmp_path, "grid.json", {"switches": {"steal_after_unload": [True, False]}, "players": "2-5",
+                                         "puzzles": str(PUZZLES), "timeout": 1})
+    start = time.perf_counter()
+    status, out, _ = run(capsys, "sweep", grid, "--json")
+    assert time.perf_counter() - start <= 1.1 + 1
+    assert status in (1, 3) and any(r["unknown"] for r in json.loads(out)["rows"])
+
+
+def test_the_console_commands_time_limit_counts_its_start_up():
+    # Loading the tool takes about a second: the console command's limit counts from the start of its process.
+    from niagara_solver.cli import common
+    age = time.time() - common._process_start()
+    assert 0 <= age <= 60.5  # the process's age, capped at a minute (a command started moments ago)
+    try:
+        common.began_at_process_start()
+        with common.command_time_limit(5):
+            from niagara_solver.model.limits import time_left
+            left = time_left()
+            assert left is not None and left < 5
+    finally:
+        common._began.clear()
+    with common.command_time_limit(5):  # main(argv) from Python: from the call
+        left = time_left()
+        assert left is not None and 4.5 < left <= 5
+
+
+def test_the_time_limit_is_one_for_the_whole_command():
+    from niagara_solver.encoding.solver import make_solver
+    from niagara_solver.model.limits import OutOfTime, check_time, deadline, time_left, time_limit
+    import z3
+    assert time_left() is None and time_left(5) == 5
+    with time_limit(10):
+        outer = deadline()
+        with time_limit(100):  # a later limit inside changes nothing
+            assert deadline() == outer
+        with time_limit(0.05):  # an earlier one holds inside only
+            assert deadline() < outer
+            solver = make_solver(60)
+            solver.add(z3.Int("x") > 1)
+            time.sleep(0.06)
+            assert solver.check() == z3.unknown  # asked with no time left: unknown, without asking z3
+            with pytest.raises(OutOfTime):
+                check_time()
+        assert deadline() == outer and solver.check() == z3.sat
+    assert deadline() is None
+
+
+def _time_left_job(*_: Any) -> dict[str, Any]:
+    from niagara_solver.model.limits import time_left
+    return {"left": time_left()}
+
+
+def test_tasks_in_worker_processes_get_the_commands_time_limit():
+    from niagara_solver.jobs import Task, run_all
+    from niagara_solver.model.limits import time_limit
+    with time_limit(30):
+        results = run_all([Task(_time_left_job, ()), Task(_time_left_job, (1,))], jobs=2)
+    assert all(0 < r["left"] <= 30 for r in results.values())
+    assert all(r["left"] is None for r in run_all([Task(_time_left_job, ()), Task(_time_left_job, (1,))], jobs=2)
+               .values())
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_redrawn_while_a_long_step_runs(monkeypatch):
+    # Once: crosscheck (and prove, analyze, solve) sat silent on a terminal while one long question ran.
+    from niagara_solver.jobs import Progress
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    monkeypatch.setattr(Progress, "TICK", 0.05)
+    with Progress(3, "prove", True) as bar:
+        bar.step("R-PROP-1 2p")
+        time.sleep(0.3)  # one long step: the line is still redrawn
+    assert terminal.getvalue().count("prove [##########....................] 1/3 R-PROP-1 2p") >= 3
+    assert terminal.getvalue().endswith("\r" + " " * 110 + "\r")
+    quiet = _Terminal()
+    monkeypatch.setattr("sys.stderr", quiet)
+    with Progress(3, "prove", False):  # --json
+        time.sleep(0.1)
+    assert quiet.getvalue() == ""
+
+
+# -- 8. pictures a player can read -----------------------------------------------------------------------------------
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def _svg(pos_or_file: Any, **turn: Any) -> ET.Element:
+    from niagara_solver.report.svg import render_svg
+    pos = load_position(pos_or_file) if isinstance(pos_or_file, (str, Path)) else pos_or_file
+    return ET.fromstring(render_svg(pos, **turn))
+
+
+def _class(root: ET.Element, name: str) -> list[ET.Element]:
+    return [e for e in root.iter() if e.get("class") == name]
+
+
+def _words(text: ET.Element) -> str:
+    """What a text element shows (its own text and its tspans, not its tooltip)."""
+    return (text.text or "") + "".join((t.text or "" if t.tag == f"{SVG_NS}tspan" else "") + (t.tail or "")
+                                       for t in text)
+
+
+def test_a_turns_path_runs_under_the_discs_and_its_arrowhead_stops_at_the_rim(capsys):
+    # Once: the arrowhead covered the label of the disc it pointed at, and the path ran over other discs' labels.
+    from niagara_solver.report.svg import DISC_R, layout
+    pos = load_position(PUZZLES / "erratum-two-canoes.json")
+    root = _svg(pos, turn=Turn.parse("4: <port; port: >5"), player=0)
+    order = list(root.iter())
+    paths = _class(root, "turn")
+    discs = [e for e in order if e.tag == f"{SVG_NS}circle" and e.get("r") == str(DISC_R)]
+    assert len(paths) == 2 and all(order.index(p) < order.index(discs[0]) for p in paths)
+    x, y = layout(pos.board)["5"]
+    ex, ey = map(float, paths[1].get("points", "").split()[-1].split(","))
+    assert paths[1].findtext(f"{SVG_NS}title") == "port: >5" and ((ex - x) ** 2 + (ey - y) ** 2) ** 0.5 > DISC_R
+    starts = [p.get("points", "").split()[0] for p in paths]
+    assert starts[0] != starts[1]  # two canoes' paths side by side, not one on the other
+
+
+def test_unloads_steals_and_banks_are_drawn_where_they_happen():
+    # Once: only the caption said what the turn unloaded and stole.
+    steps = _class(_svg(PUZZLES / "steal-after-unloading.json", turn=Turn.parse("4: -ruby <2 xblue/amber"), player=0),
+                   "turn-step")
+    assert [s.findtext(f"{SVG_NS}title") for s in steps] == ["red unloads into the cave on 4: − ruby",
+                                                             "red steals (R-STEAL-1) on 2: steals blue's amber"]
+    banks = _class(_svg(PUZZLES / "erratum-two-canoes.json", turn=Turn.parse("4: <port; port: >5"), player=0),
+                   "turn-step")
+    assert [s.findtext(f"{SVG_NS}title") for s in banks] == ["red banks (R-GEM-4) on port: banks ruby"]
+
+
+def test_the_fork_marker_is_a_tag_not_an_arrow():
+    root = _svg(PUZZLES / "long-river.json")
+    tags = _class(root, "fork-marker")
+    assert sorted(t.findtext(f"{SVG_NS}title") for t in tags) == [
+        "fork marker: the next disc goes down B (R-FLOW-4)", "fork marker: the next disc goes down R (R-FLOW-4)"]
+    assert not [e for e in root.iter() if e.get("marker-end")]  # arrowheads belong to turns only
+
+
+def test_a_gem_in_a_canoe_of_its_own_colour_stands_on_a_white_ring():
+    # Once: a red canoe carrying a ruby was red on red.
+    canoe = next(g for g in _class(_svg(PUZZLES / "erratum-two-canoes.json"), "canoe") if g.get("data-place") == "4")
+    circles = [c for c in canoe if c.tag == f"{SVG_NS}circle"]
+    assert [c.get("fill") for c in circles] == ["#fff", "#e0245e"] and float(circles[0].get("r", 0)) > float(
+        circles[1].get("r", 0))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("board", ["standard", "long-two-forks"])
+def test_every_mark_stays_inside_the_picture_and_the_port_holds_its_canoes(players, board):
+    # Once: with 5 players the port's canoes overflowed its box, a long name ran off the picture under the bank
+    # dots, and "+2 storm" overflowed its box.
+    from niagara_solver.model.format import position_from_json
+    names = ["Maximiliane-Annabella-Wilhelmina-von-Niagara", "b", "averyveryveryverylongplayernamewithoutspaces",
+             "d", "e", "f"][:players]
+    rules = {"x_sixth_player": True} if players == 6 else "standard"
+    board_json = json.loads((PUZZLES / "long-river.json").read_text())["board"] if board != "standard" else None
+    document = doc(*(P(n, "port", "port", bank={"ruby": 1, "amber": 1, "diamond": 1}) for n in names), phase="cards",
+                   weather=2, ruleset=rules, **({"board": board_json} if board_json else {}))
+    root = _svg(position_from_json(document))
+    width, height = float(root.get("width", 0)), float(root.get("height", 0))
+    port = next(e for e in root.iter(f"{SVG_NS}rect") if e.get("fill") == "#d9c7a3")
+    left, top = float(port.get("x", 0)), float(port.get("y", 0))
+    right, bottom = left + float(port.get("width", 0)), top + float(port.get("height", 0))
+    hulls = [g for g in _class(root, "canoe") if g.get("data-place") == "port"]
+    assert len(hulls) == 2 * players
+    for hull in hulls:
+        xs = [float(v) for v in hull.find(f"{SVG_NS}path").get("d", "").replace("M", "").replace("Q", "")
+              .replace("Z", "").split()]
+        assert left < min(xs[0::2]) and max(xs[0::2]) < right and top < min(xs[1::2]) and max(xs[1::2]) < bottom
+    for text in root.iter(f"{SVG_NS}text"):
+        words = _words(text)
+        x = float(text.get("x", 0))
+        size = float(text.get("font-size", 12))
+        extent = 0.55 * size * len(words)  # above Helvetica's average width (digits, capitals included)
+        start = x - extent / 2 if text.get("text-anchor") == "middle" else x
+        assert 0 <= start and start + extent <= width and float(text.get("y", 0)) <= height, words
+    storm = [e for e in root.iter(f"{SVG_NS}text") if _words(e) == "+2 storm"]
+    box = [e for e in root.iter(f"{SVG_NS}rect") if e.get("fill") == "#f4a261"][0]
+    assert storm and 0.6 * 11 * len("+2 storm") < float(box.get("width", 0))
+    long_name = [t for t in root.iter(f"{SVG_NS}text") if t.findtext(f"{SVG_NS}title") == names[0]]
+    assert long_name and _words(long_name[0]).startswith("Maximiliane-Annabella-W")
+
+
+def test_a_finished_game_shows_who_won():
+    root = _svg(PUZZLES / "the-game-is-over.json")
+    texts = [_words(t) for t in root.iter(f"{SVG_NS}text")]
+    assert "Game over: red wins (R-END-2, R-END-3)" in texts and "red ★ wins" in texts
+
+
+def test_the_legend_explains_the_lifebuoy_the_bank_dots_and_every_other_mark():
+    root = _svg(PUZZLES / "erratum-two-canoes.json", turn=Turn.parse("4: <port; port: >5"), player=0)
+    assert [_words(g.findall(f"{SVG_NS}text")[-1]) for g in _class(root, "legend")] == [
+        "lifebuoy: this player acts first (R-COMP-5)", "dots after bank: the gems a player banked",
+        "fork marker: the next disc's branch (R-FLOW-4)",
+        "dashed link: one cave by several discs (R-BOARD-4)", "dashed path: an acting canoe's way",
+        "label: gem loaded +, unloaded −, stolen, banked"]
+
+
+def test_a_cave_beside_two_discs_is_drawn_once_with_its_gems():
+    # Once: the sapphire and ruby caves were drawn twice, once empty.
+    pos = load_position(PUZZLES / "erratum-two-canoes.json")
+    root = _svg(pos)
+    sapphires = [c for c in root.iter(f"{SVG_NS}circle") if c.findtext(f"{SVG_NS}title") == "sapphire"
+                 and c.get("r") == "4"]
+    assert len(sapphires) == pos.cave(Colour.SAPPHIRE).get(Colour.SAPPHIRE) == 8
+    assert "".join(t.findtext(f"{SVG_NS}title") or "" for t in _class(root, "cave-link")) == (
+        "one sapphire cave beside 6L and 6R (R-BOARD-4)one ruby cave beside 7L and 7R (R-BOARD-4)")
+    assert not [t for t in root.iter(f"{SVG_NS}text") if _words(t) == "empty"]

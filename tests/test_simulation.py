@@ -21,7 +21,7 @@ from strategies import LONG_BOARD, SWITCH_VALUES
 def check(pos: Position) -> None:
     assert not position_problems(pos), position_problems(pos)
     assert all(len(p.canoes) == 2 for p in pos.players)                       # R-PROP-4
-    assert all(len(c.gems) <= pos.ruleset.capacity for _, c in pos.canoes())  # R-PROP-6
+    assert all(len(c.gems) <= c.capacity(pos.ruleset.capacity) for _, c in pos.canoes())  # R-PROP-6
     assert -1 <= pos.weather <= 2                                             # R-PROP-8
     assert pos.gem_totals() == tuple([pos.gems_per_colour] * 5)       # R-PROP-3
     text = dumps_position(pos)

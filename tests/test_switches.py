@@ -19,7 +19,7 @@ from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.rescue import rescue_options
 from niagara_solver.engine.round import end_round, winners
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.errors import IllegalTurnError, PositionError, RulesetError
+from niagara_solver.model.errors import IllegalTurnError, NiagaraError, PositionError, RulesetError
 from niagara_solver.model.atoms import Card, Colour
 from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Canoe
@@ -257,3 +257,87 @@ def test_the_switch_table_of_the_docs_is_the_switch_rows():
                 assert _json_cells(others) == [v for v in values.domain if v != switch.default_json], name
             # A shared row names its rules by section; a switch's own row lists them all.
             assert rules == ("section X" if len(names) > 1 else ", ".join(switch.rules)), name
+
+
+# -- the expansion's switches: each module's switch, and the modules' own switches (RULES.md section X) --------------
+
+def _x(rules, *players, **fields):
+    return position(*players, ruleset=rules, **fields)
+
+
+@shows("x_cards")
+def test_x_cards():
+    # With the module the Lasso is a card of the hand and moors the river canoe (X-CARDS-4); without it, no such card.
+    on = _x({"x_cards": True}, P("a", "4", "fallen", hand=["lasso", 1]), P("b", "port", "port"))
+    assert notations(on, "a", "lasso") == ["lasso"]
+    with pytest.raises(NiagaraError) as err:
+        _x({}, P("a", "4", "fallen", hand=["lasso", 1]), P("b", "port", "port"))
+    assert err.value.rule == "X-CARDS-1"
+
+
+@shows("x_double")
+def test_x_double():
+    # A double canoe on 3 loads two amethysts with a 4 (X-DOUBLE-2); a single canoe there loads one at most.
+    on = _x({"x_double": True}, P("a", {"kind": "double", "at": "3"}, {"kind": "single", "at": "fallen"}),
+            P("b", {"kind": "single", "at": "port"}, {"kind": "double", "at": "port"}))
+    off = _x({}, P("a", "3", "fallen"), P("b", "port", "port"))
+    assert "3: +amethyst +amethyst" in notations(on, "a", 4)
+    assert not [t for t in notations(off, "a", 4) if t.count("+") > 1]
+
+
+@shows("x_beaver")
+def test_x_beaver():
+    # A cloud up to +2 brings the beaver onto the top disc (X-BEAVER-1); without the module nothing more happens.
+    for rules, beaver in (({"x_beaver": True}, "1"), ({}, None)):
+        pos = _x(rules, P("a", "4", "fallen", hand=["cloud"]), P("b", "port", "port"), weather=1)
+        up = [o.position for o in legal_turns(pos, 0, Card.CLOUD) if o.position.weather == 2]
+        assert [p.beaver for p in up] == [beaver]
+
+
+@shows("x_moose")
+def test_x_moose():
+    # On a last disc, the waiting moose may be taken and gives 2 more points (X-MOOSE-1, X-MOOSE-2).
+    on = _x({"x_moose": True}, P("a", "7L", "fallen"), P("b", "port", "port"))
+    off = _x({}, P("a", "7L", "fallen"), P("b", "port", "port"))
+    assert notations(off, "a", 1) == ["7L: <6L"]
+    assert "7L: moose <4" in notations(on, "a", 1)
+
+
+@shows("card_123_canoes")
+def test_card_123_canoes():
+    # With the 1/2/3 card one canoe acts ("one") or both river canoes act with the same budget ("all") (X-CARDS-3).
+    def turns(value):
+        pos = _x({"x_cards": True, "card_123_canoes": value}, P("a", "3", "5", hand=["123"]), P("b", "port", "port"))
+        return {len(o.turn.actions) for o in legal_turns(pos, 0, Card.ONE_TWO_THREE)}
+    assert turns("one") == {1} and turns("all") == {2}
+
+
+@shows("lasso_scope")
+def test_lasso_scope():
+    # The Lasso moors every river canoe ("all") or the one chosen ("one") (X-CARDS-4).
+    def turns(value):
+        pos = _x({"x_cards": True, "lasso_scope": value}, P("a", "3", "5", hand=["lasso"]), P("b", "port", "port"))
+        return notations(pos, "a", "lasso")
+    assert turns("all") == ["lasso"] and turns("one") == ["lasso 3", "lasso 5"]
+
+
+@shows("double_one_cave")
+def test_double_one_cave():
+    # A double canoe's gem actions at one cave only (true), or on both sides of its movement (false) (X-DOUBLE-2).
+    def turns(value):
+        pos = _x({"x_double": True, "double_one_cave": value},
+                 P("a", {"kind": "double", "at": "3"}, {"kind": "single", "at": "fallen"}),
+                 P("b", {"kind": "single", "at": "port"}, {"kind": "double", "at": "port"}))
+        return notations(pos, "a", 5)
+    assert "3: +amethyst >4 +diamond" in turns(False) and "3: +amethyst >4 +diamond" not in turns(True)
+
+
+@shows("reveal")
+def test_reveal():
+    # The cards revealed at once let the first player dodge the thief (R-TURN-1; tests/test_reveal.py): the legal
+    # moves are the same, the solver's answer differs.
+    from test_reveal import dodge
+    from niagara_solver.solver.answers import Goal
+    from niagara_solver.solver.solve import solve
+    assert solve(dodge("at_once"), 0, Goal.SAFE, 1, "search", 60).word == "yes"
+    assert solve(dodge("in_turn"), 0, Goal.SAFE, 1, "search", 60).word == "no"

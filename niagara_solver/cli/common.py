@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+import functools
+import os
+import time
+from typing import Any, Callable, ContextManager, TypeVar
 
 import click
 
 from niagara_solver.model.atoms import MIN_PLAYERS, MOST_PLAYERS, Card
 from niagara_solver.model.errors import InputError, quoted
 from niagara_solver.model.format import dumps, load_document, load_ruleset
-from niagara_solver.model.limits import LIMITS, check_flow_steps, check_timeout
+from niagara_solver.model.limits import LIMITS, check_flow_steps, check_timeout, deadline_at
 from niagara_solver.model.position import Position
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -73,9 +76,79 @@ class Steps(click.ParamType):
         return check_flow_steps(value, option)
 
 
+class PuzzleFolder(click.ParamType):
+    """The type of ``--puzzles``: a folder of puzzle files, or ``bundled``, the puzzles installed with the tool
+    (found wherever the command runs, not only in the repository)."""
+
+    name = "folder"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from niagara_solver.model.puzzles import bundled_puzzles
+        if value == BUNDLED:
+            folder = bundled_puzzles()
+            if folder is None:
+                self.fail("this installation has no bundled puzzles", param, ctx)
+            return folder
+        if not os.path.isdir(value):
+            self.fail(f"folder {quoted(value)} does not exist (or write {BUNDLED} for the bundled puzzles)", param,
+                      ctx)
+        return str(value)
+
+
+#: The word ``--puzzles`` takes for the puzzles installed with the tool.
+BUNDLED = "bundled"
+
 #: The shared option types (``type=TIMEOUT`` on every ``--timeout``).
 TIMEOUT = Seconds()
 STEPS = Steps()
+PUZZLES = PuzzleFolder()
+
+
+#: When the running command began (``time.time()``): the start of the process for the console command, so that
+#: its time limit counts the start-up too (loading the tool takes about a second); None when the command line is
+#: run from Python (``main(argv)``), where the limit counts from the call.
+_began: list[float] = []
+
+
+def began_at_process_start() -> None:
+    """Count the console command's time limit from the start of its process (read from /proc on Linux; from now
+    elsewhere)."""
+    _began[:] = [_process_start()]
+
+
+def _process_start() -> float:
+    try:
+        with open("/proc/self/stat", encoding="ascii") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, after the command's name
+        with open("/proc/uptime", encoding="ascii") as f:
+            uptime = float(f.read().split()[0])
+        age = uptime - ticks / os.sysconf("SC_CLK_TCK")
+        return time.time() - max(0.0, min(age, 60.0))  # a sane age: a command started moments ago
+    except (OSError, ValueError, IndexError):
+        return time.time()
+
+
+def command_time_limit(seconds: float | None) -> ContextManager[None]:
+    """The command's time limit: ``seconds`` from when the command began (see :data:`_began`)."""
+    if seconds is None:
+        return deadline_at(None)
+    return deadline_at((_began[0] if _began else time.time()) + seconds)
+
+
+def timeout_option(default: float) -> Callable[[F], F]:
+    """The one ``--timeout SECONDS`` option: the command's time limit, the same meaning in every command that
+    takes one (README.md, "Time limits"); only the default differs, by what a run usually costs. The command runs
+    within it (:func:`command_time_limit`): every solver question, search and task of the command stops by then."""
+    def decorate(command: F) -> F:
+        @functools.wraps(command)
+        def within(*args: Any, **kwargs: Any) -> Any:
+            with command_time_limit(kwargs["timeout"]):
+                return command(*args, **kwargs)
+        option = click.option("--timeout", type=TIMEOUT, default=default, show_default=True, metavar="SECONDS",
+                              help="The command's time limit: it ends within it (10% + 1 s) and whatever is not "
+                                   "answered by then is UNKNOWN.")
+        return option(within)  # type: ignore[return-value]
+    return decorate
 
 
 def players_counts(default: str, what: str = "Player counts") -> Callable[[F], F]:

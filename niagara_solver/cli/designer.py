@@ -15,16 +15,19 @@ import click
 from tabulate import tabulate
 
 from niagara_solver.model.errors import InputError
+from niagara_solver.report.text import play_text
+from niagara_solver.cli.common import ruleset_option
+from niagara_solver.design.simulate import MAX_GAMES
+from niagara_solver.model.estimates import difference_row
+from niagara_solver.engine.playout import POLICIES
 from niagara_solver.model.format import dumps_position, load_board, load_ruleset
-from niagara_solver.cli.common import (TIMEOUT, board_option, emit_json, load, parse_card, player_index,
-                                       players_counts, players_option)
+from niagara_solver.cli.common import (BUNDLED, PUZZLES, board_option, command_time_limit, emit_json, load,
+                                       parse_card, player_index, players_counts, players_option, timeout_option)
 
 _jobs = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Run the independent checks in this many processes.")
 _scheduler = click.option("--scheduler", metavar="ADDRESS",
                           help="Run the checks on a Dask cluster (tcp://host:8786); needs the dask extra.")
-_timeout = click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True,
-                        help="Seconds per solver question; past it the verdict is UNKNOWN.")
 
 
 @click.command()
@@ -80,14 +83,15 @@ def render(position: str, ruleset_spec: str | None, out_path: str | None, player
               help="Prove under this ruleset and answer every puzzle under it (default: standard for the "
                    "proofs; each puzzle under its own ruleset).")
 @board_option
-@click.option("--puzzles", "puzzles_dir", type=click.Path(file_okay=False, exists=True),
-              help="A folder of puzzles with recorded answers.")
+@click.option("--puzzles", "puzzles_dir", type=PUZZLES, metavar="DIR|bundled",
+              help="A folder of puzzles with recorded answers; bundled: the puzzles installed with the tool "
+                   "(default: none, the proofs alone).")
 @players_counts("2-5", "Player counts for the proofs")
 @click.option("--junit", "junit_path", metavar="FILE.xml", help="Also write JUnit XML: a test case per property "
               "and per puzzle.")
 @_jobs
 @_scheduler
-@_timeout
+@timeout_option(600.0)
 @click.option("--json", "as_json", is_flag=True, help="The whole report as JSON.")
 def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, players_text: str,
           junit_path: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
@@ -95,7 +99,7 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
 
     \b
     Examples:
-      niagara-solve check --puzzles puzzles --players 2
+      niagara-solve check --puzzles bundled --players 2
       niagara-solve check --puzzles puzzles --junit check-results.xml --jobs 2
     """
     from niagara_solver.design.check import check as run_check
@@ -141,15 +145,15 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
         click.echo(f"\nFAIL puzzle {p['name']}: recorded {p['recorded'].upper()}, now {answer['verdict'].upper()}")
         click.echo(f"  {p['question']}")
         if answer.get("turn"):
-            click.echo(f"  now: play {answer['card']}, then {answer['turn']}")
+            click.echo(f"  now: {play_text(str(answer['card']), answer['turn'])}")
         for r in answer.get("refutations", [])[:5]:
             click.echo(f"  now: {r['option']}: " + (" → ".join(r["answer"]) or "no way through"))
     for p in invalid:
         click.echo(f"\nFAIL puzzle {p['name']}: {p['error']}")
     for p in unknown:
-        click.echo(f"\nUNKNOWN {p['id']} {p['title']}: the solver gave no answer within {timeout:g} s")
+        click.echo(f"\nUNKNOWN {p['id']} {p['title']}: no answer within the time limit ({timeout:g} s)")
     for p in lost:
-        click.echo(f"\nUNKNOWN puzzle {p['name']}: no answer within {timeout:g} s")
+        click.echo(f"\nUNKNOWN puzzle {p['name']}: no answer within the time limit ({timeout:g} s)")
     click.echo("\n" + {0: "PASS", 1: "FAIL", 3: "UNKNOWN"}[report.status])
     if junit_path:
         click.echo(f"JUnit XML written to {junit_path}")
@@ -161,12 +165,12 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
 @click.argument("ruleset_b", metavar="RULESET_B")
 @board_option
 @players_counts("2", "Player counts for the proofs")
-@click.option("--puzzles", "puzzles_dir", type=click.Path(file_okay=False, exists=True), default=None,
-              help="Answer these puzzles under both rulesets (default: ./puzzles if it exists).")
+@click.option("--puzzles", "puzzles_dir", type=PUZZLES, default=BUNDLED, show_default=True, metavar="DIR|bundled",
+              help="Answer these puzzles under both rulesets; bundled: the puzzles installed with the tool.")
 @click.option("--save", "save_dir", metavar="DIR", help="Write each witness as a position file and an SVG here.")
 @_jobs
 @_scheduler
-@_timeout
+@timeout_option(600.0)
 @click.option("--json", "as_json", is_flag=True,
               help="The whole comparison as JSON: switches, properties, puzzles and witnesses.")
 def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puzzles_dir: str | None,
@@ -186,8 +190,6 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
     a, b = load_ruleset(ruleset_a, "RULESET_A"), load_ruleset(ruleset_b, "RULESET_B")
     board = load_board(board_spec)
     counts = players_option(players_text)
-    if puzzles_dir is None and os.path.isdir("puzzles"):
-        puzzles_dir = "puzzles"
     if save_dir:
         os.makedirs(save_dir, exist_ok=True)  # fail now, not after the whole run
     report = run_diff(board, a, b, counts, puzzles_dir, timeout, jobs, scheduler, show_progress=not as_json)
@@ -220,8 +222,8 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
         click.echo("\nswitches that differ:")
         click.echo(tabulate([[k, x, y] for k, (x, y) in switches.items()], headers=["switch", "A", "B"]))
     click.echo("\nproperties (for all positions):")
-    click.echo(tabulate([[p.id, p.title, *(w.upper() for w in p.words), "changed" if p.changed else ""]
-                         for p in report.properties], headers=["property", "", "A", "B", ""]))
+    click.echo(tabulate([[p.id, p.title, *(w.upper() for w in p.words), _change(p.changed, p.a, p.b)]
+                         for p in report.properties], headers=["id", "property", "A", "B", "A → B"]))
     if report.puzzles:
         moved = [p for p in report.puzzles if p.changed]
         click.echo(f"\npuzzles: {len(report.puzzles) - len(moved)} of {len(report.puzzles)} answer the same; "
@@ -252,27 +254,28 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
               help="Write the report (README.md and img/) into this folder.")
 @board_option
 @players_counts("2-5", "Player counts for the proofs")
-@click.option("--puzzles", "puzzles_dir", type=click.Path(file_okay=False, exists=True), default="puzzles",
-              help="The puzzles to answer and draw.",
-              show_default=True)
+@click.option("--puzzles", "puzzles_dir", type=PUZZLES, default=BUNDLED, show_default=True, metavar="DIR|bundled",
+              help="The puzzles to answer and draw; bundled: the puzzles installed with the tool.")
 @click.option("--crosscheck-count", type=click.IntRange(min=0), default=4, show_default=True,
               help="Random playout positions in the cross-check section.")
+@click.option("--games", type=click.IntRange(0, MAX_GAMES), default=150, show_default=True,
+              help="Simulated games per ruleset in the playtesting section (0: no such section).")
 @_jobs
 @_scheduler
-@_timeout
-def report(out_dir: str, board_spec: str, players_text: str, puzzles_dir: str, crosscheck_count: int, jobs: int,
-           scheduler: str | None, timeout: float) -> int:
-    """Write a Markdown report with pictures: proofs per preset, mutants, cross-check coverage, puzzles, diffs.
+@timeout_option(1800.0)
+def report(out_dir: str, board_spec: str, players_text: str, puzzles_dir: str, crosscheck_count: int, games: int,
+           jobs: int, scheduler: str | None, timeout: float) -> int:
+    """Write a Markdown report with pictures: proofs, mutants, cross-check coverage, puzzles, diffs, playtesting.
 
     \b
     Examples:
       niagara-solve report --out reports --jobs 2
-      niagara-solve report --out /tmp/report --players 2 --crosscheck-count 0
+      niagara-solve report --out /tmp/report --players 2 --crosscheck-count 0 --games 0
     """
     from niagara_solver.report.markdown import ReportSettings, make_report
     os.makedirs(os.path.join(out_dir, "img"), exist_ok=True)  # fail now, not after the whole run
     settings = ReportSettings(load_board(board_spec), players_option(players_text), puzzles_dir,
-                              crosscheck_count=crosscheck_count, timeout=timeout)
+                              crosscheck_count=crosscheck_count, timeout=timeout, simulate_games=games)
     written = make_report(out_dir, settings, jobs, scheduler, show_progress=True)
     pictures = sum(p.endswith(".svg") for p in written)
     click.echo(f"wrote {os.path.join(out_dir, 'README.md')} and {pictures} pictures")
@@ -297,7 +300,8 @@ def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> in
     from niagara_solver.design.sweep import load_grid
     from niagara_solver.design.sweep import sweep as run_sweep
     grid = load_grid(grid_path)
-    result = run_sweep(grid, jobs, scheduler, show_progress=not as_json)
+    with command_time_limit(grid.timeout):  # the grid's time limit, for the whole sweep
+        result = run_sweep(grid, jobs, scheduler, show_progress=not as_json)
     if as_json:
         emit_json(result.to_json())
         return result.status
@@ -329,8 +333,150 @@ def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> in
     return result.status
 
 
+def _change(changed: bool, a: Any, b: Any) -> str:
+    """The last column of diff's properties: changed, same, or unknown (a side ran out of time)."""
+    from niagara_solver.model.verdict import Verdict
+    return "changed" if changed else "unknown" if Verdict.UNKNOWN in (a, b) else "same"
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-COMMANDS = [render, check, diff, report, sweep]
+@click.command()
+@ruleset_option
+@click.option("--compare", "compare_specs", nargs=2, metavar="RULESET_A RULESET_B",
+              help="Play the same games (same seeds, same seats) under two rulesets, presets or files, and give each "
+                   "figure's change from A to B with its 95% interval.")
+@board_option
+@players_counts("4", "Player counts to simulate")
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=100, show_default=True,
+              help="Games per player count (and per ruleset with --compare).")
+@click.option("--rounds", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Stop a game after this many rounds if nobody has reached the goal; it counts as unfinished.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same games).")
+@click.option("--policy", type=click.Choice(sorted(POLICIES)), default="lookahead", show_default=True,
+              help="Who plays: lookahead looks ahead through the flow; greedy usually banks, steals or loads most; "
+                   "uniform takes any legal choice alike.")
+@click.option("--against", type=click.Choice(sorted(POLICIES)), default=None,
+              help="Mixed games: one seat plays --policy and every other seat this policy, the seat turning with "
+                   "the games; adds --policy's win rate against the fair share.")
+@click.option("--out", "out_dir", metavar="DIR",
+              help="Write the charts here as SVG, per player count: game lengths and wins by seat.")
+@_jobs
+@_scheduler
+@click.option("--json", "as_json", is_flag=True, help="Every figure with its interval, and every game, as JSON.")
+def simulate(ruleset_spec: str, compare_specs: tuple[str, str] | None, board_spec: str, players_text: str,
+             games: int, rounds: int, seed: int, policy: str, against: str | None, out_dir: str | None, jobs: int,
+             scheduler: str | None, as_json: bool) -> int:
+    """Playtest a ruleset: seeded games played by a policy; game length, wins by seat, falls, steals, rescues.
+
+    Also how games end (7 gems, 5 colours or 4 of a colour, R-END-1), every figure with its 95% interval. With
+    --compare, the same games under two rulesets and what changes. The figures are estimates from simulated play,
+    not proofs.
+
+    \b
+    Examples:
+      niagara-solve simulate --players 3-5 --games 200 --jobs 2 --out charts
+      niagara-solve simulate --compare standard bga-2013-05-09 --games 100 --out charts
+      niagara-solve simulate --players 4 --against greedy --games 100
+    """
+    from niagara_solver.design.simulate import Settings, compare, simulate as run_simulate
+    board = load_board(board_spec)
+    counts = players_option(players_text)
+    if compare_specs:
+        a = load_ruleset(compare_specs[0], "--compare RULESET_A")
+        b = load_ruleset(compare_specs[1], "--compare RULESET_B")
+        pairs = [(Settings(a, board, n, games, seed, policy, against, rounds),
+                  Settings(b, board, n, games, seed, policy, against, rounds)) for n in counts]
+    else:
+        rules = load_ruleset(ruleset_spec)
+        runs = [Settings(rules, board, n, games, seed, policy, against, rounds) for n in counts]
+    for settings in ([s for pair in pairs for s in pair] if compare_specs else runs):
+        settings.check()  # every count and ruleset refused now, not after the first run
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)  # fail now, not after the games
+    charts: list[str] = []
+    if compare_specs:
+        names = _ruleset_names(compare_specs)
+        found = [compare(x, y, jobs, scheduler, show_progress=not as_json) for x, y in pairs]
+        if out_dir:
+            from niagara_solver.report.charts import write_charts
+            for c in found:
+                charts += write_charts(out_dir, [(names[0], c.a), (names[1], c.b)])
+        if as_json:
+            emit_json({"comparisons": [c.to_json() for c in found], "charts": charts})
+            return 0
+        for c in found:
+            click.echo(_comparison_text(c, names))
+    else:
+        done = [run_simulate(s, jobs, scheduler, show_progress=not as_json) for s in runs]
+        if out_dir:
+            from niagara_solver.report.charts import write_charts
+            for sim in done:
+                charts += write_charts(out_dir, [(ruleset_spec, sim)])
+        if as_json:
+            emit_json({"simulations": [sim.to_json() for sim in done], "charts": charts})
+            return 0
+        click.echo("\n\n".join(_simulation_text(sim, ruleset_spec) for sim in done))
+    if charts:
+        click.echo(f"\ncharts: {', '.join(charts)}")
+    return 0
+
+
+def _ruleset_names(specs: tuple[str, str]) -> tuple[str, str]:
+    """Short names of the compared rulesets (a file by its name), told apart when they would read the same."""
+    a, b = (os.path.splitext(os.path.basename(s))[0] for s in specs)
+    return (a, b) if a != b else ("A: " + specs[0], "B: " + specs[1])
+
+
+def _ci(values: dict[str, Any], digits: int = 1, share: bool = False) -> str:
+    """``17.0 (16.0–18.0)`` or, for a share, ``30% (21–40%)``."""
+    value, low, high = values["value"], values["low"], values["high"]
+    if value is None:
+        return "-"
+    if low is None or high is None:  # one game: no interval
+        return f"{100 * value:.0f}%" if share else f"{value:.{digits}f}"
+    if share:
+        return f"{100 * value:.0f}% ({100 * low:.0f}–{100 * high:.0f}%)"
+    return f"{value:.{digits}f} ({low:.{digits}f}–{high:.{digits}f})"
+
+
+def _simulation_text(sim: Any, ruleset: str) -> str:
+    data = sim.to_json()
+    s = sim.settings
+    length = data["length"]
+    head = (f"simulate · ruleset {ruleset} · board {data['board']} · {s.players} players · {len(sim.games)} games "
+            f"(seed {s.seed}) · {s.policy}" + (f" against {s.against}" if s.against else "")
+            + f" · {sim.seconds:.1f} s")
+    lines = [head, "estimates from simulated play, with 95% intervals", "",
+             f"game length (rounds, finished games): median {_ci(length['median'], 0)}, mean {_ci(length['mean'])}"
+             + (f", quartiles {length['quartiles'][0]:g}–{length['quartiles'][2]:g}" if length["quartiles"] else "")
+             + (f", range {length['min']}–{length['max']}" if length["min"] is not None else "")
+             + f"; unfinished after {s.max_rounds} rounds: {length['unfinished']}",
+             "per game: " + ", ".join(f"{what} {_ci(v)}" for what, v in data["per_game"].items()),
+             "games ended by (R-END-1; a game may end by several): "
+             + ", ".join(f"{goal} {_ci(v, share=True)}" for goal, v in data["ends"].items()),
+             "", tabulate([[f"{x['seat']} (seat {k + 1})", x["wins"]["count"], _ci(x["wins"], share=True)]
+                           for k, x in enumerate(data["seats"])], headers=["seat", "wins", "win rate (95% CI)"])]
+    if s.against:
+        won = data["policy_wins"]
+        lines += ["", f"{s.policy} in one seat against {s.against} (the seat turning game by game): won "
+                      f"{_ci(won, share=True)} of games; fair share {100 * won['fair_share']:.0f}%"]
+    if data["shared_wins"]:
+        lines.append(f"shared wins (R-END-3): {data['shared_wins']}; each winner counts one")
+    return "\n".join(lines)
+
+
+def _comparison_text(c: Any, names: tuple[str, str]) -> str:
+    s = c.a.settings
+    head = (f"simulate --compare · A: {names[0]} · B: {names[1]} · board {s.board.name or 'inline'} · {s.players} "
+            f"players · {len(c.a.games)} games each, same seeds (seed {s.seed}) · {s.policy}"
+            + (f" against {s.against}" if s.against else "") + f" · {c.a.seconds:.1f} s")
+    rows = [difference_row(r) for r in c.to_json()["differences"]]
+    return "\n".join([head, "estimates from simulated play; B − A with its 95% interval (an interval that does not "
+                            "hold 0 is a difference the games show)", "",
+                      tabulate(rows, headers=["measure", "A", "B", "B − A", "95% CI"], disable_numparse=True)])
+
+
+COMMANDS = [render, check, diff, report, sweep, simulate]

@@ -34,7 +34,8 @@ from niagara_solver.cli.common import load as _load
 from niagara_solver.cli.common import parse_card as _card
 from niagara_solver.cli.common import player_index as _player_index
 from niagara_solver.cli.common import players_option as _players_option
-from niagara_solver.cli.common import STEPS, TIMEOUT, board_option, players_counts, ruleset_option
+from niagara_solver.cli.common import (STEPS, TIMEOUT, began_at_process_start, board_option, players_counts,
+                                       ruleset_option, timeout_option)
 
 if TYPE_CHECKING:
     from niagara_solver.verify.mutants import MutantResult
@@ -178,6 +179,7 @@ def cli() -> None:
     niagara-solve flow POSITION --steps K
     niagara-solve round POSITION --play NAME=CARD ... --act NAME=TURN ...
     niagara-solve play POSITION [--seed S] [--rounds N]
+    niagara-solve advise POSITION [--player NAME] [--continuations N]
     niagara-solve why POSITION --player NAME --card CARD --turn TURN
     niagara-solve prove [--ruleset R] [--board B] [--players COUNTS] [--property ID ...]
     niagara-solve mutants [--players COUNTS] [--mutant NAME ...]
@@ -187,6 +189,7 @@ def cli() -> None:
     niagara-solve diff RULESET_A RULESET_B [--board B] [--players COUNTS] [--save DIR]
     niagara-solve report [--out reports/] [--jobs N]
     niagara-solve sweep GRID.json [--jobs N | --scheduler ADDRESS]
+    niagara-solve simulate [--ruleset R | --compare A B] [--players COUNTS] [--games G] [--out DIR]
 
     Each command's --help lists its options and examples. An option means the same in every command that takes it
     (README.md, "Options").
@@ -306,23 +309,41 @@ def flow(position: str, ruleset_spec: str | None, steps: int, branches: str | No
 
 
 @cli.command()
-@click.argument("position", type=click.Path(dir_okay=False))
+@click.argument("position", type=click.Path(dir_okay=False), required=False)
 @_ruleset_option
+@click.option("--players", "new_game", type=click.IntRange(2, 6), metavar="COUNTS",
+              help="Without POSITION: a new game of this many players (one count, 2 to 6) at the start of round 1, "
+                   "under --ruleset (default standard), e.g. --ruleset flussgeister --players 5.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same game).")
 @click.option("--rounds", type=click.IntRange(min=1), default=100, show_default=True,
               help="Stop after this many rounds if the game has not ended.")
-@click.option("--policy", type=click.Choice(sorted(POLICIES)), default="greedy", show_default=True,
-              help="greedy: usually the turn that banks, steals or loads most; uniform: any legal choice alike.")
+@click.option("--policy", type=click.Choice(sorted(POLICIES)), default="lookahead", show_default=True,
+              help="lookahead: looks ahead through the flow (docs/DECISIONS.md); greedy: usually the turn that banks, "
+                   "steals or loads most; uniform: any legal choice alike.")
 @click.option("--json", "as_json", is_flag=True, help="Every round and the final position as JSON.")
-def play(position: str, ruleset_spec: str | None, seed: int, rounds: int, policy: str, as_json: bool) -> int:
-    """A seeded random playout, round by round, until the game ends or --rounds rounds were played.
+def play(position: str | None, ruleset_spec: str | None, new_game: int | None, seed: int, rounds: int, policy: str,
+         as_json: bool) -> int:
+    """A seeded random playout, round by round, until the game ends or --rounds rounds were played: from a
+    position, or a new game (--players N under --ruleset).
 
     \b
     Examples:
       niagara-solve play puzzles/start-4p.json --seed 7
       niagara-solve play puzzles/start-4p.json --seed 7 --rounds 5 --policy uniform --json
+      niagara-solve play --ruleset flussgeister --players 6 --seed 3
     """
-    pos = _load(position, ruleset_spec)[0]
+    if (position is None) == (new_game is None):
+        raise click.UsageError("give a POSITION, or --players N for a new game (not both)")
+    if position is None:
+        from niagara_solver.model.format import load_ruleset
+        from niagara_solver.design.simulate import start_position
+        from niagara_solver.model.board import standard_board
+        rules = load_ruleset(ruleset_spec or "standard")
+        assert new_game is not None
+        rules.check_players([new_game], "--players")
+        pos = start_position(standard_board(), rules, new_game)
+    else:
+        pos = _load(position, ruleset_spec)[0]
     records = []
     for record in random_playout(pos, seed, rounds, policy):
         records.append(record)
@@ -407,11 +428,13 @@ def round_(position: str, ruleset_spec: str | None, play_texts: tuple[str, ...],
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
 @_rescue_option
-@click.option("--timeout", type=TIMEOUT, default=10.0, show_default=True,
-              help="Seconds for each player's forced-win search; past it the answer is unknown.")
+@timeout_option(30.0)
+@click.option("--continuations", type=click.IntRange(min=0), default=20, show_default=True,
+              help="Simulated continuations per card for the advice to the player deciding next (an estimate; 0: "
+                   "none; niagara-solve advise for more).")
 @click.option("--json", "as_json", is_flag=True, help="The analysis as JSON.")
 def analyze(position: str, ruleset_spec: str | None, rescue_texts: tuple[str, ...], timeout: float,
-            as_json: bool) -> int:
+            continuations: int, as_json: bool) -> int:
     """Analyse a position for every player: forced wins this round, steal chances, threats, falls, flows.
 
     The default command: niagara-solve POSITION is niagara-solve analyze POSITION.
@@ -428,7 +451,10 @@ def analyze(position: str, ruleset_spec: str | None, rescue_texts: tuple[str, ..
     target = pos
     if rescues:
         target = _to_turns_phase(pos, rescues, notes)
-    result = run_analysis(target, timeout)
+    from niagara_solver.jobs import Progress
+    with Progress(0, "analyze:", not as_json) as bar:  # on a terminal only
+        result = run_analysis(target, timeout, progress=bar.step if bar.enabled else None,
+                              continuations=continuations)
     if as_json:
         _emit_json({"position": position_to_json(pos), **result, "notes": notes})
         return 0
@@ -461,8 +487,7 @@ def _save_counterexample(folder: str, name: str, ce: Any) -> str:
 @board_option
 @players_counts("2-5")
 @click.option("--property", "ids", multiple=True, metavar="R-PROP-N", help="Check only these (repeatable).")
-@click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True,
-              help="Seconds per solver question; past it the verdict is UNKNOWN.")
+@timeout_option(600.0)
 @click.option("--save", "save_dir", metavar="DIR", help="Write each counterexample as a position file here.")
 @click.option("--json", "as_json", is_flag=True, help="An object with a \"properties\" array.")
 def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str, ...], timeout: float,
@@ -481,7 +506,11 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
         os.makedirs(save_dir, exist_ok=True)  # fail now, not after the proofs
     check_ids(ids)
     counts = _players_option(players_text)
-    report = prove_catalogue(board, rules, counts, list(ids) or None, timeout)
+    from niagara_solver.jobs import Progress
+    from niagara_solver.verify.properties import CATALOGUE
+    with Progress(len(ids or CATALOGUE) * len(counts), "prove", not as_json) as bar:  # on a terminal only
+        report = prove_catalogue(board, rules, counts, list(ids) or None, timeout,
+                                 progress=bar.step if bar.enabled else None)
     rows, items = [], []
     for merged in report.properties:
         result = merged.result
@@ -501,7 +530,7 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
         else ",".join(map(str, counts))
     click.echo(f"ruleset {rules.describe()} · board {board.name or 'inline'} · {span} players · "
                "for all valid positions and all legal choices of each phase")
-    click.echo(tabulate(rows, headers=["property", "", "verdict", "seconds", "method", "depends on"]))
+    click.echo(tabulate(rows, headers=["id", "property", "verdict", "seconds", "method", "depends on"]))
     for item in items:
         if "trace" in item:
             click.echo(f"\n{item['id']} is refuted ({item['counterexample_players']} players):")
@@ -523,12 +552,11 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
 @board_option
 @players_counts("2", "Player counts for the proofs (a mutant is killed when one count refutes it)")
 @click.option("--mutant", "names", multiple=True, metavar="NAME", help="Check only these mutants (repeatable).")
-@click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True,
-              help="Seconds per solver question; past it the verdict is UNKNOWN.")
+@timeout_option(600.0)
 @click.option("--json", "as_json", is_flag=True, help="An array of {mutant, killed, by, ...}.")
 def mutants(ruleset_spec: str, board_spec: str, players_text: str, names: tuple[str, ...], timeout: float,
             as_json: bool) -> int:
-    """Check that the property catalogue catches every rule mutant (exit 0 all killed, 1 one survived).
+    """Check that the property catalogue catches every rule mutant (exit 0 all killed, 1 one survived, 3 unknown).
 
     \b
     Examples:
@@ -543,13 +571,16 @@ def mutants(ruleset_spec: str, board_spec: str, players_text: str, names: tuple[
     for name in names:
         if name not in BY_NAME:
             raise InputError("--mutant", f"unknown mutant {name!r}; mutants: {', '.join(BY_NAME)}", "R-PROP")
-    results = _merge_mutants([check_mutants(board, rules, n, list(names) or None, timeout) for n in counts])
+    from niagara_solver.jobs import Progress
+    with Progress(len(names or BY_NAME) * len(counts), "mutants", not as_json) as bar:  # on a terminal only
+        results = _merge_mutants([check_mutants(board, rules, n, list(names) or None, timeout,
+                                                progress=bar.step if bar.enabled else None) for n in counts])
     if as_json:
         _emit_json([r.to_json() for r in results])
     else:
-        rows = [[r.mutant.name, r.mutant.key, r.mutant.description, "killed" if r.killed else "SURVIVED",
+        rows = [[r.mutant.name, r.mutant.key, r.mutant.description, r.word,
                  ", ".join(r.by), f"{r.seconds:.1f}"] for r in results]
-        click.echo(tabulate(rows, headers=["mutant", "rule", "error", "", "refuted by", "seconds"]))
+        click.echo(tabulate(rows, headers=["mutant", "rule", "error", "verdict", "refuted by", "seconds"]))
         for r in results:
             first = next((x for x in r.results if x.counterexample is not None), None)
             if first is not None and first.counterexample is not None:
@@ -558,7 +589,7 @@ def mutants(ruleset_spec: str, board_spec: str, players_text: str, names: tuple[
                 for line in ce.trace[2:-1]:
                     click.echo(f"  {line}")
                 click.echo(f"  replay: {ce.replay}")
-    return 0 if all(r.killed for r in results) else 1
+    return 1 if any(r.survived for r in results) else 0 if all(r.killed for r in results) else 3
 
 
 def _merge_mutants(runs: list[list[MutantResult]]) -> list[MutantResult]:
@@ -614,7 +645,11 @@ def why(position: str, ruleset_spec: str | None, player_name: str, card_text: st
         click.echo(f"note: {note}")
     click.echo(f"{player_name} plays {card.label}: {turn}")
     if result.legal:
-        click.echo("LEGAL. The position after it:\n")
+        click.echo("LEGAL.")
+        if result.canoes:  # what the turn did, canoe by canoe, as turns lists it
+            click.echo(tabulate([render.report_cells(result.canoes)],
+                                headers=["spent", "ends", "loaded", "unloaded", "banked", "stolen"]))
+        click.echo("\nThe position after it:\n")
         assert result.after is not None
         click.echo(render.picture(result.after))
     elif result.rules:
@@ -644,12 +679,16 @@ def why(position: str, ruleset_spec: str | None, player_name: str, card_text: st
 @board_option
 @click.option("--no-goals", is_flag=True, help="Skip the solver-directed positions.")
 @click.option("--no-rounds", is_flag=True, help="Skip the whole-round comparisons.")
+@click.option("--no-cache", is_flag=True,
+              help="Search the goal positions again instead of reading them from the cache folder "
+                   "($XDG_CACHE_HOME/niagara-solver, else ~/.cache/niagara-solver).")
 @click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True,
-              help="Seconds per solver question.")
+              help="Seconds the encoding may take for each comparison (and each goal's search); past it that "
+                   "comparison is UNKNOWN (exit 3).")
 @click.option("--json", "as_json", is_flag=True, help="An object with positions, mismatches and coverage.")
 def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goals: bool, no_rounds: bool,
-               timeout: float, as_json: bool) -> int:
-    """Compare the engine and the SMT encoding outcome by outcome (exit 0 agreement, 1 a mismatch).
+               no_cache: bool, timeout: float, as_json: bool) -> int:
+    """Compare the engine and the SMT encoding outcome by outcome (exit 0 agreement, 1 a mismatch, 3 unknown).
 
     \b
     Examples:
@@ -658,31 +697,45 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
     """
     from niagara_solver.model.puzzles import bundled_puzzles, positions_under
     from niagara_solver.verify.crosscheck import crosscheck as run_crosscheck
+    from niagara_solver.verify.crosscheck import default_cache, positions_planned
     from niagara_solver.model.catalogue import RULES
     rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
     puzzles = positions_under(bundled_puzzles(), board, rules)
     from niagara_solver.jobs import Progress
-    bar = Progress(0, "crosscheck: cases", not as_json)  # on a terminal only
+    bar = Progress(positions_planned(count, not no_goals, not no_rounds, puzzles), "crosscheck: positions",
+                   not as_json)  # on a terminal only
     report = run_crosscheck(board, rules, count, seed, puzzles=puzzles, goals=not no_goals, rounds=not no_rounds,
-                            timeout=timeout, progress=bar.step if bar.enabled else None)
+                            timeout=timeout, progress=bar.step if bar.enabled else None,
+                            cache=None if no_cache else default_cache())
     bar.close()
     if as_json:
         _emit_json(report.to_json())
-        return 1 if report.mismatches else 0
+        return report.verdict.exit_status
     cases = ", ".join(f"{k} {v}" for k, v in sorted(report.cases.items()))
     sources = ", ".join(f"{k} {v}" for k, v in sorted(report.sources.items()))
     click.echo(f"ruleset {rules.describe()} · board {board.name or 'inline'} · seed {seed}")
     click.echo(f"{report.positions} positions ({sources}); cases: {cases}; {report.outcomes} outcomes compared "
                f"in {report.seconds:.1f} s")
-    unreachable = [g for g, v in report.goals.items() if v != "checked"]
+    unreachable = [g for g, v in report.goals.items() if v.startswith("unreachable")]
     if unreachable:
         click.echo("goals no position meets under these rules: " + ", ".join(unreachable))
+    unfound = [g for g, v in report.goals.items() if v.startswith("unknown")]
+    if unfound:
+        click.echo(f"UNKNOWN: goals with no position found in {timeout:g} s: " + ", ".join(unfound))
     rows = [[rule, report.coverage.get(rule, 0)] for rule in RULES]
     click.echo("\ncoverage (checked cases exercising each rule):")
     click.echo(tabulate(rows, headers=["rule", "cases"]))
+    if report.unknown:
+        click.echo(f"\nUNKNOWN: {len(report.unknown)} comparison(s) ran out of time ({timeout:g} s each), counted "
+                   "neither as agreement nor as mismatch:")
+        for item in report.unknown[:10]:
+            click.echo(f"  {item['what']} (from {item['source']})")
     if not report.mismatches:
-        click.echo("\nno mismatch: the engine and the encoding agree on every case.")
-        return 0
+        if not report.unknown and not unfound:
+            click.echo("\nno mismatch: the engine and the encoding agree on every case.")
+        else:
+            click.echo("\nno mismatch on the cases compared.")
+        return report.verdict.exit_status
     for m in report.mismatches:
         data = m.to_json()
         click.echo(f"\nMISMATCH in {data['what']} (from {m.source}), on this position:")
@@ -704,8 +757,7 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
 @click.option("--backend", type=click.Choice(["search", "smt", "both"]), default="search", show_default=True,
               help="search: game-tree search over the engine; smt: over the z3 encoding; both: both, which must "
                    "agree.")
-@click.option("--timeout", type=TIMEOUT, default=120.0, show_default=True,
-              help="Seconds each backend may take; past it the answer is unknown (exit 3).")
+@timeout_option(120.0)
 @click.option("--json", "as_json", is_flag=True, help="The answer as JSON, with each backend's answer.")
 def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, horizon: int, backend: str,
           timeout: float, as_json: bool) -> int:
@@ -721,14 +773,13 @@ def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, 
     from niagara_solver.solver.solve import solve_with
     pos = _load(position, ruleset_spec)[0]
     player = _player_index(pos, player_name)
-    bar = Progress(0, "solve: positions searched", not as_json and horizon >= 2)  # on a terminal only
+    with Progress(0, "solve: positions searched", not as_json) as bar:  # on a terminal only
 
-    def searched(nodes: int) -> None:
-        bar.done = nodes
-        bar.show()
-    solution = solve_with(pos, player, Goal(goal), horizon, Backend(backend), timeout,
-                          progress=searched if bar.enabled else None)
-    bar.close()
+        def searched(nodes: int) -> None:
+            bar.done = nodes
+            bar.show()
+        solution = solve_with(pos, player, Goal(goal), horizon, Backend(backend), timeout,
+                              progress=searched if bar.enabled else None)
     if as_json:
         _emit_json(solution.to_json())
     else:
@@ -774,10 +825,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.exceptions.Exit as err:
         return err.exit_code
     except NiagaraError as err:
-        click.echo(f"niagara-solve: error: {err}", err=True)
+        click.echo(f"niagara-solve: error: {one_line(str(err), 4096)}", err=True)  # one line, whatever it says
         return err.exit_status
     except BrokenPipeError:
         return 0
+    except TimeoutError as err:  # an OSError too, but not an output that cannot be written: a time limit ran out
+        click.echo(f"niagara-solve: error: the time limit ran out (--timeout): {one_line(str(err))}", err=True)
+        return 3
     except OSError as err:  # an output file or folder that cannot be written (inputs fail as NiagaraError)
         where = f" {err.filename}" if err.filename else ""
         click.echo(f"niagara-solve: error: cannot write{where}: {err.strerror or err}", err=True)
@@ -786,12 +840,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 from niagara_solver.cli.designer import COMMANDS  # noqa: E402  (the designers' commands register on the group above)
+from niagara_solver.cli.advice import COMMANDS as ADVICE  # noqa: E402
 
-for _command in COMMANDS:
+for _command in [*COMMANDS, *ADVICE]:
     cli.add_command(_command)
 
 
 def run() -> None:
     """Console-script entry point."""
+    began_at_process_start()  # a time limit counts the start-up too
     sys.exit(main())
 

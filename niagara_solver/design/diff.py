@@ -48,8 +48,8 @@ class PropertyDiff:
 
     @property
     def changed(self) -> bool:
-        """Whether the verdicts differ."""
-        return self.a is not self.b
+        """Whether the verdicts differ, both being known (an UNKNOWN, out of time, changes nothing we know)."""
+        return self.a is not self.b and Verdict.UNKNOWN not in (self.a, self.b)
 
     @property
     def words(self) -> tuple[str, str]:
@@ -79,8 +79,9 @@ class PuzzleDiff:
 
     @property
     def changed(self) -> bool:
-        """Whether the answers differ (an answer against an invalid position does)."""
-        return self.a is not self.b
+        """Whether the answers differ, both being known (an answer against an invalid position does; an unknown
+        answer, out of time, changes nothing we know)."""
+        return self.a is not self.b and Verdict.UNKNOWN not in (self.a, self.b)
 
     @property
     def words(self) -> tuple[str, str]:

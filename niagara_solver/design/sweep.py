@@ -124,7 +124,7 @@ def parse_grid(obj: object, folder: str = ".") -> Grid:
         if not isinstance(puzzles, str) or not os.path.isdir(os.path.join(folder, puzzles)):
             raise InputError("puzzles", f"not a folder: {quoted(puzzles)}", "SWEEP")
         puzzles = os.path.join(folder, puzzles)
-    timeout = check_timeout(obj.get("timeout", 60), "timeout")  # the same bounds as every --timeout
+    timeout = check_timeout(obj.get("timeout", 600), "timeout")  # the same bounds as every --timeout
     return Grid(variants, boards, players, puzzles, timeout)
 
 

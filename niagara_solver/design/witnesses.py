@@ -39,6 +39,7 @@ from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.invariants import position_problems
+from niagara_solver.model.limits import out_of_time, time_limit
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
@@ -96,7 +97,12 @@ def switch_witness(board: Board, a: Ruleset, b: Ruleset, switch: str, players: i
     values = (a.switches()[switch], other.switches()[switch])
     finder = {"turn": _turn, "rescue": _rescue, "flow": _flow, "end": _end, "setup": _setup,
               "knowledge": _knowledge}[phase]
-    witness = finder(board, a, other, switch, players, timeout)
+    with time_limit(timeout):
+        if out_of_time():  # no relation is built past the time limit
+            witness = Witness(switch, None, None, phase, Verdict.UNKNOWN,
+                              summary="not sought: the time limit ran out")
+        else:
+            witness = finder(board, a, other, switch, players, timeout)
     witness.a, witness.b = values
     witness.rules = sorted({SWITCHES[switch].rule, *witness.rules}, key=_rule_order)
     witness.seconds = time.perf_counter() - start

@@ -135,7 +135,7 @@ def _canoe(value: object, path: str, board: Board, rules: Ruleset) -> Canoe:
     elif "gems" in value:
         if not isinstance(value["gems"], list):
             raise _fail(f"{path}.gems", "a list of colours")
-        if rules.x_double and kind is CanoeKind.SINGLE:
+        if rules.x_double and kind is CanoeKind.SINGLE and len(value["gems"]) > rules.capacity:
             raise _fail(f"{path}.gems", "a single canoe carries one gem, written \"gem\"; \"gems\" is the cargo "
                                         "of a double canoe", "X-DOUBLE-2")
         gems = tuple(_colour(g, f"{path}.gems[{k}]") for k, g in enumerate(value["gems"]))

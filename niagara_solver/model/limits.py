@@ -9,6 +9,10 @@ before any work is done with it, instead of failing with a traceback, hanging or
 from __future__ import annotations
 
 import math
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterator
 
 from niagara_solver.model.errors import InputError, quoted
 
@@ -31,7 +35,7 @@ MAX_INTEGER_DIGITS = 20
 #: picture, and drawing or encoding a river of thousands of discs runs out of stack or time.
 MAX_DISCS = 200
 
-#: The shortest and longest time (seconds) a solver question may be given. z3 counts its timeout in
+#: The shortest and longest time limit (seconds) of a command. z3 counts its timeout in
 #: milliseconds as a 32-bit number (at most about 49 days); beyond a day, a question is better left unknown.
 MIN_TIMEOUT = 0.1
 MAX_TIMEOUT = 86_400.0
@@ -51,7 +55,7 @@ MAX_GRID_PROOFS = 1_000
 
 
 def check_timeout(seconds: object, where: str) -> float:
-    """A solver timeout in seconds, finite and within :data:`MIN_TIMEOUT`..:data:`MAX_TIMEOUT`.
+    """A time limit in seconds, finite and within :data:`MIN_TIMEOUT`..:data:`MAX_TIMEOUT`.
 
     ``where`` names the option or JSON path in the error (``--timeout``, ``timeout``)."""
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
@@ -68,3 +72,64 @@ def check_flow_steps(steps: int, where: str = "--steps") -> int:
         raise InputError(where, f"the river flows 0 to {MAX_FLOW_STEPS} steps at once (a round flows at most 8, "
                                 f"R-FLOW-1), got {quoted(steps)}", LIMITS)
     return steps
+
+
+# -- a command's time limit ----------------------------------------------------------------------------------
+
+class OutOfTime(Exception):
+    """The time limit ran out: whatever was being answered is UNKNOWN, never a guess."""
+
+
+#: The moment (``time.time()``) the running command must be done by, or None. One value for the whole command,
+#: read by every layer that can run long (each z3 question, the searches, the analysis, tasks in other processes):
+#: a limit passed down as a number of seconds per call would start again at every call and add up instead.
+_DEADLINE: ContextVar[float | None] = ContextVar("niagara_deadline", default=None)
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Within the block, everything stops by ``seconds`` from now (None: no limit), or by the limit already set,
+    whichever comes first: solver questions answer unknown, searches and analyses raise :class:`OutOfTime`."""
+    with deadline_at(None if seconds is None else time.time() + seconds):
+        yield
+
+
+@contextmanager
+def deadline_at(moment: float | None) -> Iterator[None]:
+    """Within the block, everything stops by ``moment`` (``time.time()``; a task in another process gets its
+    command's moment this way), or by the limit already set, whichever comes first."""
+    current = _DEADLINE.get()
+    if moment is None or (current is not None and current <= moment):
+        yield
+        return
+    token = _DEADLINE.set(moment)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def deadline() -> float | None:
+    """The moment (``time.time()``) the running command must be done by, or None."""
+    return _DEADLINE.get()
+
+
+def time_left(cap: float | None = None) -> float | None:
+    """Seconds left before the time limit (0 once past it), at most ``cap``; None when neither limits."""
+    moment = _DEADLINE.get()
+    left = None if moment is None else max(0.0, moment - time.time())
+    if cap is None:
+        return left
+    return cap if left is None else min(cap, left)
+
+
+def out_of_time() -> bool:
+    """Has the time limit run out?"""
+    moment = _DEADLINE.get()
+    return moment is not None and time.time() >= moment
+
+
+def check_time() -> None:
+    """Raise :class:`OutOfTime` once the time limit has run out (called between steps of long work)."""
+    if out_of_time():
+        raise OutOfTime()

@@ -2,7 +2,8 @@
 
 Sections: the property proofs for each preset (verdicts per player count and times), the mutation table, the
 cross-check coverage per rule, every puzzle's answer with a picture of the position and the answer's turn, and
-the preset diffs with a picture of each witness. Every number comes from a run made while writing the report;
+the preset diffs with a picture of each witness, and the playtesting of the two BGA revisions (simulated games
+compared, with charts). Every number comes from a run made while writing the report;
 the tasks are independent, so ``--jobs`` and ``--scheduler`` spread them like ``check`` does.
 """
 
@@ -14,6 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from niagara_solver.design.diff import DiffReport, diff_from, diff_tasks
+from niagara_solver.design.simulate import Comparison, simulation_from
+from niagara_solver.design.simulate import Settings as SimulationSettings
+from niagara_solver.model.estimates import difference_row
 from niagara_solver.verify.mutants import MUTANTS
 from niagara_solver.solver.puzzles import puzzle_paths, puzzle_task
 from niagara_solver.verify.jobs import crosscheck_task, merge_properties, mutant_task, prove_task
@@ -45,6 +49,9 @@ class ReportSettings:
     crosscheck_count: int = 4
     crosscheck_seed: int = 0
     timeout: float = 60
+    #: The playtesting section: games per ruleset (0: none), and the seats at the table.
+    simulate_games: int = 150
+    simulate_players: int = 4
 
 
 def covered_presets() -> list[str]:
@@ -69,7 +76,22 @@ def report_tasks(settings: ReportSettings) -> list[Task]:
     tasks += [puzzle_task(path, None, s.timeout) for path in puzzle_paths(s.puzzles)]
     for a, b in _pairs(s.presets):
         tasks += diff_tasks(s.board, PRESETS[a], PRESETS[b], s.players, s.puzzles, s.timeout)
+    for run in _playtests(s):
+        run.check()
+        tasks += run.tasks()
     return tasks
+
+
+#: The rulesets the playtesting section compares (``simulate --compare``): the two BGA revisions.
+PLAYTESTED = ("standard", "bga-2013-05-09")
+
+
+def _playtests(settings: ReportSettings) -> list[SimulationSettings]:
+    """The two runs of the playtesting section, or none."""
+    if settings.simulate_games <= 0:
+        return []
+    return [SimulationSettings(PRESETS[name], settings.board, settings.simulate_players, settings.simulate_games)
+            for name in PLAYTESTED]
 
 
 def _mutants(settings: ReportSettings) -> list[Any]:
@@ -116,6 +138,7 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
         "3. [Cross-check coverage per rule](#cross-check-coverage-per-rule)",
         "4. [Puzzles](#puzzles)",
         "5. [Preset differences](#preset-differences)",
+        *(["6. [Playtesting](#playtesting)"] if s.simulate_games > 0 else []),
         "",
         "## Rule properties per preset",
         "",
@@ -154,7 +177,8 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
     shown = []
     for m in _mutants(s):
         r = results[task_key(mutant_task(m.name, PRESETS["standard"].to_json(), board, s.mutant_players, s.timeout))]
-        rows.append([f"`{m.name}`", m.key, m.description, "killed" if r["killed"] else "**SURVIVED**",
+        word = "killed" if r["killed"] else "**SURVIVED**" if r.get("survived", True) else "unknown (time limit)"
+        rows.append([f"`{m.name}`", m.key, m.description, word,
                      ", ".join(r["by"]), f"{r['seconds']:.1f}"])
         if r["counterexamples"]:
             first = r["counterexamples"][0]
@@ -181,6 +205,8 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
             if rule.startswith(("R-TURN", "R-MOVE", "R-GEM", "R-STEAL", "R-FLOW", "R-RESCUE", "R-WEATHER",
                                 "R-END", "R-CARD"))]
     lines += _table(["rule", "cases", "statement"], rows) + [""]
+    if cc.get("unfinished"):
+        lines += [f"*Not compared: {cc['unfinished']}.*", ""]
     if cc["mismatches"]:
         lines += ["Mismatches:", "", "```", *(str(m) for m in cc["mismatches"]), "```", ""]
 
@@ -199,10 +225,10 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
         turn = Turn.parse(answer["turn"]) if answer.get("turn") else None
         status = {"same": "as recorded", "changed": "**CHANGED**", "unknown": "unknown",
                   "invalid": "**INVALID**"}[r["status"]]
-        lines += [f"### {r['name']}", "", f"*{r['question']}* (`{os.path.relpath(path)}`, ruleset "
+        lines += [f"### {r['name']}", "", f"*{r['question']}* (`{_shown(path, s.puzzles)}`, ruleset "
                   f"{_ruleset_name(pos.ruleset)})", "",
                   f"Answer: **{answer['verdict'].upper()}** ({status})"
-                  + (f": play {answer['card']}, then `{answer['turn']}`" if answer.get("turn") else "")]
+                  + (f": play card {answer['card']}, turn `{answer['turn']}`" if answer.get("turn") else "")]
         if answer.get("line"):
             lines += ["", "Line: " + " → ".join(answer["line"])]
         if answer.get("refutations"):
@@ -219,6 +245,11 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
     for a, b in _pairs(s.presets):
         found = diff_from(s.board, PRESETS[a], PRESETS[b], s.players, s.puzzles, s.timeout, results)
         lines += _diff_section(found, a, b, picture)
+
+    playtests = _playtests(s)
+    if playtests:
+        played = Comparison(*(simulation_from(run, results) for run in playtests))
+        lines += _playtest_section(played, img, written)
 
     path = os.path.join(out, "README.md")
     with open(path, "w", encoding="utf-8") as f:
@@ -255,6 +286,30 @@ def _diff_section(d: DiffReport, a: str, b: str, picture: Any) -> list[str]:
     return lines
 
 
+def _playtest_section(c: Comparison, img: str, written: list[str]) -> list[str]:
+    """The playtesting section: the two rulesets' simulated games compared, with the charts."""
+    from niagara_solver.report.charts import write_charts
+    a, b = PLAYTESTED
+    s = c.a.settings
+    lines = ["## Playtesting", "",
+             f"`niagara-solve simulate --compare {a} {b} --players {s.players} --games {s.games}`: {s.games} games "
+             f"under each ruleset, from the same seeds, {s.players} players, every seat played by the `{s.policy}` "
+             "policy (docs/DECISIONS.md). These are **estimates from simulated play**, not proofs: each difference "
+             "(B − A) has its 95% interval, and an interval that holds 0 is no difference these games show.", ""]
+    played = (len(c.a.games), len(c.b.games))
+    if played != (s.games, s.games):  # the report's time limit ran out before every game was played
+        lines += [f"*The time limit ran out: {played[0]} and {played[1]} of the {s.games} games were played; the "
+                  "figures are from those.*", ""]
+
+    rows = [difference_row(r) for r in c.to_json()["differences"]]
+    lines += _table(["measure", f"A: `{a}`", f"B: `{b}`", "B − A", "95% interval"], rows) + [""]
+    for path in write_charts(img, [(a, c.a), (b, c.b)], prefix="playtest-"):
+        written.append(path)
+        name = os.path.basename(path)
+        lines += [f"![{name.removesuffix('.svg')}](img/{name})", ""]
+    return lines
+
+
 def _switches(rules: Ruleset) -> str:
     return ", ".join(f"`{k}={v}`" for k, v in rules.switches().items())
 
@@ -269,3 +324,9 @@ def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
     return out
+
+
+def _shown(path: str, folder: str | None) -> str:
+    """A puzzle's file as the report names it: under its folder's name (``puzzles/x.json``), the same whether the
+    folder is the repository's or the one installed with the tool."""
+    return os.path.join(os.path.basename(os.path.normpath(folder)), os.path.relpath(path, folder)) if folder else path

@@ -5,10 +5,11 @@ be drawn on top as a path per acting canoe."""
 from __future__ import annotations
 
 from html import escape
-from typing import Iterable
+from typing import Callable, Iterable
 
+from niagara_solver.engine.round import is_finished, winners
 from niagara_solver.model.board import Board
-from niagara_solver.model.notation import Move, Turn
+from niagara_solver.model.notation import Load, Move, Push, Steal, Turn, Unload
 from niagara_solver.model.atoms import COLOURS, FALLEN, PORT, Colour
 from niagara_solver.model.position import Position
 
@@ -16,10 +17,16 @@ GEM_FILL = {Colour.AMETHYST: "#8e44ad", Colour.DIAMOND: "#f4f6f7", Colour.AMBER:
             Colour.SAPPHIRE: "#2e6bd8", Colour.RUBY: "#e0245e"}
 NAMED = {"red": "#d62828", "blue": "#1d4ed8", "green": "#2a9d3f", "yellow": "#e9b20e", "black": "#222222",
          "purple": "#7b2cbf", "orange": "#f77f00", "white": "#bbbbbb", "pink": "#ff5d8f", "brown": "#8d5524"}
-PALETTE = ["#d62828", "#1d4ed8", "#2a9d3f", "#e9b20e", "#7b2cbf"]
+PALETTE = ["#d62828", "#1d4ed8", "#2a9d3f", "#e9b20e", "#7b2cbf", "#f77f00"]
 ROW, COL = 62, 150
-LEFT, TOP = 40, 96
+LEFT, TOP = 40, 104
 RIVER_WIDTH = 560
+#: The side panel's width (weather, players, legend).
+PANEL = 330
+DISC_R = 15
+#: The port: canoes per row and half its width (room for 6 canoes a row, two rows for 6 players' 12).
+PORT_ROW = 6
+PORT_HALF = 140
 
 
 def player_colours(pos: Position) -> list[str]:
@@ -68,7 +75,9 @@ def _canoe(x: float, y: float, fill: str, owner: str, place: str, gems: Iterable
             f'fill="{fill}" stroke="#111" stroke-width="{1.6 if double else 0.8}"/>')
     if double:
         body += f'<line x1="{x:.1f}" y1="{y - 4:.1f}" x2="{x:.1f}" y2="{y + 3:.1f}" stroke="#111" stroke-width="1"/>'
-    cargo = "".join(_gem(x - 4 + 8 * i, y - 1, g, 3.6) for i, g in enumerate(gems))
+    # Each gem on a white ring: a ruby in a red canoe (or a sapphire in a blue one) stays visible.
+    cargo = "".join(f'<circle cx="{x - 4 + 8 * i:.1f}" cy="{y - 1:.1f}" r="5" fill="#fff"/>'
+                    + _gem(x - 4 + 8 * i, y - 1, g, 3.6) for i, g in enumerate(gems))
     extra = _antlers(x, y - 8) if moose else ""
     if moored:
         extra += (f'<path d="M {x + half:.1f} {y - 3:.1f} q 8 -8 16 0" fill="none" stroke="#7a5230" '
@@ -88,71 +97,72 @@ def _antlers(x: float, y: float) -> str:
 
 
 def render_svg(pos: Position, turn: Turn | None = None, player: int | None = None, title: str | None = None) -> str:
-    """The position as an SVG document; ``turn`` (of ``player``) is drawn as paths from start to end."""
+    """The position as an SVG document; ``turn`` (of ``player``) is drawn as a path per acting canoe from start to
+    end, with what it loads, unloads, steals and banks where it does so."""
     board = pos.board
     at = layout(board)
     colours = player_colours(pos)
     bottom = TOP + (board.max_depth + 1) * ROW
-    width = LEFT + RIVER_WIDTH + 300
-    height = max(bottom + 90, TOP + 60 + 34 * len(pos.players) + 200)
-    parts: list[str] = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-                        f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif" font-size="12">',
-                        f'<rect width="{width}" height="{height}" fill="#fbfaf7"/>']
+    width = LEFT + RIVER_WIDTH + PANEL
+    in_port = sum(1 for p in pos.players for c in p.canoes if c.place == PORT)
+    port_rows = max(1, -(-in_port // PORT_ROW))
+    px, py = at[PORT]
+    port_bottom = py - 30 + 16 + 18 * port_rows
+    drawn = turn is not None and player is not None
+    parts: list[str] = []
     heading = title or f"Round {pos.round} · {'phase I' if pos.phase.value == 'cards' else 'phase II'}"
-    parts.append(f'<text x="{LEFT}" y="26" font-size="16" font-weight="bold">{escape(heading)}</text>')
+    parts.append(f'<text x="{LEFT}" y="26" font-size="16" font-weight="bold">{escape(_cut(heading, 90))}</text>')
+    won = [pos.players[i].name for i in winners(pos)] if is_finished(pos) else []
+    caption_y = 46
+    if won:
+        parts.append(f'<text x="{LEFT}" y="46" font-weight="bold" fill="#1b7a3a">Game over: '
+                     f'{escape(_cut(", ".join(won), 60))} {"win" if len(won) > 1 else "wins"} (R-END-2, R-END-3)'
+                     '</text>')
+        caption_y = 62
 
-    # The river: edges, then the falls, then the discs with their caves.
+    # The river: edges, the caves' links, then the falls; turns go under the discs, so no label is covered.
     for disc in board.discs:
         x1, y1 = at[disc]
-        parent = board.up[disc]
-        x0, y0 = at[parent]
+        x0, y0 = at[board.up[disc]]
         parts.append(f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" stroke="#9cc9e8" '
                      f'stroke-width="16" stroke-linecap="round"/>')
         if not board.down[disc]:
             parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x1:.1f}" y2="{bottom:.1f}" stroke="#9cc9e8" '
                          f'stroke-width="16" stroke-dasharray="4 4"/>')
             parts.append(f'<text x="{x1:.1f}" y="{bottom + 16:.1f}" text-anchor="middle" fill="#1f5f8b">falls</text>')
-    px, py = at[PORT]
-    parts.append(f'<rect x="{px - 90:.1f}" y="{py - 30:.1f}" width="180" height="32" rx="6" fill="#d9c7a3" '
-                 f'stroke="#8a7350"/><text x="{px - 84:.1f}" y="{py - 10:.1f}" fill="#5a4a2f">port</text>')
+    parts += _cave_links(pos, at)
+    parts.append(f'<rect x="{px - PORT_HALF:.1f}" y="{py - 30:.1f}" width="{2 * PORT_HALF}" '
+                 f'height="{port_bottom - py + 30:.1f}" rx="6" fill="#d9c7a3" stroke="#8a7350"/>'
+                 f'<text x="{px - PORT_HALF + 6:.1f}" y="{py - 10:.1f}" fill="#5a4a2f">port</text>')
+    if drawn:
+        assert turn is not None and player is not None
+        parts += _turn_paths(board, turn, at, (px, port_bottom), colours[player], player)
     shown: set[Colour] = set()
     for disc in board.discs:
         x, y = at[disc]
-        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="15" fill="#cfe8f7" stroke="#5b9ac4"/>'
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{DISC_R}" fill="#cfe8f7" stroke="#5b9ac4"/>'
                      f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle" font-size="11" fill="#1f5f8b">'
                      f'{escape(disc)}</text>')
         cave = board.cave[disc]
         if cave is not None:
-            cx = x + 22
-            parts.append(f'<rect x="{cx:.1f}" y="{y - 10:.1f}" width="14" height="20" rx="3" fill="{GEM_FILL[cave]}" '
-                         f'stroke="#555"><title>{cave.label} cave</title></rect>')
-            if cave not in shown:
-                shown.add(cave)
-                content = pos.cave(cave)
-                gems = [c for c, n in content.items() for _ in range(n)]
-                for i, g in enumerate(gems[:10]):
-                    parts.append(_gem(cx + 22 + (i % 5) * 10, y - 5 + (i // 5) * 10, g, 4))
-                if not gems:
-                    parts.append(f'<text x="{cx + 20:.1f}" y="{y + 4:.1f}" fill="#777">empty</text>')
-    # Fork markers: an arrow toward the branch the next disc takes.
+            parts += _cave(pos, cave, disc, x, y, cave not in shown)
+            shown.add(cave)
+    # Fork markers: a tag on the branch the next disc takes (a token, not an arrow: nothing moves there).
     for fork, label in pos.forks:
         fx, fy = at[fork]
         tx, ty = at[board.branch[fork, label]]
-        parts.append(f'<line x1="{fx:.1f}" y1="{fy + 16:.1f}" x2="{fx + (tx - fx) * 0.45:.1f}" '
-                     f'y2="{fy + (ty - fy) * 0.45:.1f}" stroke="#e76f51" stroke-width="3" '
-                     f'marker-end="url(#arrow)"><title>fork marker: {escape(label)}</title></line>')
+        parts.append(_fork_tag(fx + (tx - fx) * 0.42, fy + (ty - fy) * 0.42, label))
 
     # Canoes: stacked beside their disc, in the port, or among the fallen.
     slots: dict[str, int] = {}
-    fallen_x = LEFT
     for i, p in enumerate(pos.players):
         for canoe in p.canoes:
             n = slots.get(canoe.place, 0)
             slots[canoe.place] = n + 1
             if canoe.place == PORT:
-                x, y = px - 40 + 24 * (n % 5), py - 12 + 12 * (n // 5)
+                x, y = px - PORT_HALF + 62 + 34 * (n % PORT_ROW), py - 14 + 18 * (n // PORT_ROW)
             elif canoe.place == FALLEN:
-                x, y = fallen_x + 20 + 30 * n, bottom + 50
+                x, y = LEFT + 20 + 30 * n, bottom + 50
             else:
                 dx, dy = at[canoe.place]
                 x, y = dx - 34 - 30 * (n % 3), dy - 6 + 14 * (n // 3)
@@ -162,61 +172,241 @@ def render_svg(pos: Position, turn: Turn | None = None, player: int | None = Non
         parts.append(f'<text x="{LEFT}" y="{bottom + 34:.1f}" fill="#555">fallen</text>')
     parts += _pieces(pos, at, slots)
 
-    # The turn, as a path per acting canoe.
-    if turn is not None and player is not None:
-        for action in turn.actions:
-            move = action.move
-            if move is None or action.canoe.place not in at or move.dest not in at:
-                continue
-            route = _route(board, action.canoe.place, move)
-            points = " ".join(f"{at[r][0]:.1f},{at[r][1]:.1f}" for r in route)
-            parts.append(f'<polyline class="turn" points="{points}" fill="none" stroke="{colours[player]}" '
-                         f'stroke-width="3" stroke-dasharray="7 4" marker-end="url(#arrow)">'
-                         f'<title>{escape(str(action))}</title></polyline>')
-        parts.append(f'<text x="{LEFT}" y="48" fill="{colours[player]}">{escape(pos.players[player].name)}: '
-                     f'{escape(str(turn))}</text>')
+    # What the turn does on its way: loads, unloads, steals, and what it banks in the port.
+    if drawn:
+        assert turn is not None and player is not None
+        parts += _turn_steps(pos, turn, player, at, (px + PORT_HALF + 8, py - 22))
+        parts.append(f'<text x="{LEFT}" y="{caption_y}" fill="{colours[player]}">'
+                     f'{escape(_cut(f"{pos.players[player].name}: {turn}", 120))}</text>')
 
-    # The side panel: weather, lifebuoy, players.
+    panel_bottom = _panel(parts, pos, colours, won, drawn, any(len(d) > 1 for d in board.cave_discs.values()))
+    height = max(bottom + 90, panel_bottom + 20)
+    head = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif" font-size="12">',
+            _defs(colours), f'<rect width="{width}" height="{height}" fill="#fbfaf7"/>']
+    return "\n".join([*head, *parts, "</svg>"])
+
+
+def _cut(text: str, limit: int) -> str:
+    """A text cut to ``limit`` characters with "…", so it stays inside the picture."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _defs(colours: list[str]) -> str:
+    """Arrowheads: one per player colour, for the turns (the tip ends where the path ends)."""
+    markers = "".join(f'<marker id="arrow-{i}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" '
+                      f'markerHeight="5" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="{c}" '
+                      f'stroke="#111" stroke-width="0.6"/></marker>' for i, c in enumerate(colours))
+    return f"<defs>{markers}</defs>"
+
+
+def _cave(pos: Position, cave: Colour, disc: str, x: float, y: float, first: bool) -> list[str]:
+    """A cave beside a disc. A cave beside several discs (R-BOARD-4) shows its gems once, beside its first disc;
+    beside the others it is drawn pale, linked to the first (see :func:`_cave_links`)."""
+    cx = x + 22
+    beside = pos.board.cave_discs.get(cave, (disc,))
+    where = f"the {cave.label} cave" + (f", beside {' and '.join(beside)} (R-BOARD-4)" if len(beside) > 1 else "")
+    pale = "" if first else ' opacity="0.45" stroke-dasharray="3 2"'
+    out = [f'<rect x="{cx:.1f}" y="{y - 10:.1f}" width="14" height="20" rx="3" fill="{GEM_FILL[cave]}" '
+           f'stroke="#555"{pale}><title>{escape(where)}</title></rect>']
+    if not first:
+        return out
+    gems = [c for c, n in pos.cave(cave).items() for _ in range(n)]
+    for i, g in enumerate(gems[:10]):
+        out.append(_gem(cx + 22 + (i % 5) * 10, y - 5 + (i // 5) * 10, g, 4))
+    if len(gems) > 10:
+        out.append(f'<text x="{cx + 72:.1f}" y="{y + 9:.1f}" font-size="9" fill="#555">+{len(gems) - 10}</text>')
+    if not gems:
+        out.append(f'<text x="{cx + 20:.1f}" y="{y + 4:.1f}" fill="#777">empty</text>')
+    return out
+
+
+def _cave_links(pos: Position, at: dict[str, tuple[float, float]]) -> list[str]:
+    """A dashed line, under the river, joining the places of one cave beside several discs: one cave, not two."""
+    out = []
+    for cave, discs in pos.board.cave_discs.items():
+        if len(discs) < 2:
+            continue
+        points = [(at[d][0] + 29, at[d][1] + 10) for d in discs]
+        low = max(y for _, y in points) + 12
+        path = " ".join(f"M {x:.1f} {y:.1f} V {low:.1f}" for x, y in points)
+        xs = [x for x, _ in points]
+        path += f" M {min(xs):.1f} {low:.1f} H {max(xs):.1f}"
+        out.append(f'<path class="cave-link" d="{path}" fill="none" stroke="{GEM_FILL[cave]}" stroke-width="2" '
+                   f'stroke-dasharray="5 3" opacity="0.8"><title>one {cave.label} cave beside '
+                   f'{escape(" and ".join(discs))} (R-BOARD-4)</title></path>')
+    return out
+
+
+def _fork_tag(x: float, y: float, label: str, sample: bool = False) -> str:
+    """The fork marker: an orange tag on the branch the next disc takes (R-FLOW-4); ``sample``: the legend's."""
+    head = ("<g>" if sample else
+            f'<g class="fork-marker"><title>fork marker: the next disc goes down {escape(label)} (R-FLOW-4)</title>')
+    return (f'{head}<rect x="{x - 11:.1f}" y="{y - 8:.1f}" width="22" height="16" rx="8" fill="#e76f51" '
+            'stroke="#8c3b22"/>'
+            f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle" font-size="10" font-weight="bold" '
+            f'fill="#fff">{escape(_cut(label, 3))}</text></g>')
+
+
+def _turn_paths(board: Board, turn: Turn, at: dict[str, tuple[float, float]], port_door: tuple[float, float],
+                colour: str, player: int) -> list[str]:
+    """A dashed path per acting canoe, from the rim of its disc (or the port's edge) to the rim of where it ends,
+    drawn under the discs: the arrowhead points at the destination's label without covering it."""
+    out = []
+    moving = [a for a in turn.actions if a.move is not None and a.canoe.place in at and a.move.dest in at]
+    for k, action in enumerate(moving):
+        move = action.move
+        assert move is not None
+        route = _route(board, action.canoe.place, move)
+        shift = (k - (len(moving) - 1) / 2) * 8  # two canoes' paths side by side, not on top of each other
+        points = [((port_door if r == PORT else at[r])[0] + shift, (port_door if r == PORT else at[r])[1])
+                  for r in route]
+        if len(points) < 2:
+            continue
+        points[0] = _towards(points[0], points[1], 0 if route[0] == PORT else DISC_R + 1)
+        points[-1] = _towards(points[-1], points[-2], 0 if route[-1] == PORT else DISC_R + 2)
+        text = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+        out.append(f'<polyline class="turn" points="{text}" fill="none" stroke="{colour}" stroke-width="3" '
+                   f'stroke-dasharray="7 4" marker-end="url(#arrow-{player})">'
+                   f'<title>{escape(str(action))}</title></polyline>')
+    return out
+
+
+def _towards(a: tuple[float, float], b: tuple[float, float], distance: float) -> tuple[float, float]:
+    """The point ``distance`` from ``a`` on the way to ``b``."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = (dx * dx + dy * dy) ** 0.5
+    if length == 0 or distance == 0:
+        return a
+    k = min(distance, length / 2) / length
+    return a[0] + dx * k, a[1] + dy * k
+
+
+def _turn_steps(pos: Position, turn: Turn, player: int, at: dict[str, tuple[float, float]],
+                port_spot: tuple[float, float]) -> list[str]:
+    """What each acting canoe does where it does it, as small labels: a gem loaded (+), unloaded (−), stolen, or
+    banked in the port (read from the turn's notation and the canoe's cargo before it)."""
+    badges: dict[str, list[tuple[str, Colour | None, str]]] = {}
+    me = pos.players[player]
+    for action in turn.actions:
+        ref = action.canoe
+        canoe = next((c for c in me.canoes if c.place == ref.place and (ref.gems is None or c.gems == ref.gems)),
+                     None)
+        cargo = list(canoe.gems) if canoe is not None else []
+        here = ref.place
+        for step in action.steps:
+            if isinstance(step, (Move, Push)):
+                here = step.dest
+            elif isinstance(step, Load):
+                cargo.append(step.colour)
+                badges.setdefault(here, []).append((f"+ {step.colour.label}", step.colour, "loads"))
+            elif isinstance(step, Unload):
+                if step.colour in cargo:
+                    cargo.remove(step.colour)
+                badges.setdefault(here, []).append((f"− {step.colour.label}", step.colour, "unloads into the cave"))
+            elif isinstance(step, Steal):
+                cargo.append(step.colour)
+                badges.setdefault(here, []).append((f"steals {step.victim}'s {step.colour.label}", step.colour,
+                                                    "steals (R-STEAL-1)"))
+            else:
+                badges.setdefault(here, []).append((str(step), None, "acts"))
+        if here == PORT and ref.place != PORT and cargo:
+            for gem in cargo:
+                badges.setdefault(PORT, []).append((f"banks {gem.label}", gem, "banks (R-GEM-4)"))
+    out = []
+    limit = LEFT + RIVER_WIDTH + 10
+    for place, items in badges.items():
+        if place not in at:
+            continue
+        for k, (full, shown_gem, what) in enumerate(items):
+            text = _cut(full, 26)
+            w = 16 + 6 * len(text)
+            if place == PORT:
+                x, y = port_spot[0] + (k // 2) * (w + 4), port_spot[1] + 16 * (k % 2)
+            else:
+                dx, dy = at[place]
+                x, y = dx + 20 + (k // 2) * (w + 4), dy - 35 - 15 * (k % 2)
+                if x + w > limit:  # near the panel: to the left of the disc instead
+                    x = dx - 20 - w - (k // 2) * (w + 4)
+            dot = _gem(x + 7, y + 6, shown_gem, 3.5) if shown_gem is not None else ""
+            out.append(f'<g class="turn-step"><title>{escape(f"{me.name} {what} on {place}: {text}")}</title>'
+                       f'<rect x="{x:.1f}" y="{y - 1:.1f}" width="{w}" height="14" rx="4" fill="#fff" '
+                       f'stroke="#555" stroke-width="0.8"/>{dot}<text x="{x + 13:.1f}" y="{y + 9.5:.1f}" '
+                       f'font-size="10">{escape(text)}</text></g>')
+    return out
+
+
+def _panel(parts: list[str], pos: Position, colours: list[str], won: list[str], drawn: bool,
+           shared_caves: bool) -> float:
+    """The side panel: weather, the players (lifebuoy, name, hand and card, bank), the gems' values and a legend of
+    every mark the picture uses. Returns how far down it reaches."""
     sx = LEFT + RIVER_WIDTH + 20
     parts.append(f'<text x="{sx}" y="{TOP - 24}" font-weight="bold">weather</text>')
-    for k, w in enumerate(range(pos.ruleset.weather_min, pos.ruleset.weather_max + 1)):
+    values = range(pos.ruleset.weather_min, pos.ruleset.weather_max + 1)
+    box = min(64, (PANEL - 30) // max(1, len(values)) - 4)
+    for k, w in enumerate(values):
         fill = "#f4a261" if w == pos.weather else "#eeeeee"
-        name = {-1: "sun", 0: "calm", 1: "rain", 2: "storm"}.get(w, str(w))
-        parts.append(f'<rect x="{sx + k * 58}" y="{TOP - 14}" width="54" height="20" rx="4" fill="{fill}" '
-                     f'stroke="#999"/><text x="{sx + k * 58 + 27}" y="{TOP}" text-anchor="middle">'
-                     f'{w:+d} {name}</text>')
+        name = {-1: "sun", 0: "calm", 1: "rain", 2: "storm"}.get(w, "")
+        parts.append(f'<rect x="{sx + k * (box + 4)}" y="{TOP - 14}" width="{box}" height="20" rx="4" fill="{fill}" '
+                     f'stroke="#999"/><text x="{sx + k * (box + 4) + box / 2:.1f}" y="{TOP}" text-anchor="middle" '
+                     f'font-size="11">{w:+d} {name}</text>')
     y = TOP + 40
     parts.append(f'<text x="{sx}" y="{y}" font-weight="bold">players (seat order)</text>')
     for i, p in enumerate(pos.players):
-        y += 34
+        y += 22
         lifebuoy = (f'<circle cx="{sx + 6}" cy="{y - 4}" r="7" fill="none" stroke="#e63946" stroke-width="4">'
-                    f'<title>lifebuoy</title></circle>') if i == pos.lifebuoy else ""
+                    f'<title>lifebuoy: {escape(p.name)} acts first (R-COMP-5)</title></circle>'
+                    if i == pos.lifebuoy else "")
+        wins = p.name in won
+        name = _cut(p.name, 24 if wins else 32)
         parts.append(f'{lifebuoy}<rect x="{sx + 18}" y="{y - 12}" width="12" height="12" fill="{colours[i]}"/>'
-                     f'<text x="{sx + 36}" y="{y - 2}">{escape(p.name)}</text>')
+                     f'<text x="{sx + 36}" y="{y - 2}"><title>{escape(p.name)}</title>{escape(name)}'
+                     + (' <tspan font-weight="bold" fill="#1b7a3a">★ wins</tspan>' if wins else "") + "</text>")
         hand = " ".join(c.label for c in p.hand)
         card = f" · card {p.card.label}" if p.card is not None else ""
-        parts.append(f'<text x="{sx + 36}" y="{y + 12}" font-size="10" fill="#555">hand {escape(hand)}{card}</text>')
+        parts.append(f'<text x="{sx + 36}" y="{y + 12}" font-size="10" fill="#555">'
+                     f'{escape(_cut(f"hand {hand}{card}", 44))}</text>')
         gems = [c for c, n in p.bank.items() for _ in range(n)]
-        for k, g in enumerate(gems):
-            parts.append(_gem(sx + 130 + 11 * k, y - 6, g, 4.5))
-    legend_y = y + 40
+        parts.append(f'<text x="{sx + 36}" y="{y + 26}" font-size="10" fill="#555">bank</text>')
+        for k, g in enumerate(gems[:14]):
+            parts.append(_gem(sx + 68 + 11 * k, y + 22, g, 4.5))
+        more = f"+{len(gems) - 14} " if len(gems) > 14 else ""
+        parts.append(f'<text x="{sx + 68 + 11 * min(len(gems), 14):.0f}" y="{y + 26}" font-size="10" fill="#555">'
+                     f'{more}{"none · " if not gems else ""}value {p.bank.value}</text>')
+        y += 28
+    y += 26
     for k, colour in enumerate(COLOURS):
-        parts.append(_gem(sx + 8, legend_y + 16 * k, colour, 5) +
-                     f'<text x="{sx + 18}" y="{legend_y + 16 * k + 4}" font-size="10">{colour.label} '
-                     f'({int(colour)})</text>')
-    pieces = [name for name, on in (("dashed ring: the whirlpool", pos.whirlpool is not None),
-                                    ("brown oval: the beaver", pos.beaver is not None),
-                                    ("antlers: the moose", pos.moose is not None),
-                                    ("grey canoe: Diamond Joe", pos.joe is not None),
-                                    ("long hull: a double canoe", pos.ruleset.x_double)) if on]
-    for k, name in enumerate(pieces):
-        parts.append(f'<text x="{sx + 8}" y="{legend_y + 16 * (len(COLOURS) + k) + 8}" font-size="10" '
-                     f'fill="#1d3557">{escape(name)}</text>')
-    parts.insert(1, '<defs><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" '
-                    'markerHeight="6" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#333"/>'
-                    '</marker></defs>')
-    parts.append("</svg>")
-    return "\n".join(parts)
+        parts.append(_gem(sx + 8, y + 16 * k, colour, 5) +
+                     f'<text x="{sx + 18}" y="{y + 16 * k + 4}" font-size="10">{colour.label} '
+                     f'(value {int(colour)})</text>')
+    y += 16 * len(COLOURS) + 6
+    legend: list[tuple[Callable[[float], str], str]] = [
+        (lambda at: f'<circle cx="{sx + 8}" cy="{at}" r="6" fill="none" stroke="#e63946" stroke-width="3.5"/>',
+         "lifebuoy: this player acts first (R-COMP-5)"),
+        (lambda at: _gem(sx + 4, at, Colour.RUBY, 3.5) + _gem(sx + 13, at, Colour.AMBER, 3.5),
+         "dots after bank: the gems a player banked"),
+        (lambda at: _fork_tag(sx + 9, at, "L", sample=True), "fork marker: the next disc's branch (R-FLOW-4)")]
+    if shared_caves:
+        legend.append((lambda at: f'<line x1="{sx}" y1="{at}" x2="{sx + 18}" y2="{at}" stroke="#2e6bd8" '
+                                  'stroke-width="2" stroke-dasharray="5 3"/>',
+                       "dashed link: one cave by several discs (R-BOARD-4)"))
+    if drawn:
+        legend.append((lambda at: f'<line x1="{sx}" y1="{at}" x2="{sx + 18}" y2="{at}" stroke="#555" '
+                                  'stroke-width="3" stroke-dasharray="7 4"/>',
+                       "dashed path: an acting canoe's way"))
+        legend.append((lambda at: f'<rect x="{sx}" y="{at - 7}" width="18" height="13" rx="4" fill="#fff" '
+                                  'stroke="#555"/>', "label: gem loaded +, unloaded −, stolen, banked"))
+    legend += [((lambda at: f'<circle cx="{sx + 8}" cy="{at}" r="2" fill="#1d3557"/>'), name)
+               for name, on in (("dashed ring: the whirlpool", pos.whirlpool is not None),
+                                ("brown oval: the beaver", pos.beaver is not None),
+                                ("antlers: the moose", pos.moose is not None),
+                                ("grey canoe: Diamond Joe", pos.joe is not None),
+                                ("long hull: a double canoe", pos.ruleset.x_double)) if on]
+    for icon, text in legend:
+        parts.append(f'<g class="legend">{icon(y)}<text x="{sx + 26}" y="{y + 4}" font-size="10" fill="#1d3557">'
+                     f'{escape(text)}</text></g>')
+        y += 18
+    return y
 
 
 def _pieces(pos: Position, at: dict[str, tuple[float, float]], slots: dict[str, int]) -> list[str]:

@@ -8,9 +8,9 @@ from tabulate import tabulate
 
 from niagara_solver.engine.apply import CanoeReport
 from niagara_solver.engine.flow import choices_text
-from niagara_solver.engine.round import RoundRecord, goal_reached, winners
-from niagara_solver.model.atoms import PORT, Phase
-from niagara_solver.model.position import Position
+from niagara_solver.engine.round import GOAL_SAME, GOAL_TOTAL, RoundRecord, goal_reached, winners
+from niagara_solver.model.atoms import COLOURS, PORT, Phase
+from niagara_solver.model.position import Player, Position
 from niagara_solver.model.verdict import ANSWER, Verdict
 
 WEATHER_NAMES = {-1: "sun", 0: "calm", 1: "rain", 2: "storm"}
@@ -114,15 +114,35 @@ def header(pos: Position) -> str:
     return "\n".join(lines)
 
 
+def gems_to_goal(player: Player) -> int:
+    """The fewest gems the player must still bank to reach the goal (R-END-1): the nearest of 7 gems, one of each
+    colour and 4 of one colour; 0 when reached."""
+    bank = player.bank
+    if goal_reached(player):
+        return 0
+    return max(0, min(GOAL_TOTAL - bank.total, sum(1 for c in COLOURS if bank.get(c) == 0),
+                      GOAL_SAME - max(bank.get(c) for c in COLOURS)))
+
+
+def goal_text(player: Player) -> str:
+    """``reached``, or how many gems the player must still bank (``2 to bank``)."""
+    short = gems_to_goal(player)
+    return "reached" if short == 0 else f"{short} to bank"
+
+
+#: What the marks of the players table mean, printed under it.
+PLAYERS_KEY = ("* holds the lifebuoy: acts first in phase II (R-COMP-5, R-TURN-1)\n"
+               "goal: reached, or the fewest gems still to bank for 7 gems, one of each colour or 4 of one (R-END-1)")
+
+
 def players_table(pos: Position) -> str:
-    """One row per player: canoes, hand, chosen card, bank, value, goal."""
+    """One row per player: canoes, hand, chosen card, bank, value, goal; and what ``*`` and the goal mean."""
     rows = []
     for i, p in enumerate(pos.players):
         card = "-" if p.card is None else (p.card.label + (" (played)" if i in pos.acted else ""))
         rows.append([p.name + (" *" if i == pos.lifebuoy else ""), "; ".join(c.describe() for c in p.canoes),
-                     " ".join(c.label for c in p.hand), card, p.bank.describe(), p.bank.value,
-                     "reached" if goal_reached(p) else ""])
-    return tabulate(rows, headers=["player", "canoes", "hand", "card", "bank", "value", "goal"])
+                     " ".join(c.label for c in p.hand), card, p.bank.describe(), p.bank.value, goal_text(p)])
+    return tabulate(rows, headers=["player", "canoes", "hand", "card", "bank", "value", "goal"]) + "\n" + PLAYERS_KEY
 
 
 def show(pos: Position) -> str:
@@ -184,9 +204,12 @@ def round_text(record: RoundRecord) -> str:
 GOAL_QUESTIONS = {"win": "force a win", "steal": "force a steal", "safe": "keep every gem safe"}
 
 
-def _label(card: Any) -> str:
-    """A card's label, or "" (a turn that only repeats its card, the Lasso's "lasso", is not written twice)."""
-    return card.label if card is not None else ""
+def play_text(card: str | None, turn: object) -> str:
+    """A solver's advice in words: ``play card 2, turn "1: <port; 2: <port"``. The turn is quoted, so its own
+    colons and semicolons do not read as more cards; a turn that only repeats its card (the Lasso's ``lasso``) is
+    not written twice."""
+    text = f"play card {card}" if card is not None else "play the chosen card"
+    return text + (f', turn "{turn}"' if turn and str(turn) != card else "")
 
 
 def answer_text(answer: Any) -> str:
@@ -198,9 +221,7 @@ def answer_text(answer: Any) -> str:
         lines.append(f"  {answer.note}")
     if answer.verdict is Verdict.CONFIRMED:
         if answer.card is not None or answer.turn:
-            lines.append(f"  play {answer.card.label if answer.card is not None else 'the chosen card'}"
-                         + (f", then {answer.turn}" if answer.turn and str(answer.turn) != _label(answer.card)
-                            else ""))
+            lines.append("  " + play_text(answer.card.label if answer.card is not None else None, answer.turn))
         if answer.line:
             lines.append("  for example: " + " → ".join(answer.line))
     elif answer.verdict is Verdict.REFUTED and answer.refutations:
@@ -235,33 +256,74 @@ def analysis_text(result: dict[str, Any]) -> str:
             how = ""
             if ANSWER.parse(w["verdict"]) is Verdict.CONFIRMED:
                 card = w.get("card")
-                turn = w.get("turn")
-                how = f"play {card}, then {turn}" if turn and str(turn) != str(card) else f"play {card}"
+                how = play_text(None if card is None else str(card), w.get("turn"))
+            elif w.get("note"):
+                how = w["note"]
             wins.append([name, w["verdict"].upper(), how])
         if "steals" in p:
             exact = p["steals"]["exact"]
             for card, v in p["steals"]["cards"].items():
                 if v["possible"]:
-                    steals.append([name, card, ", ".join(v["possible"]), ", ".join(v["sure"]) or "-",
-                                   "" if exact else "acting now"])
-        for t in p["threats"]:
+                    steals.append([name, card, ", ".join(v["possible"]), ", ".join(v["sure"]) or "-", exact])
+        for t in p.get("threats", []):
             threat_rows.append([name, t["canoe"], "; ".join(f"{x['player']} with {'/'.join(x['cards'])}"
                                                             for x in t["threats"]) or "nobody"])
-        for f in p["falls"]:
+        for f in p.get("falls", []):
             fall_rows.append([name, f["canoe"], ", ".join(map(str, f["falls at"])) or "never",
-                              ", ".join(map(str, f.get("may fall at", []))) or ""])
+                              ", ".join(map(str, f.get("may fall at", []))) or "-"])
     out.append("Forced win this round, whatever the others do (R-END-1..3):")
     out.append(tabulate(wins, headers=["player", "answer", "how"]))
     out.append("\nSteal chances this round (possible: for some play of the players before; sure: for every play):")
-    out.append(tabulate(steals, headers=["player", "card", "possible from", "sure from", ""]) if steals
-               else "  no player can steal this round")
+    if steals and all(row[4] for row in steals):
+        out.append(tabulate([row[:4] for row in steals], headers=["player", "card", "possible from", "sure from"]))
+    elif steals:
+        # Too many plays come before some player to go through them all: their row is what they could steal
+        # acting on the position as it is, and the table says which rows are such.
+        out.append(tabulate([[*row[:4], "every play before" if row[4] else "acting now"] for row in steals],
+                            headers=["player", "card", "possible from", "sure from", "reckoned over"]))
+    elif any("steals" in p.get("unfinished", []) for p in result["players"]):
+        out.append("  no steal found among the players reckoned in time")
+    else:
+        out.append("  no player can steal this round")
     out.append("\nThreats to loaded canoes (who could take the gem, acting on the position as it is):")
     out.append(tabulate(threat_rows, headers=["player", "canoe", "threatened by"]) if threat_rows
                else "  no loaded canoe on the river")
     out.append("\nFall risk (flows that carry a canoe over the falls if it stays):")
-    out.append(tabulate(fall_rows, headers=["player", "canoe", "falls at flow", "may fall at"]) if fall_rows
-               else "  no canoe on the river")
+    if any(row[3] != "-" for row in fall_rows):
+        # Only with fork_policy free do the branches taken decide a fall (R-FLOW-4).
+        out.append(tabulate(fall_rows, headers=["player", "canoe", "falls at flow", "may fall at flow"]))
+        out.append("  (falls at: whichever branches the discs take; may fall at: on some branches only, "
+                   "fork_policy free, R-FLOW-4)")
+    elif fall_rows:
+        out.append(tabulate([row[:3] for row in fall_rows], headers=["player", "canoe", "falls at flow"]))
+    else:
+        out.append("  no canoe on the river")
+    unfinished = [f"{p['name']}: {', '.join(p['unfinished'])}" for p in result["players"] if p.get("unfinished")]
+    if unfinished:
+        out.append("\nNot reckoned within the time limit (--timeout), so left out above: " + "; ".join(unfinished))
     out.append("\nFlow by the smallest paddle played (R-FLOW-1, R-FLOW-2):")
     out.append(tabulate([[r["smallest paddle"], r["flow now"], "{}..{}".format(*r["flow range with clouds"])]
                          for r in result["flows"]], headers=["smallest paddle", "flow", "if clouds move the weather"]))
+    if "advice" in result:
+        out.append("\n" + advice_text(result["advice"]))
     return "\n".join(out)
+
+
+def advice_text(advice: dict[str, Any]) -> str:
+    """A player's cards ranked by simulated continuations (:mod:`niagara_solver.solver.advice`), labelled as the
+    estimate it is."""
+    name = advice["player"]
+    if advice.get("unfinished"):
+        return f"Advice for {name}: not reckoned within the time limit (--timeout)."
+    head = (f"Advice for {name} (an ESTIMATE from simulated play, not a proof): each card played on "
+            f"{advice['continuations']} times,\nat most {advice['rounds']} round(s) each, every other choice by the "
+            f"{advice['policy']} policy (seed {advice['seed']}); best first:")
+    rows = []
+    for c in advice["cards"]:
+        wins, gems = c["wins"], c["gems"]
+        rate = f"{100 * wins['value']:.0f}% ({100 * wins['low']:.0f}–{100 * wins['high']:.0f}%)"
+        banked = (f"{gems['value']:.2f}" if gems["low"] is None
+                  else f"{gems['value']:.2f} ({gems['low']:.2f}–{gems['high']:.2f})")
+        rows.append([c["card"], c["turn"], rate, banked])
+    return "\n".join([head, tabulate(rows, headers=["card", "turn if acting now", "wins (95% CI)",
+                                                     "gems banked (95% CI)"], disable_numparse=True)])

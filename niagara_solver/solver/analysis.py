@@ -1,16 +1,19 @@
 """The full analysis of a position for every player (``niagara-solve POSITION``): forced wins this round,
 steal chances per card, threats to each loaded canoe, fall risk per flow, and the flow each smallest paddle
-would produce."""
+would produce; beside these proved answers, an estimate for the player who decides next: each card ranked by
+simulated continuations (:mod:`.advice`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from niagara_solver.engine.rescue import begin_turns
 from niagara_solver.engine.round import is_finished, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.limits import OutOfTime, check_time, time_limit
 from niagara_solver.model.position import Player, Position
+from niagara_solver.solver.advice import CONTINUATIONS, ROUNDS, advice_player, advise
 from niagara_solver.solver.answers import Goal, has_steal
 from niagara_solver.solver.solve import fall_risk, frontier, solve, threats
 
@@ -29,6 +32,7 @@ def steal_table(pos: Position, x: int, limit: int = 3000) -> dict[str, Any]:
         possible: set[str] = set()
         sure: set[str] | None = None
         for state in states:
+            check_time()
             bare = state.with_player(x, Player(me.name, state.players[x].canoes, state.players[x].hand,
                                                state.players[x].bank, None))
             bare = bare.replace(acted=tuple(a for a in bare.acted if a != x))
@@ -60,23 +64,54 @@ def flow_table(pos: Position) -> list[dict[str, Any]]:
     return rows
 
 
-def analyze(pos: Position, timeout: float = 10) -> dict[str, Any]:
-    """Everything a player wants to know about a position, for every player (docs/SOLVER.md)."""
+#: The sections of a player's analysis that are reckoned within the time limit, in the order they are reckoned.
+SECTIONS = ("win", "steals", "threats", "falls")
+
+
+def analyze(pos: Position, timeout: float | None = 10,
+            progress: Callable[[str], None] | None = None, continuations: int = CONTINUATIONS,
+            rounds: int = ROUNDS) -> dict[str, Any]:
+    """Everything a player wants to know about a position, for every player (docs/SOLVER.md), and the advice for
+    the player who decides next: each card ranked by ``continuations`` simulated continuations of at most
+    ``rounds`` rounds (:mod:`.advice`, an estimate; none with 0 continuations).
+
+    The whole analysis stops within ``timeout`` seconds: a forced-win question still open is UNKNOWN, and a
+    player's sections not reckoned in time are left out and named under ``"unfinished"`` (never guessed).
+    ``progress`` is told each section as it starts (``"red: steals"``)."""
     out: dict[str, Any] = {"finished": is_finished(pos)}
     if out["finished"]:
         out["winners"] = [pos.players[i].name for i in winners(pos)]
         return out
     players = []
-    for i, player in enumerate(pos.players):
-        entry: dict[str, Any] = {"name": player.name}
-        if i in pos.acted:
-            entry["note"] = "has acted this round"
-        else:
-            entry["win"] = solve(pos, i, Goal.WIN, 1, "search", timeout).to_json()
-            entry["steals"] = steal_table(pos, i)
-        entry["threats"] = threats(pos, i)
-        entry["falls"] = fall_risk(pos, i)
-        players.append(entry)
+    with time_limit(timeout):
+        for i, player in enumerate(pos.players):
+            entry: dict[str, Any] = {"name": player.name}
+            if i in pos.acted:
+                entry["note"] = "has acted this round"
+            reckon: dict[str, Callable[[], Any]] = {
+                "win": lambda: solve(pos, i, Goal.WIN, 1, "search", timeout).to_json(),
+                "steals": lambda: steal_table(pos, i),
+                "threats": lambda: threats(pos, i),
+                "falls": lambda: fall_risk(pos, i)}
+            for section in SECTIONS:
+                if i in pos.acted and section in ("win", "steals"):
+                    continue
+                if progress is not None:
+                    progress(f"{player.name}: {section}")
+                try:
+                    check_time()
+                    entry[section] = reckon[section]()
+                except OutOfTime:
+                    entry.setdefault("unfinished", []).append(section)
+            players.append(entry)
+        advised = advice_player(pos) if continuations else None
+        if advised is not None:  # an estimate beside the proofs, for whoever decides next
+            if progress is not None:
+                progress(f"{pos.players[advised].name}: advice")
+            try:
+                out["advice"] = advise(pos, advised, continuations, rounds).to_json()
+            except OutOfTime:
+                out["advice"] = {"player": pos.players[advised].name, "estimate": True, "unfinished": True}
     out["players"] = players
     out["flows"] = flow_table(pos)
     return out

@@ -12,6 +12,7 @@ from enum import Enum
 from typing import Any
 
 from niagara_solver.model.atoms import Card
+from niagara_solver.model.limits import OutOfTime as OutOfTime  # the time-out signal both backends raise
 from niagara_solver.model.notation import Steal, Turn
 from niagara_solver.model.position import Position
 from niagara_solver.model.verdict import ANSWER, Verdict
@@ -33,8 +34,6 @@ class Backend(Enum):
     BOTH = "both"
 
 
-class OutOfTime(Exception):
-    """A backend ran past its time budget: the answer is UNKNOWN."""
 
 
 @dataclass

@@ -33,6 +33,7 @@ from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.model.ruleset import ForkPolicy, Reveal
+from niagara_solver.model.limits import time_left
 from niagara_solver.solver.answers import Goal, OutOfTime, bankable, could_reach_goal, has_steal, x_gems
 
 
@@ -66,7 +67,8 @@ class Search:
         self.progress = progress  # told the number of nodes searched, now and then
         self.goal = goal
         self.horizon = horizon
-        self.deadline = time.perf_counter() + timeout if timeout else None
+        left = time_left(timeout if timeout else None)  # its own budget, within the command's time limit
+        self.deadline = time.perf_counter() + left if left is not None else None
         self.memo: dict[Any, Node] = {}
         self.nodes = 0
         self.baseline: int | None = None
@@ -76,11 +78,11 @@ class Search:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if self.nodes % 64 == 0:
-            if self.deadline is not None and time.perf_counter() > self.deadline:
-                raise OutOfTime()
-            if self.progress is not None and self.nodes % 4096 == 0:
-                self.progress(self.nodes)
+        # The first node too: a search begun past the time limit stops at once.
+        if self.nodes % 64 == 1 and self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfTime()
+        if self.progress is not None and self.nodes % 4096 == 0:
+            self.progress(self.nodes)
 
     def _key(self, stage: str, pos: Position, left: int, extra: Any = None) -> Any:
         return (stage, pos, left, extra, self.baseline)

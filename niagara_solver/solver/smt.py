@@ -30,6 +30,7 @@ from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.model.readings import UncoveredRulesError
 from niagara_solver.model.ruleset import Reveal
 from niagara_solver.model.verdict import Verdict
+from niagara_solver.model.limits import check_time, time_left
 from niagara_solver.solver.answers import Answer, Goal, OutOfTime, could_reach_goal, x_gems
 
 
@@ -43,7 +44,8 @@ class SmtSolver:
         self.x = x
         self.goal = goal
         self.horizon = horizon
-        self.deadline = time.perf_counter() + timeout if timeout else None
+        left = time_left(timeout if timeout else None)  # its own budget, within the command's time limit
+        self.deadline = time.perf_counter() + left if left is not None else None
         self.timeout = timeout
         self.relations = Relations.of(pos)
         self.enumerator = Enumerator(self.relations, timeout)
@@ -272,20 +274,21 @@ def solve_smt(pos: Position, player: int, goal: Goal, horizon: int = 1, timeout:
     start = time.perf_counter()
     name = pos.players[player].name
     answer = Answer(Verdict.UNKNOWN, name, goal, horizon, "smt")
-    solver = SmtSolver(pos, player, goal, horizon, timeout)
-    won = solver.enumerator.winners(pos) if pos.phase is Phase.CARDS else ()
-    if won:
-        answer.verdict = Verdict.of(goal is Goal.WIN and player in won)
-        answer.note = "the game is over"
-        answer.details["finished"] = True
-    else:
-        try:
+    try:
+        check_time()  # no encoding is built past the time limit
+        solver = SmtSolver(pos, player, goal, horizon, timeout)
+        won = solver.enumerator.winners(pos) if pos.phase is Phase.CARDS else ()
+        if won:
+            answer.verdict = Verdict.of(goal is Goal.WIN and player in won)
+            answer.note = "the game is over"
+            answer.details["finished"] = True
+        else:
             answer.verdict = Verdict.of(solver.value(pos))
-        except (OutOfTime, TimeoutError):
-            answer.verdict = Verdict.UNKNOWN
-            answer.note = "the solver ran out of time"
+        answer.nodes = solver.nodes
+    except (OutOfTime, TimeoutError):
+        answer.verdict = Verdict.UNKNOWN
+        answer.note = "the solver ran out of time"
     answer.seconds = time.perf_counter() - start
-    answer.nodes = solver.nodes
     return answer
 
 

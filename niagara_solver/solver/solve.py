@@ -24,6 +24,7 @@ from niagara_solver.model.readings import require
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.notation import Turn
+from niagara_solver.model.limits import check_time, time_limit
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.solver.answers import Answer, Backend, Goal, OutOfTime, has_steal
 from niagara_solver.solver.search import Node, Search, trace
@@ -48,9 +49,16 @@ def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str
     """Answer ``goal`` for ``player`` in ``pos`` within ``horizon`` rounds with one backend (``progress``, for
     the search, is told how many positions it searched, now and then)."""
     require(pos.ruleset, "solver")
-    if backend == "smt":
-        return solve_smt(pos, player, goal, horizon, timeout)
+    with time_limit(timeout):  # the search and the tables after it share the one budget
+        if backend == "smt":
+            return solve_smt(pos, player, goal, horizon, timeout)
+        return _search(pos, player, goal, horizon, timeout, progress)
+
+
+def _search(pos: Position, player: int, goal: Goal, horizon: int, timeout: float | None,
+            progress: Callable[[int], None] | None) -> Answer:
     start = time.perf_counter()
+    backend = "search"
     name = pos.players[player].name
     answer = Answer(Verdict.UNKNOWN, name, goal, horizon, backend)
     if is_finished(pos):
@@ -68,16 +76,22 @@ def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str
         if root.value:
             answer.card, answer.turn = _x_choice(root)
             answer.line = trace(root)
-        else:
-            answer.refutations = _refutations(search, pos, player)
     except OutOfTime:
         answer.verdict = Verdict.UNKNOWN
         answer.note = "the search ran out of time"
-    if goal is Goal.STEAL and horizon == 1:
-        answer.details["cards"] = steal_chances(pos, player)
-    if goal is Goal.SAFE:
-        answer.details["threats"] = threats(pos, player)
-        answer.details["falls"] = fall_risk(pos, player)
+    if answer.verdict is Verdict.REFUTED:
+        try:  # the answer stands; only the list of refutations may be cut short
+            answer.refutations = _refutations(search, pos, player)
+        except OutOfTime:
+            answer.note = "the time limit ran out before every option's refutation was listed"
+    try:
+        if goal is Goal.STEAL and horizon == 1:
+            answer.details["cards"] = steal_chances(pos, player)
+        if goal is Goal.SAFE:
+            answer.details["threats"] = threats(pos, player)
+            answer.details["falls"] = fall_risk(pos, player)
+    except OutOfTime:  # the tables beside the answer: left out, and said so
+        answer.details["unfinished"] = "the time limit ran out before the tables beside the answer"
     answer.seconds = time.perf_counter() - start
     answer.nodes = search.nodes
     return answer
@@ -100,15 +114,16 @@ class Solution:
 
     @property
     def agree(self) -> bool:
-        """Did every backend give the same verdict?"""
-        return len({a.verdict for a in self.answers}) == 1
+        """Did no two backends give different definite verdicts? (A backend that ran out of time contradicts
+        nobody: its unknown makes the comparison unknown, exit 3, not a disagreement.)"""
+        return len({a.verdict for a in self.answers if a.verdict is not Verdict.UNKNOWN}) <= 1
 
     @property
     def exit_status(self) -> int:
-        """1 when the backends disagree, 3 when the answer is unknown, else 0 (yes and no are both answers)."""
+        """1 when the backends disagree, 3 when an answer is unknown, else 0 (yes and no are both answers)."""
         if not self.agree:
             return 1
-        return 3 if self.answer.verdict is Verdict.UNKNOWN else 0
+        return 3 if any(a.verdict is Verdict.UNKNOWN for a in self.answers) else 0
 
     def to_json(self) -> dict[str, Any]:
         data = self.answer.to_json()
@@ -122,7 +137,8 @@ def solve_with(pos: Position, player: int, goal: Goal, horizon: int = 1, backend
                timeout: float | None = 60, progress: Callable[[int], None] | None = None) -> Solution:
     """Answer ``goal`` with one backend, or with both (search first, then smt) to compare them."""
     names = ["search", "smt"] if backend is Backend.BOTH else [backend.value]
-    return Solution(tuple(solve(pos, player, goal, horizon, name, timeout, progress) for name in names))
+    with time_limit(timeout):  # both backends within the one time limit: the second gets what the first left
+        return Solution(tuple(solve(pos, player, goal, horizon, name, timeout, progress) for name in names))
 
 
 def _refutations(search: Search, pos: Position, x: int) -> list[dict[str, Any]]:
@@ -178,6 +194,7 @@ def frontier(pos: Position, x: int, limit: int = 20000) -> list[Position] | None
             return list(states)
         grown: set[Position] = set()
         for s in states:
+            check_time()
             p = s.next_to_act()
             assert p is not None
             player = s.players[p]
@@ -207,6 +224,7 @@ def steal_chances(pos: Position, x: int) -> dict[str, Any]:
         sure: set[str] | None = None
         always = True
         for state in states:
+            check_time()
             chosen = state.with_player(x, Player(me.name, state.players[x].canoes, state.players[x].hand,
                                                  state.players[x].bank, None))
             victims = {s.victim for o in legal_turns(chosen, x, card) for a in o.turn.actions for s in a.steps
@@ -233,6 +251,7 @@ def threats(pos: Position, x: int) -> list[dict[str, Any]]:
         for q, other in enumerate(turn_pos.players):
             if q == x or q in turn_pos.acted:
                 continue
+            check_time()
             bare = turn_pos.with_player(q, Player(other.name, other.canoes, other.hand, other.bank, None))
             bare = bare.replace(acted=tuple(a for a in bare.acted if a != q))
             cards = [c for c in ([other.card] if other.card is not None else other.hand) if c.paddles]
@@ -265,6 +284,7 @@ def fall_risk(pos: Position, x: int) -> list[dict[str, Any]]:
         alone = pos.with_player(x, Player(me.name, (canoe, Canoe(PORT)), me.hand, me.bank, me.card))
         falls, may = [], []
         for steps in range(0, 9):
+            check_time()
             fell = [any(c.fallen for c in after.players[x].canoes) for _, after in flow_outcomes(alone, steps)]
             if all(fell):
                 falls.append(steps)

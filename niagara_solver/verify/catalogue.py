@@ -7,11 +7,12 @@ player count gives the counterexample shown.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import InputError
+from niagara_solver.model.limits import time_limit
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.verify.properties import BY_ID
@@ -83,16 +84,18 @@ def check_ids(ids: list[str] | tuple[str, ...]) -> None:
 
 
 def prove_catalogue(board: Board, rules: Ruleset, players: list[int], ids: list[str] | None = None,
-                    timeout: float | None = 60) -> CatalogueReport:
-    """Prove the catalogue (or the properties ``ids``) for every player count in ``players``."""
+                    timeout: float | None = 60, progress: Callable[[str], None] | None = None) -> CatalogueReport:
+    """Prove the catalogue (or the properties ``ids``) for every player count in ``players``, within ``timeout``
+    seconds in all (what is not settled by then is UNKNOWN); ``progress`` is told each proof as it starts."""
     require(rules, "encoding")
     rules.check_players(players)
     if ids:
         check_ids(ids)
     runs: dict[str, list[tuple[int, PropertyResult]]] = {}
-    for n in players:
-        for result in prove(board, rules, n, list(ids) if ids else None, timeout):
-            runs.setdefault(result.id, []).append((n, result))
+    with time_limit(timeout):
+        for n in players:
+            for result in prove(board, rules, n, list(ids) if ids else None, timeout, progress=progress):
+                runs.setdefault(result.id, []).append((n, result))
     merged = []
     for results in runs.values():
         refuted = next(((n, r) for n, r in results if r.verdict is Verdict.REFUTED), None)

@@ -13,6 +13,7 @@ from typing import Any
 from niagara_solver.encoding.solver import fresh_context
 from niagara_solver.jobs import Task
 from niagara_solver.model.board import Board
+from niagara_solver.model.limits import OutOfTime
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.verify.crosscheck import crosscheck
@@ -39,7 +40,13 @@ def mutant_job(name: str, ruleset: Any, board: Any, players: int, timeout: float
 def crosscheck_job(ruleset: Any, board: Any, count: int, seed: int, timeout: float) -> dict[str, Any]:
     """Cross-check the engine against the encoding on ``count`` seeded positions and the goal positions."""
     fresh_context()
-    report = crosscheck(Board.from_json(board), Ruleset.from_json(ruleset), count, seed, timeout=timeout)
+    start = time.perf_counter()
+    try:
+        report = crosscheck(Board.from_json(board), Ruleset.from_json(ruleset), count, seed, timeout=timeout)
+    except (TimeoutError, OutOfTime):  # the time limit ran out: nothing compared is claimed
+        return {"kind": "crosscheck", "positions": 0, "sources": {}, "cases": {}, "outcomes": 0, "coverage": {},
+                "goals": {}, "mismatches": [], "seconds": round(time.perf_counter() - start, 3), "skipped_rounds": 0,
+                "unfinished": "the time limit ran out before the cross-check finished"}
     return {"kind": "crosscheck", **report.to_json()}
 
 

@@ -11,17 +11,18 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import z3
 
 from niagara_solver.model.board import Board
 from niagara_solver.encoding.core import Encoding, Mutant
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
+from niagara_solver.model.limits import out_of_time, time_limit
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.ruleset import PortDeparture, Ruleset
 from niagara_solver.verify.properties import catalogue_for
-from niagara_solver.verify.prove import PropertyResult, Prover
+from niagara_solver.verify.prove import PropertyResult, Prover, not_asked
 
 
 def _marker_stuck(enc: Encoding, marker: Expr, labels: int) -> Expr:
@@ -151,25 +152,43 @@ class MutantResult:
     results: list[PropertyResult]
     seconds: float
 
+    @property
+    def survived(self) -> bool:
+        """Every property was proved on the mutant: the catalogue cannot tell it from the rules (a gap)."""
+        return not self.killed and all(r.verdict is Verdict.PROVED for r in self.results)
+
+    @property
+    def word(self) -> str:
+        """``killed``, ``SURVIVED``, or ``UNKNOWN`` (no property refuted it, and some ran out of time)."""
+        return "killed" if self.killed else "SURVIVED" if self.survived else "UNKNOWN"
+
     def to_json(self) -> dict[str, Any]:
         return {"mutant": self.mutant.name, "rule": self.mutant.key, "description": self.mutant.description,
-                "killed": self.killed, "by": self.by, "seconds": round(self.seconds, 3),
+                "killed": self.killed, "survived": self.survived, "by": self.by, "seconds": round(self.seconds, 3),
                 "counterexamples": [r.to_json() for r in self.results if r.verdict is Verdict.REFUTED]}
 
 
 def check_mutants(board: Board, rules: Ruleset, players: int = 2, names: list[str] | None = None,
-                  timeout: float | None = None) -> list[MutantResult]:
-    """Run the catalogue against each mutant."""
+                  timeout: float | None = None, progress: Callable[[str], None] | None = None) -> list[MutantResult]:
+    """Run the catalogue against each mutant, within ``timeout`` seconds in all: a property not asked in time is
+    UNKNOWN, and a mutant no property refuted by then is not killed. ``progress`` is told each mutant as it
+    starts."""
     out = []
-    for mutant in MUTANTS:
-        if names and mutant.name not in names:
-            continue
-        start = time.perf_counter()
-        # a module's mutant is checked with its module on (RULES.md section X)
-        switched: dict[str, Any] = {mutant.module: True} if mutant.module else {}
-        prover = Prover(board, dataclasses.replace(rules, **switched), players, mutant, timeout)
-        results = [prover.check(p) for p in catalogue_for(prover.rules)]
-        refuted = [r for r in results if r.verdict is Verdict.REFUTED]
-        out.append(MutantResult(mutant, bool(refuted), [r.id for r in refuted], results,
-                                time.perf_counter() - start))
+    with time_limit(timeout):
+        for mutant in MUTANTS:
+            if names and mutant.name not in names:
+                continue
+            if progress is not None:
+                progress(f"{mutant.name} {players}p")
+            start = time.perf_counter()
+            if out_of_time():
+                results = [not_asked(p) for p in catalogue_for(rules)]
+            else:  # a module's mutant is checked with its module on (RULES.md section X)
+                switched: dict[str, Any] = {mutant.module: True} if mutant.module else {}
+                mutated = dataclasses.replace(rules, **switched)
+                prover = Prover(board, mutated, players, mutant, timeout)
+                results = [prover.check(p) for p in catalogue_for(prover.rules)]
+            refuted = [r for r in results if r.verdict is Verdict.REFUTED]
+            out.append(MutantResult(mutant, bool(refuted), [r.id for r in refuted], results,
+                                    time.perf_counter() - start))
     return out

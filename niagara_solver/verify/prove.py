@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import z3
 
@@ -22,6 +22,7 @@ from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import flow_detail
 from niagara_solver.engine.rescue import apply_rescue
 from niagara_solver.model.errors import NiagaraError
+from niagara_solver.model.limits import out_of_time, time_limit
 from niagara_solver.encoding.relations import NAMES, NCOL, Mutant, Relations, SymPosition, TurnStep, value
 from niagara_solver.encoding.solver import SHRINK_RLIMIT, make_solver, verdict
 from niagara_solver.model.verdict import PROOF, Verdict
@@ -142,6 +143,8 @@ class Prover:
     def check(self, prop: Property, minimize: bool = True) -> PropertyResult:
         """The verdict on one property (every phase it speaks of)."""
         start = time.perf_counter()
+        if out_of_time():
+            return not_asked(prop)
         if prop.id == "R-PROP-10":
             result = self._no_deadlock(prop)
             result.seconds = time.perf_counter() - start
@@ -149,6 +152,9 @@ class Prover:
         outcome = Verdict.PROVED
         counterexample = None
         for phase_name, statement in prop.obligations:
+            if out_of_time():  # no phase built past the time limit: the rest is unknown
+                outcome = Verdict.UNKNOWN
+                break
             ph = self.phase(phase_name)
             stated = statement(ph.context)
             for part in (stated if isinstance(stated, list) else [stated]):
@@ -401,12 +407,28 @@ def _colour(c: int) -> str:
     return COLOURS[c].label
 
 
+def not_asked(prop: Property) -> PropertyResult:
+    """The verdict on a property the time limit left no time to ask: UNKNOWN."""
+    return PropertyResult(prop.id, prop.title, Verdict.UNKNOWN, 0.0, prop.method, prop.rules,
+                          tuple(p for p, _ in prop.obligations), note="not asked: the time limit ran out")
+
+
 def prove(board: Board, rules: Ruleset, players: int, ids: Iterable[str] | None = None,
-          timeout: float | None = None, mutant: Mutant | None = None, minimize: bool = True) -> list[PropertyResult]:
-    """Check the catalogue (or the properties ``ids``) for ``players`` players."""
+          timeout: float | None = None, mutant: Mutant | None = None, minimize: bool = True,
+          progress: Callable[[str], None] | None = None) -> list[PropertyResult]:
+    """Check the catalogue (or the properties ``ids``) for ``players`` players, within ``timeout`` seconds in all
+    (the properties not settled by then are UNKNOWN); ``progress`` is told each property as it starts."""
     chosen = [BY_ID[i] for i in ids] if ids else list(catalogue_for(rules))
-    prover = Prover(board, rules, players, mutant, timeout)
-    return [prover.check(p, minimize) for p in chosen]
+    with time_limit(timeout):
+        if out_of_time():  # not even the relations are built
+            return [not_asked(p) for p in chosen]
+        prover = Prover(board, rules, players, mutant, timeout)
+        results = []
+        for p in chosen:
+            if progress is not None:
+                progress(f"{p.id} {players}p")
+            results.append(prover.check(p, minimize))
+        return results
 
 
-__all__ = ["prove", "Prover", "PropertyResult", "Counterexample", "CATALOGUE", "RESCUE", "field"]
+__all__ = ["prove", "not_asked", "Prover", "PropertyResult", "Counterexample", "CATALOGUE", "RESCUE", "field"]

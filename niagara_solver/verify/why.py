@@ -13,12 +13,12 @@ from typing import Any
 
 import z3
 
-from niagara_solver.engine.apply import apply_turn
-from niagara_solver.model.notation import Move, Steal, Turn
-from niagara_solver.model.errors import NiagaraError, TurnError
+from niagara_solver.engine.apply import CanoeReport, apply_turn
+from niagara_solver.model.notation import Move, Push, Steal, Turn
+from niagara_solver.model.errors import InvalidTurnError, NiagaraError, TurnError, quoted
 from niagara_solver.encoding.relations import OPS, Relations, canoe_order
 from niagara_solver.encoding.solver import make_solver
-from niagara_solver.model.atoms import Card
+from niagara_solver.model.atoms import FALLEN, FALLS, PORT, Card
 from niagara_solver.model.catalogue import sentence
 from niagara_solver.model.position import Player, Position
 
@@ -37,6 +37,8 @@ class WhyResult:
     engine: str = ""
     agree: bool = True
     detail: str = ""
+    #: What each acting canoe did (the engine's account: spent, loaded, unloaded, banked, stolen), when legal.
+    canoes: tuple[CanoeReport, ...] = ()
 
     @property
     def explanations(self) -> list[tuple[str, str]]:
@@ -48,12 +50,41 @@ class WhyResult:
                                "legal": self.legal, "engine": self.engine, "agree": self.agree}
         if self.legal and self.after is not None:
             out["position"] = position_to_json(self.after)
+            out["canoes"] = [{"start": r.start, "end": r.end, "spent": r.spent,
+                              "loaded": [c.label for c in r.loaded], "unloaded": [c.label for c in r.unloaded],
+                              "banked": [c.label for c in r.banked],
+                              "stolen": [{"from": v, "gem": c.label} for v, c in r.stolen]} for r in self.canoes]
         else:
             out["rules"] = [{"id": r, "rule": s} for r, s in self.explanations]
             out["also"] = [[{"id": r, "rule": sentence(r)} for r in core] for core in self.also]
             if self.detail:
                 out["detail"] = self.detail
         return out
+
+
+#: The places a turn may name that are not discs: what the rules say of them (a canoe paddling over the falls,
+#: a fallen canoe acting) is a rule's answer, not a misspelt name.
+_PLACES = (PORT, FALLEN, FALLS)
+
+
+def check_names(pos: Position, turn: Turn) -> None:
+    """Every disc a turn names is a disc of the river, every victim a player of the game.
+
+    A name that does not exist is a mistake in writing the turn, not a rule it breaks: it is refused as such
+    (:class:`InvalidTurnError`, naming it and what exists), before any rule is asked."""
+    discs = set(pos.board.discs)
+    names = [p.name for p in pos.players]
+    for k, action in enumerate(turn.actions, start=1):
+        where = f"canoe action {k} ({quoted(str(action))})"
+        places = [action.canoe.place, *(s.dest for s in action.steps if isinstance(s, (Move, Push)))]
+        for place in places:
+            if place not in discs and place.lower() not in _PLACES:
+                shown = ", ".join(pos.board.discs[:12]) + (", ..." if len(discs) > 12 else "")
+                raise InvalidTurnError(f"{where}: no such disc {quoted(place)} on this river; its discs: {shown}")
+        for step in action.steps:
+            if isinstance(step, Steal) and step.victim not in names:
+                raise InvalidTurnError(f"{where}: no player is named {quoted(step.victim)}; the players: "
+                                       f"{', '.join(names)}")
 
 
 def _structure(turn: Turn) -> tuple[str, str] | None:
@@ -80,9 +111,12 @@ def _structure(turn: Turn) -> tuple[str, str] | None:
 def why(pos: Position, player: int, card: Card, turn: Turn, timeout: float | None = 30) -> WhyResult:
     """Explain whether ``player`` may play ``turn`` with ``card`` in ``pos`` (a phase II position)."""
     me = pos.players[player]
+    check_names(pos, turn)
     result = WhyResult(turn, me.name, card, legal=False)
     try:
-        engine_after = apply_turn(pos, player, turn, card).position
+        engine_result = apply_turn(pos, player, turn, card)
+        engine_after = engine_result.position
+        result.canoes = engine_result.canoes
         result.engine = "the engine accepts it"
     except TurnError as err:
         engine_after = None

@@ -253,6 +253,13 @@ class Relations:
         position with :func:`canoe_order`'s order)."""
         return pin_turn(self.enc, position, card, turn, step.choice, step.player)
 
+    def pin_round_turn(self, step: RoundStep, player: int, position: Position, card: Card,
+                       turn: Turn) -> list[Expr]:
+        """A round's turn of ``player`` fixed to a written turn with ``card``, written from ``position`` (the
+        position before that turn); which of the player's canoes acts first is left to the round's choice of
+        canoe order."""
+        return pin_turn(self.enc, position, card, turn, step.choice.turns[player], player)
+
     def flow_choice(self, tag: str) -> FlowChoice:
         """Branch choices for the flow (read only with ``fork_policy: free``), shareable between relations."""
         return FlowChoice.fresh(tag, self.enc)

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from niagara_solver.encoding.enumerate import Enumerator, IncrementalEnumerator
+from niagara_solver.encoding.enumerate import Enumerator, IncrementalEnumerator, RoundPath
 from niagara_solver.encoding.relations import Mutant, Relations
 from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, must_rescue, rescue_options
@@ -257,34 +257,44 @@ class CrossChecker:
         """Every start of the next round from a start-of-round ``pos`` with the cards given; None when the engine
         finds more than ``limit`` intermediate positions (too many to enumerate in the encoding)."""
         case = Case("round", pos, cards=cards)
-        rescued = {pos}
+        # Dicts rather than sets: one path to each start is kept, the first in a fixed order (the turns the
+        # encoding is asked to confirm first).
+        rescued = {pos: None}
         for i in pos.turn_order():
-            rescued = {apply_rescue(s, i, o) for s in rescued for o in rescue_options(s, i)}
+            rescued = {apply_rescue(s, i, o): None for s in rescued for o in rescue_options(s, i)}
         starts: dict[Position, str] = {}
+        paths: dict[Position, RoundPath] = {}
         case.rules = {"R-ROUND-1", "R-TURN-1", "R-BUOY-1", "R-CARD-2", "R-FLOW-1"}
         for state in rescued:
-            # Each position of phase II with the gems stolen on the way to it (for R-STEAL-4's coverage).
-            frontier: set[tuple[Position, frozenset[StolenMark]]] = {(begin_turns(state, None, cards), frozenset())}
+            # Each position of phase II with the gems stolen on the way to it (for R-STEAL-4's coverage), and the
+            # turns that led there.
+            frontier: dict[tuple[Position, frozenset[StolenMark]], RoundPath] = {
+                (begin_turns(state, None, cards), frozenset()): ()}
             for p in pos.turn_order():
-                grown = set()
-                for s, stolen in frontier:
+                grown: dict[tuple[Position, frozenset[StolenMark]], RoundPath] = {}
+                for (s, stolen), path in frontier.items():
                     for o in legal_turns(s, p):
                         if stolen and restolen(s, p, o.turn, stolen):
                             case.rules.add("R-STEAL-4")
-                        grown.add((o.position, stolen | {mark for _, mark in steals(s, p, o.turn)}))
+                        card = cards.get(p, s.players[p].card)
+                        assert card is not None
+                        grown.setdefault((o.position, stolen | {mark for _, mark in steals(s, p, o.turn)}),
+                                         (*path, (p, s, card, o.turn)))
                 frontier = grown
                 if len({s for s, _ in frontier}) > limit:
                     return None
-            for s in {s for s, _ in frontier}:
+            for (s, _), path in frontier.items():
                 for _, after in flow_outcomes(s, flow_value(s)):
-                    starts[_next_round(after, s)] = ""
+                    start = _next_round(after, s)
+                    starts[start] = ""
+                    paths.setdefault(start, path)
         case.engine = starts
         n = len(pos.players)
         if self.reference:
             self._encoding(case, lambda _: {p: "" for p in self.enumerator(n).rounds(pos, cards, 20 * limit)})
         else:
             self._encoding(case, lambda deadline: {p: "" for p in self.incremental(n).check_rounds(
-                pos, cards, set(starts), 20 * limit, deadline)})
+                pos, cards, paths, 20 * limit, deadline)})
         return case
 
 

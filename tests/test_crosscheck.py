@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from niagara_solver.verify.crosscheck import GOALS, CrossChecker, crosscheck
+from niagara_solver.verify.crosscheck import CrossChecker, crosscheck, goals_for
 from niagara_solver.verify.mutants import BY_NAME
 from niagara_solver.model.board import standard_board
 from niagara_solver.cli.main import main
@@ -15,6 +15,7 @@ from niagara_solver.engine import turns as engine_turns
 from niagara_solver.model.ruleset import Ruleset
 from strategies import LONG_BOARD, positions, rulesets
 
+GOALS = goals_for(Ruleset())  # the base game's goals; each module's own are asked only with it on
 TURN_GOALS = [g.name for g in GOALS if g.phase == "turn"]
 OTHER_GOALS = [g.name for g in GOALS if g.phase not in ("turn", "two-turns")]
 
@@ -264,3 +265,31 @@ def test_goal_positions_are_kept_in_a_cache_keyed_by_the_question(tmp_path, monk
     entries[0].write_text(json.dumps(data))
     with pytest.raises(AssertionError, match="searched"):
         list(goal_answers(standard_board(), Ruleset(), names=names, cache=tmp_path))
+
+
+def test_the_expansion_rules_a_turn_exercises_are_read_from_its_notation():
+    from helpers import P, doc
+    from niagara_solver.engine.turns import legal_turns
+    from niagara_solver.model.atoms import Card
+    from niagara_solver.model.format import position_from_json
+    from niagara_solver.verify.crosscheck import turn_rules
+    # The worked example of tests/test_x_cards.py: 16 turns with the 1/2/3 card, each with its budget (X-CARDS-3).
+    pos = position_from_json(doc(P("a", "port", "4:ruby"), P("b", "2:amber", "port"), ruleset={"x_cards": True}))
+    found = [turn_rules(pos, o.turn, 0) for o in legal_turns(pos, 0, Card.ONE_TWO_THREE)]
+    assert len(found) == 16 and all({"X-CARDS-3"} <= rules for rules in found)
+    assert all("X-CARDS-4" in turn_rules(pos, o.turn, 0) for o in legal_turns(pos, 0, Card.LASSO))
+    assert all(not any(r.startswith("X-") for r in turn_rules(pos, o.turn, 1)) for o in legal_turns(pos, 1, Card.TWO))
+
+
+def test_rules_of_modules_that_are_off_are_shown_as_not_applicable_with_the_reason():
+    from niagara_solver.verify.crosscheck import goals_for, player_counts, unreachable_rules
+    from niagara_solver.model.ruleset import PRESETS
+    off = unreachable_rules(Ruleset())
+    assert off["X-WHIRL-1"] == "x_whirl is off" and off["X-JOE-3"] == "x_joe is off"
+    assert off["X-GEMS-1"].startswith("gems_per_colour is one count") and not any(r.startswith("R-") for r in off)
+    rules = PRESETS["flussgeister"]
+    assert set(unreachable_rules(rules)) == {"X-JOE-1", "X-JOE-2", "X-JOE-3"}
+    assert player_counts(rules) == [3, 4, 5, 6] and player_counts(Ruleset()) == [2, 3, 4, 5]
+    assert {g.name for g in goals_for(rules)} - {g.name for g in GOALS} == {
+        "one-two-three", "lasso-moors", "seven-and-lasso-in-the-flow", "double-canoe-loads-a-second-gem",
+        "steal-two-gems", "cloud-brings-the-beaver", "beaver-over-the-falls", "take-the-moose", "moose-returns"}

@@ -119,6 +119,16 @@ def test_two_rulesets_are_compared_on_the_same_seeds():
     assert rows["falls per game"]["a"] == pytest.approx(falls_a, abs=1e-4)
 
 
+def test_runs_stopped_before_any_game_compare_as_not_available():
+    # A time limit may stop a run before its first game (the report's playtesting under a short --timeout): every
+    # figure is then n/a, not a division by zero.
+    from niagara_solver.design.simulate import Comparison, Simulation
+    c = Comparison(Simulation(settings(), ()), Simulation(settings(rules=PRESETS["bga-2013-05-09"]), ()))
+    rows = c.to_json()["differences"]
+    assert len(rows) == 3 + 3 + 3 + len(GOALS)
+    assert all(r["a"] is None and r["b"] is None and r["difference"]["value"] is None for r in rows)
+
+
 def test_the_intervals_are_the_textbook_ones():
     assert wilson(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-5)
     assert wilson(5, 5)[1] == 1.0 and wilson(5, 5)[0] == pytest.approx(0.56552, abs=1e-5)

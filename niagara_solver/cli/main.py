@@ -702,7 +702,7 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
     rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
     puzzles = positions_under(bundled_puzzles(), board, rules)
     from niagara_solver.jobs import Progress
-    bar = Progress(positions_planned(count, not no_goals, not no_rounds, puzzles), "crosscheck: positions",
+    bar = Progress(positions_planned(count, not no_goals, not no_rounds, puzzles, rules), "crosscheck: positions",
                    not as_json)  # on a terminal only
     report = run_crosscheck(board, rules, count, seed, puzzles=puzzles, goals=not no_goals, rounds=not no_rounds,
                             timeout=timeout, progress=bar.step if bar.enabled else None,
@@ -722,9 +722,10 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
     unfound = [g for g, v in report.goals.items() if v.startswith("unknown")]
     if unfound:
         click.echo(f"UNKNOWN: goals with no position found in {timeout:g} s: " + ", ".join(unfound))
-    rows = [[rule, report.coverage.get(rule, 0)] for rule in RULES]
-    click.echo("\ncoverage (checked cases exercising each rule):")
-    click.echo(tabulate(rows, headers=["rule", "cases"]))
+    rows = [[rule, "-" if rule in report.not_applicable else report.coverage.get(rule, 0),
+             report.not_applicable.get(rule, "")] for rule in RULES]
+    click.echo("\ncoverage (checked cases exercising each rule; - where no case can, and why):")
+    click.echo(tabulate(rows, headers=["rule", "cases", ""]))
     if report.unknown:
         click.echo(f"\nUNKNOWN: {len(report.unknown)} comparison(s) ran out of time ({timeout:g} s each), counted "
                    "neither as agreement nor as mismatch:")

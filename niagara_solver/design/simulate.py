@@ -279,22 +279,31 @@ class Comparison:
         def row(name: str, va: float, vb: float, diff: tuple[float, float, float], unit: str) -> None:
             rows.append({"measure": name, "a": va, "b": vb, "unit": unit, "difference": interval_json(diff)})
 
+        # A run the time limit stopped before any game was played has no rates and no means: NaN ("n/a").
+        def share(hits: int, n: int) -> float:
+            return hits / n if n else math.nan
+
+        def shares(ha: int, hb: int) -> tuple[float, float, float]:
+            return rate_difference(ha, na, hb, nb) if na and nb else (math.nan, math.nan, math.nan)
+
+        def mean(values: list[float]) -> float:
+            return statistics.fmean(values) if values else math.nan
+
         la, lb = [float(x) for x in a.lengths], [float(x) for x in b.lengths]
         row("median game length", statistics.median(la) if la else math.nan,
             statistics.median(lb) if lb else math.nan, median_difference(la, lb), "rounds")
-        row("mean game length", statistics.fmean(la) if la else math.nan, statistics.fmean(lb) if lb else math.nan,
-            mean_difference(la, lb), "rounds")
-        row("unfinished games", a.unfinished / na, b.unfinished / nb,
-            rate_difference(a.unfinished, na, b.unfinished, nb), "share")
+        row("mean game length", mean(la), mean(lb), mean_difference(la, lb), "rounds")
+        row("unfinished games", share(a.unfinished, na), share(b.unfinished, nb), shares(a.unfinished, b.unfinished),
+            "share")
         for seat in range(a.players):
             wa, wb = a.seat_wins(seat), b.seat_wins(seat)
-            row(f"{SEATS[seat]} (seat {seat + 1}) wins", wa / na, wb / nb, rate_difference(wa, na, wb, nb), "share")
+            row(f"{SEATS[seat]} (seat {seat + 1}) wins", share(wa, na), share(wb, nb), shares(wa, wb), "share")
         for what in COUNTED:
             fa, fb = a.per_game(what), b.per_game(what)
-            row(f"{what} per game", statistics.fmean(fa), statistics.fmean(fb), mean_difference(fa, fb), "count")
+            row(f"{what} per game", mean(fa), mean(fb), mean_difference(fa, fb), "count")
         for goal in GOALS:
             ea, eb = a.ends(goal), b.ends(goal)
-            row(f"games ended by {goal}", ea / na, eb / nb, rate_difference(ea, na, eb, nb), "share")
+            row(f"games ended by {goal}", share(ea, na), share(eb, nb), shares(ea, eb), "share")
         return rows
 
     def to_json(self) -> dict[str, Any]:

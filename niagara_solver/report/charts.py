@@ -105,7 +105,10 @@ def seat_chart(runs: Sequence[tuple[str, Simulation]]) -> str:
 
 
 def write_charts(folder: str, runs: Sequence[tuple[str, Simulation]], prefix: str = "") -> list[str]:
-    """Write both charts of one player count into ``folder``; return the files written."""
+    """Write both charts of one player count into ``folder``; return the files written (none when a run played
+    no game before its time limit: there is nothing to draw)."""
+    if any(not sim.games for _, sim in runs):
+        return []
     os.makedirs(folder, exist_ok=True)
     players = runs[0][1].players
     written = []

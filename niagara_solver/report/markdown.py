@@ -66,16 +66,16 @@ def report_tasks(settings: ReportSettings) -> list[Task]:
     board = s.board.to_json()
     for name in s.presets:  # refused before any task runs
         require(PRESETS[name], "encoding")
-        PRESETS[name].check_players(s.players)
     tasks: list[Task] = []
     for name in s.presets:
-        tasks += [prove_task(name, board, n, None, s.timeout) for n in s.players]
+        tasks += [prove_task(name, board, n, None, s.timeout) for n in counts(s, name)]
     standard = PRESETS["standard"].to_json()
     tasks += [mutant_task(m.name, standard, board, s.mutant_players, s.timeout) for m in _mutants(s)]
     tasks.append(crosscheck_task(standard, board, s.crosscheck_count, s.crosscheck_seed, s.timeout))
     tasks += [puzzle_task(path, None, s.timeout) for path in puzzle_paths(s.puzzles)]
     for a, b in _pairs(s.presets):
-        tasks += diff_tasks(s.board, PRESETS[a], PRESETS[b], s.players, s.puzzles, s.timeout)
+        if counts(s, a, b):
+            tasks += diff_tasks(s.board, PRESETS[a], PRESETS[b], counts(s, a, b), s.puzzles, s.timeout)
     for run in _playtests(s):
         run.check()
         tasks += run.tasks()
@@ -96,6 +96,13 @@ def _playtests(settings: ReportSettings) -> list[SimulationSettings]:
 
 def _mutants(settings: ReportSettings) -> list[Any]:
     return [m for m in MUTANTS if settings.mutants is None or m.name in settings.mutants]
+
+
+def counts(settings: ReportSettings, *presets: str) -> list[int]:
+    """The report's player counts that every one of ``presets`` allows and has gems for (R-COMP-1, X-SIX-1,
+    X-GEMS-1): the expansion's presets are played by 3 to 6, so ``--players 2`` proves them for no count."""
+    return [n for n in settings.players
+            if all(n in PRESETS[p].player_counts() and PRESETS[p].gems_for(n) is not None for p in presets)]
 
 
 def _pairs(presets: list[str]) -> list[tuple[str, str]]:
@@ -154,10 +161,15 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
                                                   f"{', '.join(f'`{m}`' for m in missing)} yet)"
                                                   for name, missing in pending) + ".", ""]
     for name in s.presets:
-        runs = [results[task_key(prove_task(name, board, n, None, s.timeout))] for n in s.players]
+        tally = counts(s, name)
+        if not tally:
+            lines += [f"### `{name}`", "", f"Not proved here: {PRESETS[name].describe()} is not played by "
+                      f"{', '.join(map(str, s.players))} players (`--players`).", ""]
+            continue
+        runs = [results[task_key(prove_task(name, board, n, None, s.timeout))] for n in tally]
         merged = merge_properties(runs)
-        header = ["property", "statement", *(f"{n}p" for n in s.players), "seconds", "rests on"]
-        rows = [[p["id"], p["title"], *(VERDICT[PROOF.parse(p["players"][str(n)])] for n in s.players),
+        header = ["property", "statement", *(f"{n}p" for n in tally), "seconds", "rests on"]
+        rows = [[p["id"], p["title"], *(VERDICT[PROOF.parse(p["players"][str(n)])] for n in tally),
                  f"{p['seconds']:.2f}", ", ".join(p["depends_on"])] for p in merged]
         total = sum(r["seconds"] for r in runs)
         lines += [f"### `{name}`", "", f"Ruleset: {_switches(PRESETS[name])}. Total {total:.1f} s.", "",
@@ -243,7 +255,11 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
               "puzzles whose answers change, and for every switch that differs a witness position found by the "
               "solver, shrunk, and replayed by the engine under both rulesets.", ""]
     for a, b in _pairs(s.presets):
-        found = diff_from(s.board, PRESETS[a], PRESETS[b], s.players, s.puzzles, s.timeout, results)
+        if not counts(s, a, b):
+            lines += [f"### `{a}` against `{b}`", "",
+                      f"Not compared here: no count of {', '.join(map(str, s.players))} players plays both.", ""]
+            continue
+        found = diff_from(s.board, PRESETS[a], PRESETS[b], counts(s, a, b), s.puzzles, s.timeout, results)
         lines += _diff_section(found, a, b, picture)
 
     playtests = _playtests(s)

@@ -23,12 +23,12 @@ from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, must_rescue, rescue_options
 from niagara_solver.engine.round import winners
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.atoms import PORT, Card, Colour, Phase
+from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Moose, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.limits import time_left
-from niagara_solver.model.notation import Load, Move, Steal, Turn, Unload
-from niagara_solver.model.position import Player, Position, start_hand
-from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.model.notation import CanoeRef, Load, Move, Push, Steal, TakeMoose, Trade, Turn, Unload
+from niagara_solver.model.position import Canoe, Player, Position, start_hand
+from niagara_solver.model.ruleset import GemTable, Ruleset
 
 
 @dataclass
@@ -130,6 +130,105 @@ def turn_rules(pos: Position, turn: Turn, player: int | None = None,
                     rules.add("R-STEAL-5")
     if stolen and player is not None and restolen(pos, player, turn, stolen):
         rules.add("R-STEAL-4")
+    if player is not None:
+        rules |= _x_turn_rules(pos, turn, player)
+    return rules
+
+
+#: The expansion's cards: playing one exercises the ten-card hand (X-CARDS-1).
+_X_CARDS = (Card.SEVEN, Card.LASSO, Card.ONE_TWO_THREE)
+
+
+def position_rules(pos: Position) -> set[str]:
+    """The expansion's rules every case from ``pos`` exercises: six players (X-SIX-1), a table of gems by player
+    count (X-GEMS-1)."""
+    rules = set()
+    if len(pos.players) == 6:
+        rules.add("X-SIX-1")
+    if isinstance(pos.ruleset.gems_per_colour, GemTable):
+        rules.add("X-GEMS-1")
+    return rules
+
+
+def _x_flow_rules(pos: Position, steps: int | None, outcomes: list[Position]) -> set[str]:
+    """The expansion's rules a flow exercises (RULES.md section X): the cards counted (X-CARDS-2), moored canoes
+    (X-CARDS-4) and those put back onto the whirlpool (X-WHIRL-4), the whirlpool's ride (X-WHIRL-1), the beaver over
+    the falls (X-BEAVER-2), the moose returning (X-MOOSE-3), a double canoe falling (X-DOUBLE-4), Joe's ride and
+    step (X-JOE-1, X-JOE-2)."""
+    rules = set()
+    if steps is None and any(p.card in _X_CARDS for p in pos.players):
+        rules.add("X-CARDS-2")
+    moored = [c for _, c in pos.canoes() if c.moored]
+    if moored:
+        rules.add("X-CARDS-4")
+        if pos.whirlpool is not None and any(c.place == pos.whirlpool for c in moored):
+            rules.add("X-WHIRL-4")
+    if pos.whirlpool is not None:
+        rules.add("X-WHIRL-1")
+    if pos.beaver is not None and any(after.beaver is None for after in outcomes):
+        rules.add("X-BEAVER-2")
+    if pos.moose is Moose.HELD and any(after.moose is not Moose.HELD for after in outcomes):
+        rules.add("X-MOOSE-3")
+    if any(c.double and c.gems and not c.fallen for _, c in pos.canoes()) and any(
+            any(c.double and c.fallen for _, c in after.canoes()) for after in outcomes):
+        rules.add("X-DOUBLE-4")
+    if pos.joe is not None:
+        rules.update({"X-JOE-1", "X-JOE-2"})
+    return rules
+
+
+def _canoe_of(pos: Position, player: int, ref: CanoeRef) -> Canoe | None:
+    """The canoe of ``player`` a turn's reference names (its place, and its cargo or kind where they share it)."""
+    for canoe in pos.players[player].canoes:
+        if canoe.place != ref.place or (ref.gems is not None and canoe.gems != ref.gems):
+            continue
+        if ref.kind in ("single", "double") and canoe.double != (ref.kind == "double"):
+            continue
+        if ref.kind == "moose" and not canoe.moose:
+            continue
+        return canoe
+    return None
+
+
+def _x_turn_rules(pos: Position, turn: Turn, player: int) -> set[str]:
+    """The expansion's rules a turn exercises (RULES.md section X), read from its notation and its position."""
+    rules = set()
+    board, card = pos.board, pos.players[player].card
+    if card in _X_CARDS:
+        rules.add("X-CARDS-1")
+    if turn.budget is not None:
+        rules.add("X-CARDS-3")
+    if turn.lasso:
+        rules.add("X-CARDS-4")
+    if turn.weather > 0 and pos.beaver is None and pos.ruleset.x_beaver and pos.weather + turn.weather == 2:
+        rules.add("X-BEAVER-1")
+    for action in turn.actions:
+        canoe = _canoe_of(pos, player, action.canoe)
+        gem_steps = [s for s in action.steps if isinstance(s, (Load, Unload))]
+        if canoe is not None and canoe.double:
+            rules.add("X-DOUBLE-1")
+            if len(gem_steps) > 1:
+                rules.add("X-DOUBLE-2")
+        if sum(1 for s in action.steps if isinstance(s, Steal)) > 1:
+            rules.add("X-DOUBLE-3")
+        if canoe is not None and canoe.moose:
+            rules.add("X-MOOSE-2")
+        if pos.whirlpool is not None and not action.steps and action.canoe.place not in (PORT, FALLEN):
+            rules.add("X-WHIRL-5")  # a river canoe with no legal action stays
+        place = action.canoe.place
+        for step in action.steps:
+            if isinstance(step, TakeMoose):
+                rules.update({"X-MOOSE-1", "X-MOOSE-2"})
+            elif isinstance(step, Trade):
+                rules.add("X-JOE-3")
+            elif isinstance(step, Push):
+                rules.add("X-WHIRL-2")
+            elif isinstance(step, Move):
+                whirl = pos.whirlpool
+                if (whirl is not None and not step.downstream and place != PORT and whirl in board.above(place)
+                        and (step.dest == whirl or whirl not in board.above(step.dest))):
+                    rules.add("X-WHIRL-3")  # an upstream movement onto or past the whirlpool
+                place = step.dest
     return rules
 
 
@@ -184,6 +283,7 @@ class CrossChecker:
             case.engine[outcome.position] = str(outcome.turn)
             turns[outcome.position] = outcome.turn
             case.rules |= turn_rules(pos, outcome.turn, player, stolen)
+        case.rules |= position_rules(pos) | ({"X-CARDS-1"} if card in _X_CARDS else set())
         n = len(pos.players)
         if self.reference:
             self._encoding(case, lambda _: self.enumerator(n).check_turns(pos, player, card, turns))
@@ -213,6 +313,7 @@ class CrossChecker:
         fallen = sum(1 for _, c in pos.canoes() if c.fallen)
         if any(sum(1 for _, c in after.canoes() if c.fallen) > fallen for after in case.engine):
             case.rules.add("R-FLOW-6")
+        case.rules |= position_rules(pos) | _x_flow_rules(pos, steps, list(case.engine))
         return case
 
     def rescue(self, pos: Position) -> Case:
@@ -235,6 +336,9 @@ class CrossChecker:
             case.rules.add("R-RESCUE-1")
         if any(must_rescue(p) for p in pos.players):
             case.rules.add("R-RESCUE-3" if pos.ruleset.rescue_when_none.value == "free" else "R-RESCUE-2")
+        if any(c.fallen and c.double for _, c in pos.canoes()):
+            case.rules.add("X-DOUBLE-4")
+        case.rules |= position_rules(pos)
         return case
 
     def end(self, pos: Position) -> Case:
@@ -250,7 +354,7 @@ class CrossChecker:
             self._encoding(case, lambda _: named(self.enumerator(n).winners(pos)))
         else:
             self._encoding(case, lambda deadline: named(self.incremental(n).winners(pos, deadline)))
-        case.rules = {"R-END-1", "R-END-2"} | ({"R-END-3"} if len(engine) else set())
+        case.rules = {"R-END-1", "R-END-2"} | ({"R-END-3"} if len(engine) else set()) | position_rules(pos)
         return case
 
     def round(self, pos: Position, cards: dict[int, Card], limit: int = 12) -> Case | None:

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterator
 import z3
 
 from niagara_solver.encoding.relations import NAMES, NCOL, Relations, SymPosition, TurnStep, value
+from niagara_solver.encoding.state import LASSO, ONE_TWO_THREE
 from niagara_solver.encoding.solver import make_solver
 from niagara_solver.encoding.solver import shrink as shrink_model
 from niagara_solver.encoding.tables import BoardTables
@@ -48,6 +49,8 @@ class CoverageGoal:
     phase: str
     rules: tuple[str, ...]
     condition: Callable[["GoalQuestion"], Any]
+    #: The expansion's module (a ruleset switch, RULES.md section X) the goal needs; asked only with it on.
+    module: str | None = None
 
 
 @dataclass
@@ -122,7 +125,40 @@ GOALS: tuple[CoverageGoal, ...] = (
     CoverageGoal("rescue-with-none-in-play-and-gems", "rescue", ("R-RESCUE-2", "R-RESCUE-3"),
                  lambda c: z3.And(c.pre.place[0][0] == c.tables.FALLEN,
                                   c.pre.place[0][1] == c.tables.FALLEN, z3.Sum(c.pre.bank[0]) > 0)),
+    # The expansion's modules (RULES.md section X), each asked only with its module on.
+    CoverageGoal("one-two-three", "turn", ("X-CARDS-1", "X-CARDS-3"),
+                 lambda c: z3.And(c.step.card == ONE_TWO_THREE, z3.Or([s.on for s in _slots(c)])), "x_cards"),
+    CoverageGoal("lasso-moors", "turn", ("X-CARDS-4",),
+                 lambda c: z3.And(c.step.card == LASSO, c.tables.is_disc(c.pre.place[0][0])), "x_cards"),
+    CoverageGoal("seven-and-lasso-in-the-flow", "flow", ("X-CARDS-2",),
+                 lambda c: z3.And(c.pre.card[0] == int(Card.SEVEN), c.pre.card[1] == LASSO), "x_cards"),
+    CoverageGoal("double-canoe-loads-a-second-gem", "turn", ("X-DOUBLE-1", "X-DOUBLE-2"),
+                 lambda c: _second_gem(c), "x_double"),
+    CoverageGoal("steal-two-gems", "turn", ("X-DOUBLE-3",),
+                 lambda c: z3.Or([z3.Sum([z3.If(s.taking(j), 1, 0) for j in range(len(s.steals))]) >= 2
+                                  for s in c.step.choice.slots]), "x_double"),
+    CoverageGoal("cloud-brings-the-beaver", "turn", ("X-BEAVER-1",),
+                 lambda c: z3.And(c.step.card == 0, c.pre.weather == 1, c.pre.beaver == c.tables.PORT,
+                                  c.step.post.weather == 2), "x_beaver"),
+    CoverageGoal("beaver-over-the-falls", "flow", ("X-BEAVER-2",),
+                 lambda c: z3.And(c.pre.beaver != c.tables.PORT, c.step.post.beaver == c.tables.PORT), "x_beaver"),
+    CoverageGoal("take-the-moose", "turn", ("X-MOOSE-1", "X-MOOSE-2"),
+                 lambda c: z3.Or(c.step.choice.take), "x_moose"),
+    CoverageGoal("moose-returns", "flow", ("X-MOOSE-3",),
+                 lambda c: z3.And(c.pre.moose == 1, c.step.post.moose != 1), "x_moose"),
 )
+
+
+def goals_for(rules: Ruleset) -> tuple[CoverageGoal, ...]:
+    """The goals asked under ``rules``: every base goal, and each module's goals with the module on."""
+    return tuple(g for g in GOALS if g.module is None or getattr(rules, g.module))
+
+
+def _second_gem(q: GoalQuestion) -> Any:
+    """Player 0's double canoe, carrying one gem, loads a second one (X-DOUBLE-1, X-DOUBLE-2)."""
+    double = q.pre.double
+    assert double is not None  # asked only with x_double
+    return z3.Or([z3.And(double[0][k], q.pre.load(0, k) == 1, q.step.post.load(0, k) == 2) for k in range(2)])
 
 
 def _steal_back(q: GoalQuestion) -> Any:
@@ -176,7 +212,7 @@ def goal_answers(board: Board, rules: Ruleset, players: int = 2, timeout: float 
     search that ran to the end with no unknown answer."""
     key = _cache_key(board, rules, players, names) if cache is not None else None
     if cache is not None and key is not None:
-        kept = _read_cache(Path(cache), key, names)
+        kept = _read_cache(Path(cache), key, names, rules)
         if kept is not None:
             yield from kept
             return
@@ -192,7 +228,7 @@ def _search(board: Board, rules: Ruleset, players: int, timeout: float | None,
             names: list[str] | None) -> Iterator[GoalAnswer]:
     relations = Relations(board, rules, players)
     base = Position.initial(list(NAMES[:players]), board, rules)
-    for goal in GOALS:
+    for goal in goals_for(rules):
         if names is not None and goal.name not in names:
             continue
         pre = relations.position(f"goal.{goal.name}")
@@ -280,16 +316,16 @@ def _cache_key(board: Board, rules: Ruleset, players: int, names: list[str] | No
         return None
     question = {"format": _CACHE_FORMAT, "source": source, "z3": z3.get_version_string(),
                 "board": board.to_json(), "ruleset": rules.to_json(), "players": players,
-                "goals": [g.name for g in GOALS if names is None or g.name in names]}
+                "goals": [g.name for g in goals_for(rules) if names is None or g.name in names]}
     return hashlib.sha256(json.dumps(question, sort_keys=True).encode()).hexdigest()
 
 
-def _read_cache(folder: Path, key: str, names: list[str] | None) -> list[GoalAnswer] | None:
+def _read_cache(folder: Path, key: str, names: list[str] | None, rules: Ruleset) -> list[GoalAnswer] | None:
     """The kept answers of this question, or None when there is no clean entry."""
     try:
         data = json.loads((folder / f"goals-{key}.json").read_text(encoding="utf-8"))
         by_name = {g.name: g for g in GOALS}
-        asked = [g.name for g in GOALS if names is None or g.name in names]
+        asked = [g.name for g in goals_for(rules) if names is None or g.name in names]
         if data.get("key") != key or [a["goal"] for a in data["answers"]] != asked:
             return None
         answers = []

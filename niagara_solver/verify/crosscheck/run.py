@@ -4,6 +4,7 @@ every comparison whose time ran out (UNKNOWN: neither an agreement nor a mismatc
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections import Counter
@@ -18,12 +19,13 @@ from niagara_solver.engine.rescue import begin_turns, rescue_options
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.board import Board
+from niagara_solver.model.catalogue import RULES
 from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.verify.crosscheck.compare import Case, CrossChecker, StolenMark, restolen, steals
-from niagara_solver.verify.crosscheck.goals import GOALS, goal_answers
+from niagara_solver.verify.crosscheck.goals import goal_answers, goals_for
 from niagara_solver.verify.crosscheck.shrink import shrunk as shrunk_case
 
 #: The numbers of single steps each flow is compared at (besides the flow the cards give).
@@ -78,6 +80,8 @@ class CrosscheckReport:
     seconds: float = 0.0
     skipped_rounds: int = 0
     unknown: list[dict[str, str]] = field(default_factory=list)
+    #: The rules no case can exercise under the ruleset, with the reason (:func:`unreachable_rules`).
+    not_applicable: dict[str, str] = field(default_factory=dict)
 
     @property
     def verdict(self) -> Verdict:
@@ -92,18 +96,45 @@ class CrosscheckReport:
         return {"positions": self.positions, "sources": dict(self.sources), "cases": dict(self.cases),
                 "outcomes": self.outcomes, "coverage": dict(sorted(self.coverage.items())), "goals": self.goals,
                 "mismatches": [m.to_json() for m in self.mismatches], "unknown": self.unknown,
-                "seconds": round(self.seconds, 3), "skipped_rounds": self.skipped_rounds}
+                "seconds": round(self.seconds, 3), "skipped_rounds": self.skipped_rounds,
+                "not_applicable": dict(sorted(self.not_applicable.items()))}
 
 
 # -- the run ----------------------------------------------------------------------------------------------
 
+#: Each expansion rule family's switch (RULES.md section X): with it off, no case can exercise the family's rules.
+_FAMILIES = {"X-CARDS": "x_cards", "X-DOUBLE": "x_double", "X-WHIRL": "x_whirl", "X-BEAVER": "x_beaver",
+             "X-MOOSE": "x_moose", "X-JOE": "x_joe", "X-SIX": "x_sixth_player"}
+
+
+def unreachable_rules(rules: Ruleset) -> dict[str, str]:
+    """The rules no case can exercise under ``rules``, each with the reason: an expansion module switched off, or
+    gems_per_colour a single count rather than a table (X-GEMS-1)."""
+    out = {}
+    for rule in RULES:
+        family = rule.rsplit("-", 1)[0]
+        if family in _FAMILIES and not getattr(rules, _FAMILIES[family]):
+            out[rule] = f"{_FAMILIES[family]} is off"
+        elif family == "X-GEMS" and isinstance(rules.gems_per_colour, int):
+            out[rule] = "gems_per_colour is one count, not a table"
+    return out
+
+
+def player_counts(rules: Ruleset) -> list[int]:
+    """The player counts the cross-check plays: every count the ruleset allows and has gems for (2 to 5 players,
+    R-COMP-1; 3 to 6 with the sixth player, X-SIX-1; X-GEMS-1)."""
+    return [n for n in rules.player_counts() if rules.gems_for(n) is not None]
+
+
 def playout_positions(board: Board, rules: Ruleset, count: int, seed: int) -> Iterator[tuple[str, Any]]:
-    """Positions from seeded random games, 2 to 5 players: (source, round record)."""
+    """Positions from seeded random games, of every player count the ruleset allows in turn: (source, round
+    record)."""
     rng = random.Random(seed)
     made = 0
     game = 0
+    counts = player_counts(rules)
     while made < count:
-        players = 2 + (seed + game) % 4
+        players = counts[(seed + game) % len(counts)]
         start = Position.initial(list(NAMES[:players]), board, rules, lifebuoy=rng.randrange(players))
         for record in random_playout(start, seed * 1000 + game, rounds=rng.randint(1, 30),
                                      policy="greedy" if game % 2 else "uniform"):
@@ -114,9 +145,10 @@ def playout_positions(board: Board, rules: Ruleset, count: int, seed: int) -> It
 
 
 def positions_planned(count: int, goals: bool | list[str] = True, rounds: bool = True,
-                      puzzles: list[Position] | None = None) -> int:
-    """How many positions :func:`crosscheck` takes up, one ``progress`` note each (for a progress bar)."""
-    chosen = len(GOALS) if goals is True else len(goals) if goals else 0
+                      puzzles: list[Position] | None = None, rules: Ruleset | None = None) -> int:
+    """How many positions :func:`crosscheck` takes up under ``rules`` (default: the standard rules), one
+    ``progress`` note each (for a progress bar)."""
+    chosen = len(goals_for(rules or Ruleset())) if goals is True else len(goals) if goals else 0
     return chosen + (2 if rounds else 0) + count + len(puzzles or [])
 
 
@@ -137,8 +169,9 @@ def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mut
     fresh_context()
     start = time.perf_counter()
     checker = CrossChecker(board, rules, mutant, timeout, reference=reference)
-    report = CrosscheckReport()
+    report = CrosscheckReport(not_applicable=unreachable_rules(rules))
     rng = random.Random(seed)
+    smallest = player_counts(rules)[0]
 
     def record(case: Case, source: str) -> None:
         if case.unknown is not None:  # the encoding's side is not known: neither agreement nor mismatch
@@ -169,9 +202,10 @@ def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mut
 
     if goals:
         chosen = goals if isinstance(goals, list) else None
-        asked = iter([g.name for g in GOALS if chosen is None or g.name in chosen])
+        asked = iter([g.name for g in goals_for(rules) if chosen is None or g.name in chosen])
         note(f"goal {next(asked, '')}")  # the search for each goal is noted before it starts
-        for answer in goal_answers(board, rules, timeout=timeout, names=chosen, cache=cache):
+        # The fewest players the ruleset allows keep the goal positions' outcomes few.
+        for answer in goal_answers(board, rules, players=smallest, timeout=timeout, names=chosen, cache=cache):
             goal, pos, card = answer.goal, answer.position, answer.card
             upcoming = next(asked, None)
             if pos is None:
@@ -203,14 +237,23 @@ def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mut
             if upcoming is not None:
                 note(f"goal {upcoming}")
     if rounds:
-        # Whole rounds from the first round of small games: every canoe in the port keeps the outcomes few.
+        # Whole rounds from the first round of 2-player games: every canoe in the port keeps the outcomes few. A
+        # round of three players is too large a question for the encoding (over a minute), so with the sixth
+        # player (3 to 6 players, X-SIX-1) the rounds are 2-player rounds of the same modules, with the gems of the
+        # fewest players allowed: the sixth player changes only how many play, not what a round does.
+        gems = rules.gems_for(smallest)
+        assert gems is not None  # player_counts keeps only counts with gems
+        round_rules = rules if smallest == 2 else dataclasses.replace(rules, x_sixth_player=False,
+                                                                      gems_per_colour=gems)
+        round_checker = checker if round_rules == rules else CrossChecker(board, round_rules, mutant, timeout,
+                                                                         reference=reference)
         for game in range(2):
             note(f"the first round of game {seed * 100 + game}")
-            start_pos = Position.initial(list(NAMES[:2]), board, rules, lifebuoy=game)
+            start_pos = Position.initial(list(NAMES[:2]), board, round_rules, lifebuoy=game)
             first = next(random_playout(start_pos, seed * 100 + game, rounds=1))
             cards = {i: p.card for i, p in enumerate(first.turns_start.players) if p.card is not None}
             try:
-                case = checker.round(start_pos, cards)
+                case = round_checker.round(start_pos, cards)
             except TimeoutError:
                 case = None
             if case is None:

@@ -3,7 +3,12 @@
 * turn generation: distinct turn outcomes generated per second over a fixed set of positions (every card
   in hand of every player to act, in positions taken from seeded games of 2 to 5 players), for the base game
   and, side by side in the same run, with the expansion's modules (presets ``flussgeister`` and
-  ``flussgeister-joe``, positions from games of 3 to 6 players);
+  ``flussgeister-joe``, positions from games of 3 to 6 players). Three generators on the same queries: the
+  fast generator ``legal_turns`` (engine/paddling.py: every paddle card of every preset; the cloud and the Lasso are
+  shared code), the generator it replaced, ``legal_turns_reference``, in alternating passes; and, on a fixed subset
+  of the base game's queries (it takes seconds a query), the naive enumerator of tests/brute.py: every short action
+  the notation can write, judged by the rule-by-rule interpreter. Each pass of the fast generator starts with its
+  caches cleared (``clear_caches``), as a fresh process would;
 * random full rounds per second for 3 and 5 players (uniform policy, from the start of a game), and with
   ``flussgeister`` for 3 and 6 players.
 """
@@ -16,18 +21,22 @@ import random
 import statistics
 import sys
 import time
+from typing import Any, Callable
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
 from niagara_solver.engine.playout import random_playout, random_round, Uniform  # noqa: E402
 from niagara_solver.engine.rescue import begin_turns, rescue_options  # noqa: E402
-from niagara_solver.engine.turns import legal_turns  # noqa: E402
+from niagara_solver.engine.paddling import clear_caches  # noqa: E402
+from niagara_solver.engine.turns import legal_turns, legal_turns_reference  # noqa: E402
 from niagara_solver.model.atoms import Phase  # noqa: E402
 from niagara_solver.model.position import Position  # noqa: E402
 from niagara_solver.model.ruleset import PRESETS, Ruleset  # noqa: E402
 
 REPEATS = 5
+#: Every NAIVE_EVERY-th query of the base game is also answered by the naive enumerator.
+NAIVE_EVERY = 32
 
 
 def machine() -> str:
@@ -66,13 +75,40 @@ def queries(positions: list[Position]) -> list[tuple[Position, int, object]]:
     return work
 
 
-def bench_turns(work: list[tuple[Position, int, object]]) -> tuple[float, int, float]:
-    rates, total = [], 0
+Work = list[tuple[Position, int, object]]
+
+
+def one_pass(work: Work, generate: Callable[..., list[Any]]) -> tuple[float, int]:
+    """Seconds and outcomes of one pass over ``work``; the fast generator's caches cleared first."""
+    clear_caches()
+    start = time.perf_counter()
+    total = sum(len(generate(pos, i, card)) for pos, i, card in work)
+    return time.perf_counter() - start, total
+
+
+def bench_turns(work: Work) -> dict[str, tuple[float, int, float]]:
+    """Per generator: median outcomes/s, outcomes per pass, spread of the rates; passes alternate."""
+    times: dict[str, list[float]] = {"fast": [], "reference": []}
+    totals: dict[str, int] = {}
     for _ in range(REPEATS):
-        start = time.perf_counter()
-        total = sum(len(legal_turns(pos, i, card)) for pos, i, card in work)  # type: ignore[arg-type]
-        rates.append(total / (time.perf_counter() - start))
-    return statistics.median(rates), total, (max(rates) - min(rates)) / statistics.median(rates)
+        for name, generate in (("fast", legal_turns), ("reference", legal_turns_reference)):
+            seconds, totals[name] = one_pass(work, generate)
+            times[name].append(seconds)
+    out = {}
+    for name, seconds in times.items():
+        rates = [totals[name] / s for s in seconds]
+        median = statistics.median(rates)
+        out[name] = (median, totals[name], (max(rates) - min(rates)) / median)
+    return out
+
+
+def naive_outcomes(pos: Position, player: int, card: object) -> list[Any]:
+    """The naive enumerator (tests/brute.py): every position a short action written in the notation reaches, as the
+    interpreter judges it."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from brute import brute_force_outcomes
+
+    return list(brute_force_outcomes(pos, player, card))  # type: ignore[arg-type]
 
 
 def bench_rounds(players: int, rounds: int = 150, rules: Ruleset | None = None) -> float:
@@ -94,11 +130,24 @@ def main() -> None:
     for preset, counts in (("standard", (2, 3, 4, 5)), ("flussgeister", (3, 4, 5, 6)),
                            ("flussgeister-joe", (3, 4, 5, 6))):
         work = queries(fixed_positions(preset, counts))
-        rate, total, spread = bench_turns(work)
+        rates = bench_turns(work)
+        rate, total, spread = rates["fast"]
+        reference = rates["reference"][0]
+        assert rates["reference"][1] == total
         base = base or rate
         print(f"turn generation, {preset} ({'-'.join(map(str, counts[::len(counts) - 1]))} players): {rate:,.0f} "
               f"distinct outcomes/s (median of {REPEATS}; {len(work)} queries, {total} outcomes per pass; spread "
-              f"{spread:.0%}; {rate / base:.2f}x the base game)")
+              f"{spread:.0%}; {rate / base:.2f}x the base game); the reference generator {reference:,.0f}/s "
+              f"(spread {rates['reference'][2]:.0%}): {rate / reference:.1f}x")
+        if preset == "standard":
+            subset = work[::NAIVE_EVERY]
+            naive_seconds, naive_total = one_pass(subset, naive_outcomes)
+            fast = statistics.median(one_pass(subset, legal_turns)[0] for _ in range(REPEATS))
+            slow = statistics.median(one_pass(subset, legal_turns_reference)[0] for _ in range(REPEATS))
+            print(f"  on 1 query in {NAIVE_EVERY} ({len(subset)} queries, {naive_total} outcomes): the naive "
+                  f"enumerator {naive_total / naive_seconds:,.1f} outcomes/s (one pass), the reference generator "
+                  f"{naive_total / slow:,.0f}/s, the fast generator {naive_total / fast:,.0f}/s: "
+                  f"{naive_seconds / fast:,.0f}x the naive enumerator")
     for players in (3, 5):
         print(f"random full rounds, {players} players: {bench_rounds(players):,.0f} rounds/s (median of {REPEATS})")
     for players in (3, 6):

@@ -11,12 +11,15 @@ The generator builds turns by construction, canoe by canoe, and never produces a
 
 The module :mod:`.apply` checks a given turn rule by rule; the two are independent readings of the rules
 and the tests hold them to the same answers.
+
+:func:`legal_turns` generates paddle turns with :mod:`.paddling`, the same walk on a compact state (every switch and
+module covered); :func:`legal_turns_reference` keeps this module's own generator, on :class:`Snapshot`, as its slow
+reference. The cloud and the Lasso are the same in both.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Callable, Iterator, NamedTuple, TypeVar
 
 from niagara_solver.model.readings import require
@@ -27,10 +30,10 @@ from niagara_solver.model.ruleset import (Card123Canoes, GemSides, LassoScope, P
                                           WhirlCostStep)
 from niagara_solver.model.notation import (CanoeAction, CanoeRef, Load, Move, Push, Steal, Step, TakeMoose, Trade,
                                            Turn, Unload)
+from niagara_solver.engine import paddling
+from niagara_solver.engine.paddling import MOOSE_BONUS, TurnOutcome, paddle_outcomes
 
 CanoeState = tuple[str, tuple[Colour, ...]]
-#: The moose's extra points on every action of the canoe holding it (X-MOOSE-2).
-MOOSE_BONUS = 2
 T = TypeVar("T")
 
 
@@ -95,18 +98,6 @@ class _Run(NamedTuple):
     loaded: frozenset[Colour]
     unloaded: frozenset[Colour]
     cost: int
-
-
-@dataclass(frozen=True)
-class TurnOutcome:
-    """A legal turn and the position right after it (phase II, the player marked as having acted)."""
-
-    turn: Turn
-    position: Position
-
-    @property
-    def notation(self) -> str:
-        return str(self.turn)
 
 
 def _gem_runs(gems: tuple[Colour, ...], cave: Gems, loaded: frozenset[Colour], unloaded: frozenset[Colour],
@@ -567,31 +558,47 @@ def card_123_sets(player: Player, rules_port_departure: PortDeparture, scope: Ca
 def legal_turns(pos: Position, player: int, card: Card | None = None) -> list[TurnOutcome]:
     """Every distinct legal turn of ``player`` with ``card`` (default: the card they chose), in phase II.
 
-    One :class:`TurnOutcome` per distinct resulting position, sorted by notation.
+    One :class:`TurnOutcome` per distinct resulting position, sorted by notation (paddle turns by the number of
+    canoe actions, then notation). Paddle turns come from the fast generator of :mod:`.paddling`; the outcomes are
+    those of :func:`legal_turns_reference`, turn for turn and in the same order.
     """
+    return _legal_turns(pos, player, card, fast=True)
+
+
+def legal_turns_reference(pos: Position, player: int, card: Card | None = None) -> list[TurnOutcome]:
+    """:func:`legal_turns` by this module's own generator, on :class:`Snapshot`: the slow reference the fast
+    generator is tested against (with the rule-by-rule interpreter of :mod:`.apply`)."""
+    return _legal_turns(pos, player, card, fast=False)
+
+
+def _legal_turns(pos: Position, player: int, card: Card | None, fast: bool) -> list[TurnOutcome]:
     card = check_turn_context(pos, player, card)
     rules = pos.ruleset
     outcomes: list[TurnOutcome] = []
     if card is Card.CLOUD or card is Card.LASSO:
         # X-MOOSE-1: with the cloud or the Lasso one canoe on a last disc may take the moose first.
-        for take, revealed in moose_options(pos, player, after_reveal(pos, player, card)):
+        reveal, weather = (paddling.revealed, paddling.weather_moved) if fast else (after_reveal, weather_moved)
+        for take, revealed in moose_options(pos, player, reveal(pos, player, card)):
             if card is Card.LASSO:
                 outcomes += [TurnOutcome(dataclasses.replace(o.turn, actions=take), o.position)
                              for o in lasso_outcomes(pos, player, revealed)]
             else:
                 # R-TURN-2, R-WEATHER-1: the weather moves exactly one step and stays within its range.
-                outcomes += [TurnOutcome(Turn(take, weather=step), weather_moved(revealed, step))
+                outcomes += [TurnOutcome(Turn(take, weather=step), weather(revealed, step))
                              for step in (1, -1) if rules.weather_min <= pos.weather + step <= rules.weather_max]
         return outcomes
     me = pos.players[player]
     for budget in card.budgets:  # one paddle value, or the 1/2/3 card's three budgets (X-CARDS-3)
         chosen = budget if card is Card.ONE_TWO_THREE else None
-        revealed = after_reveal(pos, player, card, chosen)
+        revealed = (paddling.revealed if fast else after_reveal)(pos, player, card, chosen)
         if card is Card.ONE_TWO_THREE:
             sets = card_123_sets(me, rules.port_departure, rules.card_123_canoes)
         else:
             sets = acting_sets(me, rules.port_departure)
-        outcomes += _paddle_outcomes(pos, player, budget, sets, revealed, chosen)
+        if fast:
+            outcomes += paddle_outcomes(pos, player, budget, sets, revealed, chosen)
+        else:
+            outcomes += _paddle_outcomes(pos, player, budget, sets, revealed, chosen)
     return outcomes
 
 

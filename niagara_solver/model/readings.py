@@ -42,8 +42,10 @@ class UncoveredRulesError(InputError):
 
 def uncovered(rules: Ruleset, reading: Reading) -> list[str]:
     """The switches whose value in ``rules`` ``reading`` does not cover yet, in RULES.md's order."""
-    values = rules.switches()
     missing = NOT_COVERED[reading]
+    if not missing:
+        return []  # every value covered: no need to write out the switches (this runs once per generated turn list)
+    values = rules.switches()
     return [name for name in SWITCHES if name in missing and values[name] in missing[name]]
 
 

@@ -43,6 +43,7 @@ bench: $(TOOL)
 	$(BIN)/python benchmarks/bench_solver.py
 	$(BIN)/python benchmarks/bench_jobs.py
 	$(BIN)/python benchmarks/bench_policy.py
+	$(BIN)/python benchmarks/bench_horizon.py
 
 # The report in reports/ (proofs, mutants, cross-check coverage, puzzles, preset diffs, with pictures).
 report: $(TOOL)

@@ -37,7 +37,8 @@ if TYPE_CHECKING:  # the names as the type checker sees them (loaded lazily belo
 #: does not pay for z3 and the analyses at start-up (importing everything takes seconds).
 _PUBLIC = {
     **{name: "niagara_solver.api" for name in (
-        "advise", "analyze", "bundled_puzzles", "check", "crosscheck", "diff", "flow", "legal_turns", "load_board",
+        "advise", "analyze", "bundled_puzzles", "certify", "check", "crosscheck", "diff", "flow", "legal_turns",
+        "load_board",
         "load_position", "load_ruleset", "play_turn", "prove", "simulate", "solve", "why")},
     "Card": "niagara_solver.model.atoms", "Colour": "niagara_solver.model.atoms",
     "Board": "niagara_solver.model.board", "NiagaraError": "niagara_solver.model.errors",

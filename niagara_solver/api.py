@@ -41,7 +41,10 @@ from niagara_solver.solver.advice import Advice
 from niagara_solver.solver.advice import advise as _advise
 from niagara_solver.solver.analysis import analyze as _analyze
 from niagara_solver.solver.answers import Backend, Goal
+from niagara_solver.solver.certificate import load_certificate
+from niagara_solver.solver.certify import CertificateCheck
 from niagara_solver.solver.solve import Solution, solve_with
+from niagara_solver.solver.solve import certify as _certify
 from niagara_solver.verify.catalogue import CatalogueReport, prove_catalogue
 from niagara_solver.verify.crosscheck import crosscheck as _crosscheck
 from niagara_solver.verify.why import WhyResult
@@ -52,7 +55,8 @@ CardRef = Card | int | str
 RulesetRef = Ruleset | str
 BoardRef = Board | str
 
-__all__ = ["load_position", "load_ruleset", "load_board", "legal_turns", "play_turn", "flow", "solve", "analyze",
+__all__ = ["load_position", "load_ruleset", "load_board", "legal_turns", "play_turn", "flow", "solve", "certify",
+           "analyze",
            "advise", "why", "prove", "crosscheck", "check", "diff", "simulate", "bundled_puzzles"]
 
 
@@ -114,9 +118,19 @@ def flow(pos: Position, steps: int) -> Position:
 
 
 def solve(pos: Position, player: PlayerRef, goal: Goal | str = Goal.WIN, horizon: int = 1,
-          backend: Backend | str = Backend.SEARCH, timeout: float | None = 60) -> Solution:
-    """Can ``player`` force ``goal`` (win, steal, safe) within ``horizon`` rounds, whatever the others do?"""
-    return solve_with(pos, _player(pos, player), Goal(goal), horizon, Backend(backend), timeout)
+          backend: Backend | str = Backend.SEARCH, timeout: float | None = 60,
+          certificate: str | Path | None = None) -> Solution:
+    """Can ``player`` force ``goal`` (win, steal, safe) within ``horizon`` rounds, whatever the others do?
+    (``backend="both"``: the search's answer with its certificate checked by the encoding; ``certificate``: a file
+    to save the certificate to.)"""
+    return solve_with(pos, _player(pos, player), Goal(goal), horizon, Backend(backend), timeout,
+                      certificate=certificate)
+
+
+def certify(pos: Position, certificate: str | Path, timeout: float | None = 60) -> CertificateCheck:
+    """Check a saved certificate of a solver answer about ``pos`` against the encoding alone
+    (``niagara-solve certify``)."""
+    return _certify(pos, load_certificate(certificate), timeout)
 
 
 def analyze(pos: Position, timeout: float = 10) -> dict[str, object]:

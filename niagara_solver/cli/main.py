@@ -174,6 +174,7 @@ def cli() -> None:
     \b
     niagara-solve POSITION          analyse a position file (same as: analyze POSITION)
     niagara-solve solve POSITION --player NAME --goal win|steal|safe [--horizon H] [--backend B]
+    niagara-solve certify POSITION CERTIFICATE   check a solver answer's saved certificate
     niagara-solve show POSITION     picture of the river, caves, canoes and players
     niagara-solve turns POSITION --player NAME [--card CARD]
     niagara-solve flow POSITION --steps K
@@ -756,18 +757,21 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
               help="win: be among the winners; steal: make a steal; safe: lose no gem (docs/SOLVER.md).")
 @click.option("--horizon", type=click.IntRange(1, 6), default=1, show_default=True, help="Rounds to look ahead.")
 @click.option("--backend", type=click.Choice(["search", "smt", "both"]), default="search", show_default=True,
-              help="search: game-tree search over the engine; smt: over the z3 encoding; both: both, which must "
-                   "agree.")
+              help="search: game-tree search over the engine; smt: over the z3 encoding; both: the search's answer "
+                   "with its certificate checked by the encoding, which must accept it.")
+@click.option("--certificate", "certificate_file", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write the search's certificate (the proof of its answer) to FILE, for niagara-solve certify.")
 @timeout_option(120.0)
 @click.option("--json", "as_json", is_flag=True, help="The answer as JSON, with each backend's answer.")
 def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, horizon: int, backend: str,
-          timeout: float, as_json: bool) -> int:
+          certificate_file: str | None, timeout: float, as_json: bool) -> int:
     """Can the player force a win / a steal / keep every gem, whatever the others do? (0 definite, 3 unknown)
 
     \b
     Examples:
       niagara-solve solve puzzles/win-two-gems-home.json --player red --goal win --backend both
       niagara-solve solve puzzles/win-denied-by-a-steal.json --player red --goal win --json
+      niagara-solve solve puzzles/win-two-gems-home.json --player red --goal win --certificate red.certificate
     """
     from niagara_solver.jobs import Progress
     from niagara_solver.solver.answers import Backend, Goal
@@ -780,7 +784,7 @@ def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, 
             bar.done = nodes
             bar.show()
         solution = solve_with(pos, player, Goal(goal), horizon, Backend(backend), timeout,
-                              progress=searched if bar.enabled else None)
+                              progress=searched if bar.enabled else None, certificate=certificate_file)
     if as_json:
         _emit_json(solution.to_json())
     else:
@@ -788,9 +792,38 @@ def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, 
         if len(solution.answers) > 1:
             click.echo("\nbackends: " + ", ".join(f"{a.backend} {a.word.upper()} ({a.seconds:.2f} s)"
                                                     for a in solution.answers))
+            if solution.check is not None:
+                click.echo(solution.check.text())
             if not solution.agree:
                 click.echo("BACKENDS DISAGREE: one of the engine and the encoding is wrong here", err=True)
     return solution.exit_status
+
+
+@cli.command()
+@click.argument("position", type=click.Path(dir_okay=False))
+@click.argument("certificate", type=click.Path(dir_okay=False))
+@_ruleset_option
+@timeout_option(120.0)
+@click.option("--json", "as_json", is_flag=True, help="The check's result as JSON.")
+def certify(position: str, certificate: str, ruleset_spec: str | None, timeout: float, as_json: bool) -> int:
+    """Check a saved certificate against the encoding alone (0 accepted, 1 refused, 2 bad input, 3 unknown).
+
+    The certificate is written by: niagara-solve solve POSITION ... --certificate FILE.
+
+    \b
+    Examples:
+      niagara-solve certify puzzles/win-two-gems-home.json red.certificate
+      niagara-solve certify puzzles/win-two-gems-home.json red.certificate --json
+    """
+    from niagara_solver.solver.certificate import load_certificate
+    from niagara_solver.solver.solve import certify as check
+    pos = _load(position, ruleset_spec)[0]
+    result = check(pos, load_certificate(certificate), timeout)
+    if as_json:
+        _emit_json(result.to_json())
+    else:
+        click.echo(result.text())
+    return result.exit_status
 
 
 #: What click (8.2 on) raises for a bare ``niagara-solve``; click 8.1 shows the help itself and exits 0.

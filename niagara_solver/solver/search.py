@@ -16,13 +16,18 @@ legal, as if in league against X). The information structure of a round (docs/SO
 Goals add their own success and failure conditions (:class:`Goal`). Nodes are memoised on the canonical
 position (a transposition table), children are ordered so that the most telling ones come first (X's
 bankings and steals; the others' steals from X), and a branch is cut as soon as its value is known.
+
+Three pruning ideas (:class:`Pruning`, docs/SOLVER.md "Pruning") make the search faster without changing any
+verdict: iterative deepening with proofs shared across horizons, cheap bounds tried first, and the others' last
+refuting answer tried first. They decide values only: the line of play reported is still the one the search without
+them finds, rebuilt child by child with the pruned search telling which child holds (:meth:`Search.value`).
 """
 
 from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterable
 
 from niagara_solver.engine.flow import FlowOutcome, flow_choices, flow_value
@@ -58,11 +63,54 @@ def _next_round(after_flow: Position, before_flow: Position) -> Position:
                               round=before_flow.round + 1, phase=Phase.CARDS, acted=())
 
 
+@dataclass(frozen=True)
+class Pruning:
+    """Which pruning ideas the search uses (all on by default; docs/SOLVER.md, "Pruning"). None of them changes a
+    verdict or the reported line; they are switched off one by one to measure each (benchmarks/bench_horizon.py)."""
+
+    #: Iterative deepening: horizon 1, 2, ... up to the question's, with one transposition table over all of
+    #: them; a value proved with some rounds left settles the same node with more or fewer rounds left wherever
+    #: the goal is monotone in the horizon (win and steal up, safe down).
+    deepening: bool = True
+    #: Cheap bounds tried before the search below a node: no steal once X has no turn left in the horizon or no
+    #: canoe that could move upstream onto an enemy's gem; safe once X's bank alone keeps its count of gems.
+    bounds: bool = True
+    #: The others' answer that last refuted X at the same player's decision with as many rounds left is tried
+    #: first (a killer move).
+    killers: bool = True
+    #: The others' choices told apart only by what matters for the goal: for the safe goal in the horizon's last
+    #: round once X has acted, positions that differ only in what no longer touches X's gems share one value.
+    focus: bool = True
+
+    @property
+    def any(self) -> bool:
+        """Is any idea on?"""
+        return any(getattr(self, f.name) for f in fields(self))
+
+    def without(self, name: str) -> "Pruning":
+        """The same pruning with the idea ``name`` off."""
+        return Pruning(**{f.name: getattr(self, f.name) and f.name != name for f in fields(self)})
+
+
+#: The search as it was before any pruning idea: the reference that every pruned verdict and line must equal.
+PLAIN = Pruning(deepening=False, bounds=False, killers=False, focus=False)
+
+#: Goals whose value can only grow with the horizon (a win or a steal within h rounds is one within h + 1);
+#: the safe goal can only shrink (keeping every gem for h + 1 rounds keeps it for h).
+_GROWS = (Goal.WIN, Goal.STEAL)
+
+
 class Search:
-    """One query: player ``x``, a goal, a horizon in rounds, a time budget."""
+    """One query: player ``x``, a goal, a horizon in rounds, a time budget, the pruning to use.
+
+    With any pruning on, two searches work together: this one walks the game exactly as the search without
+    pruning does (same order, same cuts, same texts), but asks a second, pruned search (:attr:`values`) for the
+    value of every child it would try; it descends only into the child the plain search would report. So the
+    answer's card, turn and line are the plain search's, at the cost of the pruned search's values."""
 
     def __init__(self, x: int, goal: Goal, horizon: int, timeout: float | None = None,
-                 progress: Callable[[int], None] | None = None) -> None:
+                 progress: Callable[[int], None] | None = None, pruning: Pruning = Pruning(),
+                 *, _lines: bool = True) -> None:
         self.x = x
         self.progress = progress  # told the number of nodes searched, now and then
         self.goal = goal
@@ -70,31 +118,133 @@ class Search:
         left = time_left(timeout if timeout else None)  # its own budget, within the command's time limit
         self.deadline = time.perf_counter() + left if left is not None else None
         self.memo: dict[Any, Node] = {}
-        self.nodes = 0
+        self._count = [0]  # nodes searched, shared with the pruned search below
         self.baseline: int | None = None
         self.name = "X"
+        self.pruning = pruning
+        #: The pruning this search applies itself: none when it only rebuilds the plain search's line.
+        self.active = PLAIN if pruning.any and _lines else pruning
+        self.oracle: Search | None = None
+        if self.active is not pruning:
+            self.oracle = Search(x, goal, horizon, None, progress, pruning, _lines=False)
+            self.oracle.deadline = self.deadline
+            self.oracle._count = self._count
+        self._probing = False
+        # Proofs across horizons (``deepening``): per node without its rounds left, the fewest (most) rounds left
+        # at which it was proved to hold and the most (fewest) at which it was proved to fail, for a goal that
+        # grows (shrinks) with the horizon.
+        self._holds: dict[Any, tuple[int, Node]] = {}
+        self._fails: dict[Any, tuple[int, Node]] = {}
+        self._killers: dict[tuple[int, int], str] = {}  # (player, rounds left) -> the last refuting choice
+
+    @property
+    def nodes(self) -> int:
+        """Positions searched so far (by this search and its pruned one)."""
+        return self._count[0]
+
+    @nodes.setter
+    def nodes(self, value: int) -> None:
+        self._count[0] = value
+
+    @property
+    def values(self) -> "Search":
+        """The search that decides values: the pruned one, or this one when no pruning is on. Its nodes' values
+        are exact; their lines may differ from the plain search's."""
+        return self.oracle if self.oracle is not None else self
 
     # -- bookkeeping ----------------------------------------------------------------------------------------
 
     def _tick(self) -> None:
-        self.nodes += 1
+        self._count[0] += 1
+        nodes = self._count[0]
         # The first node too: a search begun past the time limit stops at once.
-        if self.nodes % 64 == 1 and self.deadline is not None and time.perf_counter() > self.deadline:
+        if nodes % 64 == 1 and self.deadline is not None and time.perf_counter() > self.deadline:
             raise OutOfTime()
-        if self.progress is not None and self.nodes % 4096 == 0:
-            self.progress(self.nodes)
+        if self.progress is not None and nodes % 4096 == 0:
+            self.progress(nodes)
 
     def _key(self, stage: str, pos: Position, left: int, extra: Any = None) -> Any:
         return (stage, pos, left, extra, self.baseline)
 
+    def _recall(self, key: Any) -> Node | None:
+        """The node's value if known: with as many rounds left, or (``deepening``) with other rounds left where
+        the goal's monotony in the horizon carries it over."""
+        node = self.memo.get(key)
+        if node is not None or not self.active.deepening:
+            return node
+        rest, left = (key[0], key[1], *key[3:]), key[2]
+        grows = self.goal in _GROWS
+        holds, fails = self._holds.get(rest), self._fails.get(rest)
+        if holds is not None and (holds[0] <= left if grows else holds[0] >= left):
+            return holds[1]
+        if fails is not None and (fails[0] >= left if grows else fails[0] <= left):
+            return fails[1]
+        return None
+
+    def _remember(self, key: Any, node: Node) -> Node:
+        self.memo[key] = node
+        if self.active.deepening:
+            rest, left = (key[0], key[1], *key[3:]), key[2]
+            # Keep the widest reach: the fewest rounds for a value that carries up, the most for one that carries
+            # down (a win carries up, a loss down; for the safe goal the other way round).
+            table, up = (self._holds, self.goal in _GROWS) if node.value else (self._fails, self.goal not in _GROWS)
+            known = table.get(rest)
+            if known is None or (left < known[0] if up else left > known[0]):
+                table[rest] = (left, node)
+        return node
+
+    # -- the plain line, with the pruned search's values ----------------------------------------------------
+
+    def _ask(self, stage: str, *args: Any) -> Node | None:
+        """While probing a child's value, the pruned search answers instead (with this search's baseline)."""
+        if not self._probing or self.oracle is None:
+            return None
+        self.oracle.baseline, self.oracle.name = self.baseline, self.name
+        node: Node = getattr(self.oracle, stage)(*args)
+        return node
+
+    def _probe(self, child: Callable[[], Node]) -> bool:
+        self._probing = True
+        try:
+            return child().value
+        finally:
+            self._probing = False
+
     # -- rounds ---------------------------------------------------------------------------------------------
 
     def value(self, pos: Position) -> Node:
-        """The value of a position for X (at the start of a round, or in phase II)."""
+        """The value of a position for X (at the start of a round, or in phase II).
+
+        With pruning on, the pruned search settles the value first; then the plain search's line is rebuilt with
+        its help. Should the time run out while rebuilding, the pruned search's own node is the answer: the same
+        verdict, with a line of play the plain search might not have picked."""
         self.name = pos.players[self.x].name
+        if self.oracle is None:
+            return self._deepen(pos) if self.active.deepening else self._at(pos, self.horizon)
+        self.oracle.name = self.name
+        proof = self.oracle.value(pos)
+        try:
+            line = self._at(pos, self.horizon)
+        except OutOfTime:
+            return proof
+        if line.value != proof.value:  # both are exact: a difference is a bug in a bound, never to be hidden
+            raise AssertionError(f"the pruned search says {proof.value}, the plain line {line.value}")
+        return line
+
+    def _at(self, pos: Position, left: int) -> Node:
         if pos.phase is Phase.CARDS:
-            return self.round_start(pos, self.horizon)
-        return self.card_stage(pos, self.horizon)
+            return self.round_start(pos, left)
+        return self.card_stage(pos, left)
+
+    def _deepen(self, pos: Position) -> Node:
+        """Iterative deepening: horizons 1, 2, ... share the transposition table; a value that carries over to the
+        question's horizon ends it early (a win or steal within fewer rounds, a gem lost within fewer)."""
+        node = self._at(pos, 1)
+        for h in range(2, self.horizon + 1):
+            if node.value is (self.goal in _GROWS):
+                return node
+            node = self._at(pos, h)
+        return node
 
     def round_start(self, pos: Position, left: int) -> Node:
         self._tick()
@@ -104,6 +254,8 @@ class Search:
 
     def rescue_stage(self, pos: Position, i: int, left: int) -> Node:
         """Phase I, open decisions in seat order from the lifebuoy holder (R-RESCUE-1)."""
+        if (asked := self._ask("rescue_stage", pos, i, left)) is not None:
+            return asked
         order = pos.turn_order()
         if i == len(order):
             return self.card_stage(begin_turns(pos), left)
@@ -112,14 +264,12 @@ class Search:
         if len(options) == 1:
             return self.rescue_stage(apply_rescue(pos, p, options[0]), i + 1, left)
         key = self._key("rescue", pos, left, i)
-        if key in self.memo:
-            return self.memo[key]
+        if (known := self._recall(key)) is not None:
+            return known
         name = pos.players[p].name
         children = ((f"{name} rescues {o}", lambda o=o: self.rescue_stage(apply_rescue(pos, p, o), i + 1, left))
                     for o in options)
-        node = self._decide(p == self.x, children)
-        self.memo[key] = node
-        return node
+        return self._remember(key, self._decide(p == self.x, children))
 
     def card_stage(self, pos: Position, left: int) -> Node:
         """X chooses a card blind, before any other choice of the round (R-CARD-1)."""
@@ -127,27 +277,27 @@ class Search:
         if self.x in pos.acted or me.card is not None:
             return self.reveal_stage(pos, left)
         key = self._key("card", pos, left)
-        if key in self.memo:
-            return self.memo[key]
+        if (known := self._recall(key)) is not None:
+            return known
         children = ((f"{me.name} chooses {c.label}", lambda c=c: self.reveal_stage(
             pos.with_player(self.x, Player(me.name, me.canoes, me.hand, me.bank, c)), left), c, None)
             for c in me.hand)
-        node = self._decide(True, children)
-        self.memo[key] = node
-        return node
+        return self._remember(key, self._decide(True, children))
 
     def reveal_stage(self, pos: Position, left: int) -> Node:
         """With ``reveal: at_once`` every card is revealed at the start of phase II (R-TURN-1): the others' hidden
         cards are chosen now, all together (an AND node over them), so X's turn may depend on every card. With
         ``in_turn`` a hidden card is chosen at its player's turn, together with the turn."""
+        if (asked := self._ask("reveal_stage", pos, left)) is not None:
+            return asked
         if pos.ruleset.reveal is not Reveal.AT_ONCE:
             return self.turn_stage(pos, left)
         hidden = [i for i, p in enumerate(pos.players) if p.card is None and i not in pos.acted and i != self.x]
         if not hidden:
             return self.turn_stage(pos, left)
         key = self._key("reveal", pos, left)
-        if key in self.memo:
-            return self.memo[key]
+        if (known := self._recall(key)) is not None:
+            return known
 
         def revealed(cards: tuple[Card, ...]) -> Position:
             out = pos
@@ -159,24 +309,27 @@ class Search:
         children = ((", ".join(f"{pos.players[i].name} reveals {c.label}" for i, c in zip(hidden, cards)),
                      lambda cards=cards: self.turn_stage(revealed(cards), left))
                     for cards in itertools.product(*(pos.players[i].hand for i in hidden)))
-        node = self._decide(False, children)
-        self.memo[key] = node
-        return node
+        return self._remember(key, self._decide(False, children))
 
     def turn_stage(self, pos: Position, left: int) -> Node:
         """Phase II: the next player in order (R-TURN-1); after everyone, the flow and the end of the round."""
+        if (asked := self._ask("turn_stage", pos, left)) is not None:
+            return asked
         self._tick()
         p = pos.next_to_act()
         if p is None:
             return self.end_stage(pos, left)
-        key = self._key("turn", self._projection(pos) if left == 1 and self.goal is Goal.WIN else pos, left)
-        if key in self.memo:
-            return self.memo[key]
+        key = self._key("turn", self._view(pos, left), left)
+        if (known := self._recall(key)) is not None:
+            return known
         if self.x in pos.acted or p == self.x:
             cut = self._cut(pos, left)
             if cut is not None:
-                self.memo[key] = cut
-                return cut
+                return self._remember(key, cut)
+        if self.active.bounds:
+            bound = self._bound(pos, p, left)
+            if bound is not None:
+                return self._remember(key, bound)
         player = pos.players[p]
         if p == self.x:
             if self.baseline is None and self.goal is Goal.SAFE:
@@ -191,17 +344,28 @@ class Search:
                                        for o in outcomes), pos)
         else:
             cards = [player.card] if player.card is not None else list(player.hand)
-            node = self._decide(False, self._their_turns(pos, p, cards, left))
-        self.memo[key] = node
-        return node
+            killer = self._killers.get((p, left)) if self.active.killers else None
+            if killer is not None:  # the card of the last refuting answer first (and its turn first, below)
+                cards.sort(key=lambda c: not killer.startswith(f"{player.name} ({c.label}): "))
+            node = self._decide(False, self._their_turns(pos, p, cards, left, killer))
+            if self.active.killers and not node.value:
+                self._killers[(p, left)] = node.choice
+        return self._remember(key, node)
 
-    def _their_turns(self, pos: Position, p: int, cards: list[Card], left: int) -> Iterable[tuple[str, Any]]:
+    def _their_turns(self, pos: Position, p: int, cards: list[Card], left: int,
+                     killer: str | None = None) -> Iterable[tuple[str, Any]]:
         name = pos.players[p].name
         for card in cards:
-            for o in self._order(pos, legal_turns(pos, p, card), mine=False):
-                yield f"{name} ({card.label}): {o.turn}", lambda o=o: self.turn_stage(o.position, left)
+            labelled = [(f"{name} ({card.label}): {o.turn}", o)
+                        for o in self._order(pos, legal_turns(pos, p, card), mine=False)]
+            if killer is not None:
+                labelled.sort(key=lambda item: item[0] != killer)  # stable: the others keep their order
+            for label, o in labelled:
+                yield label, lambda o=o: self.turn_stage(o.position, left)
 
     def _after_x(self, pos: Position, outcome: TurnOutcome, left: int) -> Node:
+        if (asked := self._ask("_after_x", pos, outcome, left)) is not None:
+            return asked
         if self.goal is Goal.STEAL and has_steal(outcome.turn):
             return Node(True, "a steal")
         return self.turn_stage(outcome.position, left)
@@ -228,6 +392,8 @@ class Search:
     def _put_back(self, pos: Position, outcomes: list[FlowOutcome], i: int, left: int) -> Node:
         """The pushes of moored canoes put back onto the whirlpool at a fork (X-WHIRL-4), in put-back order: each
         its owner's choice (X's: an OR node; another player's: an AND node)."""
+        if (asked := self._ask("_put_back", pos, outcomes, i, left)) is not None:
+            return asked
         if i == len(outcomes[0].pushes):
             return self._round_end(_next_round(outcomes[0].position, pos), left)
         owner = outcomes[0].owners[i]
@@ -249,6 +415,31 @@ class Search:
         if left == 1:
             return Node(self.goal is Goal.SAFE, "the horizon is reached")
         return self.round_start(pos, left - 1)
+
+    def _view(self, pos: Position, left: int) -> Any:
+        """What a turn's value depends on: the position, or less of it in the last round (:meth:`_projection`,
+        and with ``focus`` :meth:`_safe_projection`)."""
+        if left == 1 and self.goal is Goal.WIN:
+            return self._projection(pos)
+        if (left == 1 and self.active.focus and self.goal is Goal.SAFE and self.x in pos.acted
+                and not pos.ruleset.modules and pos.ruleset.capacity == 1):
+            return self._safe_projection(pos)
+        return pos
+
+    def _safe_projection(self, pos: Position) -> Any:
+        """What decides the safe goal in the last round once X has acted (no expansion module, canoes of one gem):
+        X's gems can still go only to a steal by a player still to act (which needs only the thief's canoes and
+        card, and X's canoes: a steal is no gem action and an unload goes into any cave, R-STEAL-1, R-GEM-1) or
+        over the falls (which needs X's canoes, the fork markers and the flow: the smallest paddle played and the
+        weather, R-FLOW-1). So the canoes and banks of the players who have acted, their cards beyond the
+        smallest paddle, and the caves do not matter any more."""
+        cards = [pos.players[i].card for i in pos.acted]
+        played = [int(c) for c in cards if c is not None and c.is_paddle]
+        remaining = tuple((i, pos.players[i].canoes, pos.players[i].hand, pos.players[i].card)
+                          for i in pos.turn_order() if i not in pos.acted)
+        me = pos.players[self.x]
+        return ("safe, last round", me.canoes, me.bank.total, remaining, min(played, default=None), pos.weather,
+                pos.forks, pos.ruleset, pos.board)
 
     @staticmethod
     def _projection(pos: Position) -> Any:
@@ -277,6 +468,50 @@ class Search:
             if x_gems(pos, self.x) < self.baseline:
                 return Node(False, f"{self.name} gave a gem away")
         return None
+
+    def _bound(self, pos: Position, p: int, left: int) -> Node | None:
+        """Cheap bounds (``bounds``), tried at every turn before searching below; each is exact, not a guess.
+
+        * steal, last round, X has acted: X has no turn left in which to steal (a steal is only ever X's own).
+        * steal, last round, X still to act, no expansion module: a steal needs a canoe of X on the river below
+          disc 1 (it must move upstream onto a disc, R-STEAL-1; a port canoe only moves down, R-MOVE-6), and an
+          enemy canoe that may carry a gem upstream of it when X acts: one of a player still to act (who may move
+          or load), or a loaded one nearer the port. Without the modules no turn moves another player's canoe.
+        * safe, X's count of gems known (``baseline``): in the last round once X has acted, a bank at least that
+          count keeps it (a bank changes only by banking and by paying a rescue, in phase I of a later round);
+          in any round, with no expansion module, the same holds if X also has a canoe in the port: X can keep it
+          there (R-TURN-3), load nothing, and so never has to pay a rescue (R-RESCUE-2)."""
+        x = self.x
+        if self.goal is Goal.STEAL and left == 1:
+            if x in pos.acted:
+                return Node(False, f"{self.name} has no turn left to steal in")
+            if not pos.ruleset.modules and not self._steal_in_reach(pos):
+                return Node(False, f"no canoe of {self.name} can reach an enemy's gem this round")
+        if self.goal is Goal.SAFE:
+            baseline = self.baseline if self.baseline is not None else (x_gems(pos, x) if p == x else None)
+            me = pos.players[x]
+            if baseline is not None and me.bank.total >= baseline:
+                if left == 1 and x in pos.acted:
+                    return Node(True, f"{self.name}'s bank alone keeps its gems")
+                if not pos.ruleset.modules and any(c.in_port for c in me.canoes):
+                    return Node(True, f"{self.name} can keep a canoe in the port and its bank")
+        return None
+
+    def _steal_in_reach(self, pos: Position) -> bool:
+        """An upper bound: might X steal in its turn of this round (see :meth:`_bound`)?"""
+        depth = pos.board.depth
+        thieves = [depth[c.place] for c in pos.players[self.x].canoes if c.on_river]
+        deepest = max(thieves, default=0)
+        if deepest < 2:
+            return False
+        for q, player in enumerate(pos.players):
+            if q == self.x:
+                continue
+            if q not in pos.acted and any(c.in_play for c in player.canoes):
+                return True
+            if any(c.gems and c.on_river and depth[c.place] < deepest for c in player.canoes):
+                return True
+        return False
 
     def _rivals_can_beat(self, pos: Position) -> bool:
         """Could another player end this round at the goal with a better bank than X's? An upper bound (see
@@ -310,17 +545,25 @@ class Search:
     def _decide(self, mine: bool, children: Iterable[tuple[Any, ...]], pos: Position | None = None) -> Node:
         """OR over X's choices (the first that succeeds), AND over the others' (the first that refutes).
 
-        A child is (text, thunk) or, for X's card and turn, (text, thunk, card, turn)."""
-        example: tuple[str, Node] | None = None
+        A child is (text, thunk) or, for X's card and turn, (text, thunk, card, turn). When this search only
+        rebuilds the plain line (:attr:`oracle` set), each child's value is asked of the pruned search and only the
+        child the plain search would report is walked here."""
+        example: tuple[str, Callable[[], Node]] | None = None
         for label, child, *chosen in children:
+            if self.oracle is not None:
+                if self._probe(child) == mine:
+                    return Node(mine, label, child(), pos, *chosen)
+                if example is None:
+                    example = (label, child)
+                continue
             node = child()
             if node.value == mine:
                 return Node(mine, label, node, pos, *chosen)
             if example is None:
-                example = (label, node)
+                example = (label, lambda node=node: node)
         # Every child went the other way (or there was none: X cannot act, the others cannot stop X).
         if not mine and example is not None:  # keep one line of the others' choices as an example
-            return Node(True, f"whatever the others do, e.g. {example[0]}", example[1], pos)
+            return Node(True, f"whatever the others do, e.g. {example[0]}", example[1](), pos)
         return Node(not mine, f"no choice of {self.name} works" if mine else "whatever the others do", None, pos)
 
 

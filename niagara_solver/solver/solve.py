@@ -8,13 +8,15 @@
   has a card and turns that keep all its gems whatever the others do.
 
 Two backends answer the verdict questions: ``search`` (:mod:`.search`, over the engine) and ``smt``
-(:mod:`.solve_smt`, over the encoding); ``both`` runs both and fails loudly if they disagree.
+(:mod:`.smt`, over the encoding); ``both`` has the search write its answer's certificate (:mod:`.proof`) and the
+encoding check it (:mod:`.certify`), and fails loudly if the encoding refuses it.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
@@ -26,7 +28,11 @@ from niagara_solver.model.position import Player, Position
 from niagara_solver.model.notation import Turn
 from niagara_solver.model.limits import check_time, time_limit
 from niagara_solver.model.verdict import Verdict
+from niagara_solver.model.errors import InputError
 from niagara_solver.solver.answers import Answer, Backend, Goal, OutOfTime, has_steal
+from niagara_solver.solver.certificate import Certificate
+from niagara_solver.solver.certify import CertificateCheck, check_certificate
+from niagara_solver.solver.proof import certificate as write_certificate
 from niagara_solver.solver.search import Node, Search, trace
 from niagara_solver.solver.smt import solve_smt
 
@@ -57,6 +63,12 @@ def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str
 
 def _search(pos: Position, player: int, goal: Goal, horizon: int, timeout: float | None,
             progress: Callable[[int], None] | None) -> Answer:
+    return _search_with(pos, player, goal, horizon, timeout, progress)[0]
+
+
+def _search_with(pos: Position, player: int, goal: Goal, horizon: int, timeout: float | None,
+                 progress: Callable[[int], None] | None) -> tuple[Answer, Search]:
+    """The search's answer, and the search itself (its transposition table, for the answer's certificate)."""
     start = time.perf_counter()
     backend = "search"
     name = pos.players[player].name
@@ -67,7 +79,7 @@ def _search(pos: Position, player: int, goal: Goal, horizon: int, timeout: float
         answer.note = "the game is over: " + ", ".join(pos.players[i].name for i in won) + \
             (" win" if len(won) > 1 else " wins")
         answer.details["finished"] = True
-        return answer
+        return answer, Search(player, goal, horizon, timeout, progress)
     search = Search(player, goal, horizon, timeout, progress)
     search.name = name
     try:
@@ -94,7 +106,7 @@ def _search(pos: Position, player: int, goal: Goal, horizon: int, timeout: float
         answer.details["unfinished"] = "the time limit ran out before the tables beside the answer"
     answer.seconds = time.perf_counter() - start
     answer.nodes = search.nodes
-    return answer
+    return answer, search
 
 
 @dataclass(frozen=True)
@@ -102,10 +114,12 @@ class Solution:
     """One question answered by one backend, or by both and compared (``--backend both``).
 
     The two backends are independent readings of the rules (the engine, the encoding): when both answered and
-    their verdicts differ, one of them is wrong, and the solution says so (exit 1).
+    their verdicts differ, one of them is wrong, and the solution says so (exit 1). Under ``both`` the encoding
+    checks the search's certificate (``check``): a refused certificate is a disagreement too.
     """
 
     answers: tuple[Answer, ...]
+    check: CertificateCheck | None = None
 
     @property
     def answer(self) -> Answer:
@@ -116,6 +130,8 @@ class Solution:
     def agree(self) -> bool:
         """Did no two backends give different definite verdicts? (A backend that ran out of time contradicts
         nobody: its unknown makes the comparison unknown, exit 3, not a disagreement.)"""
+        if self.check is not None and self.check.verdict is Verdict.REFUTED:
+            return False
         return len({a.verdict for a in self.answers if a.verdict is not Verdict.UNKNOWN}) <= 1
 
     @property
@@ -130,15 +146,61 @@ class Solution:
         if len(self.answers) > 1:
             data["backends"] = {a.backend: a.to_json() for a in self.answers}
             data["agree"] = self.agree
+        if self.check is not None:
+            data["certificate"] = self.check.to_json()
         return data
 
 
 def solve_with(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: Backend = Backend.SEARCH,
-               timeout: float | None = 60, progress: Callable[[int], None] | None = None) -> Solution:
-    """Answer ``goal`` with one backend, or with both (search first, then smt) to compare them."""
-    names = ["search", "smt"] if backend is Backend.BOTH else [backend.value]
-    with time_limit(timeout):  # both backends within the one time limit: the second gets what the first left
-        return Solution(tuple(solve(pos, player, goal, horizon, name, timeout, progress) for name in names))
+               timeout: float | None = 60, progress: Callable[[int], None] | None = None,
+               certificate: str | Path | None = None) -> Solution:
+    """Answer ``goal`` with one backend, or with both: the search's answer, its certificate checked by the encoding
+    (docs/SOLVER.md, "Certified answers"). ``certificate``: a file to write the search's certificate to."""
+    if backend is Backend.SMT and certificate is not None:
+        raise InputError("--certificate", "a certificate is written by the search (--backend search or both)",
+                         "CERTIFICATE")
+    if backend is Backend.SMT or (backend is Backend.SEARCH and certificate is None):
+        with time_limit(timeout):
+            return Solution((solve(pos, player, goal, horizon, backend.value, timeout, progress),))
+    require(pos.ruleset, "solver")
+    with time_limit(timeout):  # the check gets what the search left of the one time limit
+        answer, search = _search_with(pos, player, goal, horizon, timeout, progress)
+        if answer.verdict is Verdict.UNKNOWN:
+            unknown = Answer(Verdict.UNKNOWN, answer.player, goal, horizon, "certificate",
+                             note="the search gave no answer to certify")
+            return Solution((answer, unknown) if backend is Backend.BOTH else (answer,))
+        try:
+            proof = write_certificate(search, pos, answer.verdict is Verdict.CONFIRMED)
+        except OutOfTime:
+            unknown = Answer(Verdict.UNKNOWN, answer.player, goal, horizon, "certificate",
+                             note="the time ran out while the certificate was written")
+            return Solution((answer, unknown) if backend is Backend.BOTH else (answer,))
+        if certificate is not None:
+            proof.save(certificate)
+        if backend is Backend.SEARCH:
+            return Solution((answer,))
+        check = check_certificate(proof, timeout)
+    return Solution((answer, _checked(answer, check)), check)
+
+
+def certify(pos: Position, proof: Certificate, timeout: float | None = 60) -> CertificateCheck:
+    """Check a saved certificate (``niagara-solve certify``) for the question about ``pos``; InputError (exit 2)
+    when it is the certificate of another position."""
+    if proof.position != pos:
+        raise InputError("positions[0]", "the certificate answers a question about another position",
+                         "CERTIFICATE")
+    require(pos.ruleset, "solver")
+    with time_limit(timeout):
+        return check_certificate(proof, timeout)
+
+
+def _checked(answer: Answer, check: CertificateCheck) -> Answer:
+    """The certificate check as a backend's answer: the search's verdict when accepted, unknown otherwise (a
+    refusal is told by :attr:`Solution.agree`)."""
+    verdict = answer.verdict if check.verdict is Verdict.CONFIRMED else Verdict.UNKNOWN
+    out = Answer(verdict, answer.player, answer.goal, answer.horizon, "certificate", note=check.text(),
+                 seconds=check.seconds, nodes=check.nodes)
+    return out
 
 
 def _refutations(search: Search, pos: Position, x: int) -> list[dict[str, Any]]:

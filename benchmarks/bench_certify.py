@@ -1,0 +1,101 @@
+"""Certified answers (``make bench``): ``solve --backend both`` — the search's answer with its certificate checked by
+the encoding (docs/SOLVER.md, "Certified answers") — against the search alone, on every bundled puzzle (puzzles/*.json
+and puzzles/expansion) at horizons 1 and 2 where the encoding covers the rules. Medians of each and of their ratio
+side by side, the worst case in seconds, the check's verdicts, and the machine.
+
+Each question runs in this one process, the search first, then both: the encoding's relations are built once per
+board, ruleset and player count and kept (solver/certify.py), as in any process that checks several answers;
+``--cold`` counts that building in every question, as a single ``niagara-solve solve --backend both`` pays it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, ROOT)
+
+from niagara_solver.model.format import load_document  # noqa: E402
+from niagara_solver.model.position import Position  # noqa: E402
+from niagara_solver.model.readings import uncovered  # noqa: E402
+from niagara_solver.model.ruleset import Reveal  # noqa: E402
+from niagara_solver.solver import certify  # noqa: E402
+from niagara_solver.solver.answers import Backend, Goal  # noqa: E402
+from niagara_solver.solver.solve import solve_with  # noqa: E402
+
+FOLDERS = [os.path.join(ROOT, "puzzles"), os.path.join(ROOT, "puzzles", "expansion")]
+
+
+def machine() -> str:
+    """The processor, its cores, Python and the load when the run started."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
+    except OSError:
+        pass
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return (f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}; "
+            f"load average {load}")
+
+
+def questions() -> list[tuple[str, Position, int, Goal]]:
+    """Every bundled puzzle whose rules the encoding covers: its name, position, player and goal."""
+    out = []
+    for folder in FOLDERS:
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".json"):
+                continue
+            pos, extras = load_document(os.path.join(folder, name))
+            puzzle = extras.get("puzzle")
+            if puzzle is None or uncovered(pos.ruleset, "encoding") or pos.ruleset.reveal is Reveal.AT_ONCE:
+                continue
+            out.append((name, pos, pos.index(puzzle["player"]), Goal(puzzle["goal"])))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--horizons", default="1,2", help="horizons to ask at (default 1,2)")
+    parser.add_argument("--cold", action="store_true", help="build the encoding's relations for every question")
+    parser.add_argument("--only", default="", help="only puzzles whose name contains this")
+    parser.add_argument("--timeout", type=float, default=300.0)
+    args = parser.parse_args()
+    print(f"machine: {machine()}")
+    print(f"{'puzzle':46s} {'h':>2s} {'answer':>6s} {'search s':>9s} {'both s':>8s} {'ratio':>7s}  check")
+    for horizon in (int(h) for h in args.horizons.split(",")):
+        alone: list[float] = []
+        both: list[float] = []
+        verdicts: dict[str, int] = {}
+        for name, pos, x, goal in questions():
+            if args.only not in name:
+                continue
+            if args.cold:
+                certify._KEPT.clear()
+            start = time.perf_counter()
+            search = solve_with(pos, x, goal, horizon, Backend.SEARCH, args.timeout)
+            alone.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            checked = solve_with(pos, x, goal, horizon, Backend.BOTH, args.timeout)
+            both.append(time.perf_counter() - start)
+            word = checked.check.word if checked.check is not None else "unknown"
+            verdicts[word] = verdicts.get(word, 0) + 1
+            print(f"{name[:-5][:46]:46s} {horizon:2d} {search.answer.word:>6s} {alone[-1]:9.3f} {both[-1]:8.2f} "
+                  f"{both[-1] / max(alone[-1], 1e-4):7.0f}  {word}", flush=True)
+        if not alone:
+            continue
+        ratios = [b / max(a, 1e-4) for a, b in zip(alone, both)]
+        print(f"horizon {horizon}: {len(alone)} questions; search alone median {statistics.median(alone):.3f} s, "
+              f"max {max(alone):.2f} s; search + certificate check median {statistics.median(both):.2f} s, "
+              f"worst {max(both):.2f} s; median ratio x{statistics.median(ratios):.0f}, ratio of medians "
+              f"x{statistics.median(both) / max(statistics.median(alone), 1e-4):.0f}; check: "
+              + ", ".join(f"{n} {w}" for w, n in sorted(verdicts.items())))
+
+
+if __name__ == "__main__":
+    main()

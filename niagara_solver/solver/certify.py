@@ -1,0 +1,656 @@
+"""A certificate checked against the encoding alone (docs/SOLVER.md, "Certified answers").
+
+The checker walks the certificate (:mod:`.certificate`) from the question's position and asks the encoding, never
+the engine:
+
+* each chosen move (X's in a "yes", the others' in a "no") is a turn the encoding accepts from the position, and it
+  leads to the stated position (one pinned question); a chosen rescue or flow is among the encoding's outcomes;
+* at every node where all options must be covered (the others' and the flow's in a "yes", X's in a "no"), the
+  encoding has no outcome outside those listed: one question for a turn (over every card in hand), the encoding's
+  own outcome sets for rescues and flows (R-RESCUE-1, R-FLOW-1);
+* every leaf's claim is the encoding's: the end check names the winners (R-END-1..3), a steal is a steal
+  (R-STEAL-1), and ``rest`` — the horizon's last round after X's turn — is one question over the turns of the
+  players still to act (and the flow, for the safe goal): can they defeat X?
+* the answer is recomputed by a tiny minimax (:func:`.certificate.bounds`) over the checked tree.
+
+The positions between nodes are the checker's own: read from the encoding's models, or, for bookkeeping the rules
+fix (a card chosen, the next round's hands and lifebuoy), computed here. An unknown (a timeout) makes the result
+unknown, never accepted; a certificate that fails a check is refused, naming the node and the rule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import z3
+
+from niagara_solver.encoding.enumerate import IncrementalEnumerator, Session, _same_position
+from niagara_solver.encoding.relations import NAMES, Relations, SymPosition, TurnStep, canoe_order
+from niagara_solver.encoding.solver import make_solver
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.limits import OutOfTime, time_left
+from niagara_solver.model.notation import Steal, Turn
+from niagara_solver.model.position import Player, Position
+from niagara_solver.model.readings import UncoveredRulesError, require
+from niagara_solver.model.ruleset import Reveal
+from niagara_solver.model.verdict import Verdict
+from niagara_solver.solver.answers import Goal, x_gems
+from niagara_solver.solver.certificate import Certificate, CNode, bounds
+from niagara_solver.solver.smt import _next_round, _turns_phase
+
+
+@dataclass(frozen=True)
+class CertificateCheck:
+    """The encoding's word on a certificate: CONFIRMED (accepted: the answer holds), REFUTED (refused: ``node``
+    breaks ``rule``, for ``reason``) or UNKNOWN (the time ran out first)."""
+
+    verdict: Verdict
+    answer: bool
+    node: int | None = None
+    rule: str = ""
+    reason: str = ""
+    questions: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+
+    @property
+    def exit_status(self) -> int:
+        """0 accepted, 1 refused, 3 unknown (as ``solve``)."""
+        return {Verdict.CONFIRMED: 0, Verdict.REFUTED: 1}.get(self.verdict, 3)
+
+    @property
+    def word(self) -> str:
+        """``accepted``, ``refused`` or ``unknown``."""
+        return {Verdict.CONFIRMED: "accepted", Verdict.REFUTED: "refused"}.get(self.verdict, "unknown")
+
+    def text(self) -> str:
+        """One line for the command line."""
+        said = f"certificate of a \"{'yes' if self.answer else 'no'}\" {self.word}"
+        if self.verdict is Verdict.REFUTED:
+            said += f" at node {self.node} ({self.rule}): {self.reason}"
+        elif self.verdict is Verdict.UNKNOWN:
+            said += f": {self.reason}"
+        return said + f" ({self.nodes} nodes, {self.questions} questions to the encoding, {self.seconds:.2f} s)"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"verdict": self.word, "answer": "yes" if self.answer else "no",
+                               "nodes": self.nodes, "questions": self.questions, "seconds": round(self.seconds, 3)}
+        if self.verdict is Verdict.REFUTED:
+            out.update(node=self.node, rule=self.rule, reason=self.reason)
+        elif self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+class Refused(Exception):
+    """A check failed: the node, the rule and the reason."""
+
+    def __init__(self, node: int, rule: str, reason: str) -> None:
+        super().__init__(f"node {node} ({rule}): {reason}")
+        self.node = node
+        self.rule = rule
+        self.reason = reason
+
+
+Bounds = tuple[bool, bool]
+
+
+class _Checker:
+    """One certificate walked over the encoding."""
+
+    def __init__(self, cert: Certificate, timeout: float | None) -> None:
+        pos = cert.position
+        require(pos.ruleset, "encoding")  # as the smt backend: a module the encoding lacks is refused (exit 2)
+        if pos.ruleset.reveal is Reveal.AT_ONCE:
+            raise UncoveredRulesError("ruleset.reveal", "reveal: \"at_once\" is not yet covered by the encoding, "
+                                      "which checks a certificate", "R-TURN-1")
+        self.cert = cert
+        self.x = cert.x
+        self.goal = cert.goal
+        self.names = [p.name for p in pos.players]
+        left = time_left(timeout if timeout else None)
+        self.deadline = time.perf_counter() + left if left is not None else None
+        kept = _kept(pos)
+        self.relations = kept.relations
+        self.enumerator = kept.enumerator
+        self.sessions = kept.sessions
+        self.chains = kept.chains
+        self.lemmas = kept.lemmas
+        self.tag = f"cert.{self.goal.value}"
+        self.memo: dict[Any, Bounds] = {}
+        self.questions = 0
+
+    # -- the walk -------------------------------------------------------------------------------------------
+
+    def node(self, i: int, pos: Position, kind: str | tuple[str, ...], rule: str) -> CNode:
+        """The certificate's node ``i``, which must be of ``kind`` and stand at ``pos``."""
+        n = self.cert.nodes[i]
+        kinds = (kind,) if isinstance(kind, str) else kind
+        if n.kind not in kinds:
+            raise Refused(i, rule, f"expected a {' or '.join(kinds)} node here, found a {n.kind} node")
+        if self.cert.positions[n.at] != pos:
+            raise Refused(i, rule, "the node stands at another position than the one the encoding leads to")
+        return n
+
+    def start(self) -> Bounds:
+        pos = self.cert.position
+        if pos.phase is Phase.CARDS:
+            return self.round_start(0, pos, self.cert.horizon, None)
+        return self.card(0, pos, self.cert.horizon, None)
+
+    def round_start(self, i: int, pos: Position, left: int, baseline: int | None) -> Bounds:
+        won = self.winners(pos)
+        if won:  # the game is over (R-END-1): only the question's own position can be past the end
+            n = self.node(i, pos, "leaf", "R-END-1")
+            value = self.goal is Goal.WIN and self.x in won
+            if n.claim != "over" or n.value != value or set(n.winners) != set(won):
+                raise Refused(i, "R-END-1", f"the game is over, {self._who(won)} winning; the leaf claims "
+                                            f"{n.claim} {n.value} with {self._who(n.winners)}")
+            return value, value
+        self.questions += 1
+        outcomes = self.enumerator.rescues(pos, self.deadline)
+        return self.rescue(i, pos, {_turns_phase(o) for o in outcomes}, 0, left, baseline)
+
+    def rescue(self, i: int, pos: Position, outcomes: set[Position], k: int, left: int,
+               baseline: int | None) -> Bounds:
+        """Phase I (R-RESCUE-1): open decisions in seat order; the encoding's joint outcomes, split by each
+        player's part (their canoes and bank) in turn."""
+        order = pos.turn_order()
+        if k == len(order):
+            if len(outcomes) != 1:
+                raise Refused(i, "R-RESCUE-1", f"the decisions leave {len(outcomes)} outcomes in the encoding")
+            return self.card(i, next(iter(outcomes)), left, baseline)
+        p = order[k]
+        parts: dict[Any, set[Position]] = {}
+        for outcome in outcomes:
+            parts.setdefault(_part(outcome, p), set()).add(outcome)
+        n = self.cert.nodes[i]
+        if not (n.kind == "rescue" and n.player == p):
+            if len(parts) > 1:
+                raise Refused(i, "R-RESCUE-1", f"the encoding gives {self.names[p]} {len(parts)} rescue decisions; "
+                                               "the certificate none")
+            return self.rescue(i, pos, outcomes, k + 1, left, baseline)
+        self.node(i, pos, "rescue", "R-RESCUE-1")
+        mine = p == self.x
+        every = mine != self.cert.answer
+        listed = {_part(self.cert.positions[o.to], p) for o in n.options if o.to is not None}
+        if every and set(parts) - listed:
+            raise Refused(i, "R-RESCUE-1", f"the encoding allows {self.names[p]} a rescue the certificate does not "
+                                           "cover")
+        below = []
+        for o in n.options:
+            assert o.to is not None
+            after = self.cert.positions[o.to]
+            part = _part(after, p)
+            if part not in parts:
+                raise Refused(i, "R-RESCUE-1", f"the encoding does not allow {self.names[p]}'s rescue {o.rescue}")
+            below.append(self.rescue(o.then, after, parts[part], k + 1, left, baseline))
+        return bounds(mine, every, below)
+
+    def card(self, i: int, pos: Position, left: int, baseline: int | None) -> Bounds:
+        """X's card, chosen blind (R-CARD-1) from X's hand (R-CARD-2)."""
+        me = pos.players[self.x]
+        if self.x in pos.acted or me.card is not None:
+            return self.turn(i, pos, left, baseline)
+        if self.cert.nodes[i].kind == "leaf":
+            return self.out_of_reach(i, pos, left)
+        n = self.node(i, pos, "card", "R-CARD-1")
+        every = not self.cert.answer
+        cards = [o.card for o in n.options]
+        for card in cards:
+            if card not in me.hand:
+                raise Refused(i, "R-CARD-2", f"{me.name} has no {card.label if card else '?'} in hand")
+        if every and set(me.hand) - set(cards):
+            missing = sorted(set(me.hand) - set(cards))
+            raise Refused(i, "R-CARD-1", f"{me.name}'s card {missing[0].label} is not covered")
+        below = [self.turn(o.then, pos.with_player(self.x, Player(me.name, me.canoes, me.hand, me.bank, o.card)),
+                           left, baseline) for o in n.options]
+        return bounds(True, every, below)
+
+    def turn(self, i: int, pos: Position, left: int, baseline: int | None) -> Bounds:
+        key = (i, pos, baseline)
+        if key in self.memo:
+            return self.memo[key]
+        self._time()
+        p = pos.next_to_act()
+        n = self.cert.nodes[i]
+        if n.kind == "leaf" and n.claim in ("bound", "unreached"):
+            result = self.out_of_reach(i, pos, left)
+        elif left == 1 and self.x in pos.acted:
+            n = self.node(i, pos, "leaf", "R-END-1")
+            value = self.rest(i, pos, baseline)
+            if n.claim != "rest" or n.value != value:
+                raise Refused(i, "R-END-1" if self.goal is Goal.WIN else "R-FLOW-6" if self.goal is Goal.SAFE
+                              else "R-STEAL-1", f"the rest of the round is {'won' if value else 'lost'} for "
+                                                f"{self.names[self.x]} by the encoding; the leaf claims {n.claim} "
+                                                f"{n.value}")
+            result = (value, value)
+        elif p is None:
+            result = self.flow(i, pos, left, baseline)
+        else:
+            if p == self.x and self.goal is Goal.SAFE and baseline is None:
+                baseline = x_gems(pos, self.x)  # X's gems when its first turn begins
+            result = self.turns(i, pos, p, left, baseline)
+        self.memo[key] = result
+        return result
+
+    def turns(self, i: int, pos: Position, p: int, left: int, baseline: int | None) -> Bounds:
+        n = self.node(i, pos, "turn", "R-TURN-1")
+        if n.player != p:
+            raise Refused(i, "R-TURN-1", f"{self.names[p]} acts here, not {self.names[n.player or 0]}")
+        player = pos.players[p]
+        hand = [player.card] if player.card is not None else list(player.hand)
+        mine = p == self.x
+        every = mine != self.cert.answer
+        for o in n.options:
+            if o.card not in hand:
+                raise Refused(i, "R-CARD-2", f"{player.name} cannot play {o.card.label if o.card else '?'} here")
+        below = []
+        if every:
+            covered = [(o.card, self.cert.positions[o.to]) for o in n.options
+                       if o.card is not None and o.to is not None]
+            self.outside(i, pos, p, hand, covered, steal=mine and self.goal is Goal.STEAL)
+            for o in n.options:
+                assert o.to is not None and o.card is not None
+                after = self.cert.positions[o.to]
+                expected = (*pos.acted, p)
+                if after.acted != expected or after.players[p].card != o.card or after.phase is not Phase.TURNS:
+                    raise Refused(i, "R-TURN-1", f"the option {o.card.label}: {o.turn} does not end {player.name}'s "
+                                                 "turn with the card played")
+                below.append(self.turn(o.then, after, left, baseline))
+            return bounds(mine, True, below)
+        for o in n.options:
+            assert o.card is not None and o.turn is not None and o.to is not None
+            after, steals = self.pinned(i, pos, p, o.card, o.turn)
+            if after != self.cert.positions[o.to]:
+                raise Refused(i, "R-TURN-1", f"{player.name}'s turn {o.card.label}: {o.turn} leads elsewhere in the "
+                                             "encoding")
+            then = self.cert.nodes[o.then]
+            if then.kind == "leaf" and then.claim == "steal":
+                self.node(o.then, after, "leaf", "R-STEAL-1")
+                if not (mine and self.goal is Goal.STEAL and steals and then.value):
+                    raise Refused(o.then, "R-STEAL-1", f"{player.name}'s turn {o.turn} does not make the steal "
+                                                       "X wants, by the encoding")
+                below.append((True, True))
+            else:
+                below.append(self.turn(o.then, after, left, baseline))
+        return bounds(mine, False, below)
+
+    def out_of_reach(self, i: int, pos: Position, left: int) -> Bounds:
+        """The leaves ``unreached`` and ``bound``: X's goal is out of reach from here (their value is False)."""
+        n = self.node(i, pos, "leaf", "R-END-1")
+        p = pos.next_to_act()
+        acted = self.x in pos.acted
+        name = self.names[self.x]
+        if n.value is not False:
+            raise Refused(i, "R-END-1", f"the leaf claims {n.claim} {n.value}: out of reach means False")
+        if n.claim == "unreached" and self.goal is not Goal.SAFE and left == 1 and p == self.x:
+            self.own_bank(i)
+            step, solver = self.x_turn(pos)
+            solver.add(step.steals() if self.goal is Goal.STEAL else self.relations.reached_goal(step.post, self.x))
+            self.questions += 1
+            if _ask(solver, self.deadline):
+                card, turn = self.relations.decode_turn(solver.model(), step)
+                turn = _named(turn, pos)
+                rule = "R-STEAL-1" if self.goal is Goal.STEAL else "R-END-1"
+                what = "steals" if self.goal is Goal.STEAL else "reaches the goal"
+                raise Refused(i, rule, f"{name}'s turn {card.label}: {turn} {what} (by the encoding)")
+            return False, False
+        if n.claim == "bound" and self.goal is Goal.WIN and n.gems is not None and (p == self.x or
+                                                                                     (acted and left > 1)):
+            gems = 0 if acted else n.gems
+            self.own_bank(i)
+            if left > 1:
+                self.later_rounds(i)
+            if not acted:  # the search's bound on this turn (solver/answers.py, bankable), checked
+                step, solver = self.x_turn(pos)
+                solver.add(z3.Sum(step.post.bank[self.x]) > sum(pos.players[self.x].bank) + gems)
+                self.questions += 1
+                if _ask(solver, self.deadline):
+                    card, turn = self.relations.decode_turn(solver.model(), step)
+                    turn = _named(turn, pos)
+                    raise Refused(i, "R-GEM-5", f"{name}'s turn {card.label}: {turn} banks more than {gems} gem(s) "
+                                                "(by the encoding)")
+            more = gems + 2 * pos.ruleset.capacity * (left - 1)
+            if self.reachable(pos, more):
+                raise Refused(i, "R-END-1", f"{name}'s bank may reach the goal with {more} more gem(s)")
+            return False, False
+        raise Refused(i, "R-END-1", f"the leaf claims {n.claim} where it does not apply")
+
+    def x_turn(self, pos: Position) -> tuple[TurnStep, z3.Solver]:
+        """A fresh solver holding X's turn from ``pos`` with a card X may play: for one question about every such
+        turn."""
+        pre, step, _ = self.session(self.x)
+        solver = make_solver()
+        solver.add(*[c for _, c in step.constraints], *self.relations.pin(pre, pos))
+        solver.add(z3.Or([step.plays(c) for c in _hand(pos.players[self.x])]))
+        return step, solver
+
+    def reachable(self, pos: Position, more: int) -> bool:
+        """Could X's bank meet the goal (R-END-1) with at most ``more`` gems gained, of any colours (and any lost)?"""
+        sym = self.relations.position("cert.reach")
+        bank = sym.bank[self.x]
+        gained = [z3.Int(f"cert.reach.gained{c}") for c in range(len(bank))]
+        lost = [z3.Int(f"cert.reach.lost{c}") for c in range(len(bank))]
+        solver = make_solver()
+        solver.add(*[g >= 0 for g in gained], *[v >= 0 for v in lost], z3.Sum(gained) <= more)
+        solver.add(*[b == have + g - v for b, have, g, v in zip(bank, pos.players[self.x].bank, gained, lost)])
+        solver.add(*[b >= 0 for b in bank], self.relations.reached_goal(sym, self.x))
+        self.questions += 1
+        return _ask(solver, self.deadline)
+
+    def lemma(self, i: int, name: str, rule: str, reason: str, make: Any) -> None:
+        """A rule a leaf leans on, proved once for the board, ruleset and player count over every well-formed
+        position: ``make(tag)`` gives the constraints of a counterexample, which must not exist."""
+        if (name, self.x) in self.lemmas:
+            return
+        solver = make_solver()
+        solver.add(*make(f"cert.{name.replace(' ', '_')}{self.x}"))
+        self.questions += 1
+        if _ask(solver, self.deadline):
+            raise Refused(i, rule, f"by the encoding {reason}")
+        self.lemmas.add((name, self.x))
+
+    def own_bank(self, i: int) -> None:
+        """Another player's turn never changes X's bank (R-GEM-5, R-STEAL-1); a winner has reached the goal
+        (R-END-1)."""
+        relations, x = self.relations, self.x
+        for q in range(len(self.names)):
+            if q != x:
+                def other(tag: str, q: int = q) -> list[Any]:
+                    pre = relations.position(tag)
+                    step = relations.turn(pre, q, tag, swap=True)
+                    return [*[c for _, c in relations.well_formed(pre, Phase.TURNS)], *[c for _, c in step.constraints],
+                            z3.Or([a != b for a, b in zip(step.post.bank[x], pre.bank[x])])]
+                self.lemma(i, f"own bank {q}", "R-GEM-5", f"a turn of {self.names[q]} can change "
+                                                          f"{self.names[x]}'s bank", other)
+
+        def winner(tag: str) -> list[Any]:
+            sym = relations.position(tag)
+            return [*[c for _, c in relations.well_formed(sym, Phase.CARDS)], relations.end(sym)[x],
+                    z3.Not(relations.reached_goal(sym, x))]
+        self.lemma(i, "winner", "R-END-1", f"{self.names[x]} can win without reaching the goal", winner)
+
+    def later_rounds(self, i: int) -> None:
+        """X's turn banks at most twice the capacity (R-GEM-2, R-MOVE-5); the flow never changes X's bank and phase
+        I's rescues never raise it (R-FLOW-6, R-RESCUE-1): the search's bound over later rounds."""
+        relations, x, cap = self.relations, self.x, self.cert.position.ruleset.capacity
+
+        def turn(tag: str) -> list[Any]:
+            pre = relations.position(tag)
+            step = relations.turn(pre, x, tag, swap=True)
+            return [*[c for _, c in relations.well_formed(pre, Phase.TURNS)], *[c for _, c in step.constraints],
+                    z3.Sum(step.post.bank[x]) > z3.Sum(pre.bank[x]) + 2 * cap]
+
+        def flow(tag: str) -> list[Any]:
+            pre = relations.position(tag)
+            step = relations.flow(pre, tag)
+            return [*[c for _, c in relations.well_formed(pre, Phase.TURNS, all_acted=True)],
+                    *[c for _, c in step.constraints], z3.Or([a != b for a, b in zip(step.post.bank[x], pre.bank[x])])]
+
+        def rescue(tag: str) -> list[Any]:
+            pre = relations.position(tag)
+            step = relations.rescue(pre, tag)
+            return [*[c for _, c in relations.well_formed(pre, Phase.CARDS)], *[c for _, c in step.constraints],
+                    z3.Sum(step.post.bank[x]) > z3.Sum(pre.bank[x])]
+        name = self.names[x]
+        self.lemma(i, "turn banks", "R-GEM-2", f"a turn of {name} can bank more than {2 * cap} gems", turn)
+        self.lemma(i, "flow banks", "R-FLOW-6", f"the flow can change {name}'s bank", flow)
+        self.lemma(i, "rescue banks", "R-RESCUE-1", f"a rescue can raise {name}'s bank", rescue)
+
+    def reached(self, pos: Position) -> bool:
+        """Does X's bank in ``pos`` meet the goal, by the encoding's goal (R-END-1)?"""
+        pre = self.relations.position("cert.goal")
+        solver = make_solver()
+        solver.add(*self.relations.pin(pre, pos), self.relations.reached_goal(pre, self.x))
+        self.questions += 1
+        return _ask(solver, self.deadline)
+
+    def flow(self, i: int, pos: Position, left: int, baseline: int | None) -> Bounds:
+        """Phase III (R-FLOW-1..6): the encoding's outcomes; then phase IV and the end of the round."""
+        n = self.node(i, pos, "flow", "R-FLOW-1")
+        self.questions += 1
+        outcomes = self.enumerator.flows(pos, None, self.deadline)
+        every = self.cert.answer
+        stated = [self.cert.positions[o.to] for o in n.options if o.to is not None]
+        if every and outcomes - set(stated):
+            raise Refused(i, "R-FLOW-1", f"the encoding's flow has {len(outcomes - set(stated))} outcome(s) the "
+                                         "certificate does not cover")
+        below = []
+        for o, after in zip(n.options, stated):
+            if after not in outcomes:
+                raise Refused(i, "R-FLOW-1", "the encoding's flow does not lead to a stated outcome")
+            below.append(self.round_end(o.then, _next_round(after, pos), left, baseline))
+        return bounds(False, every, below)
+
+    def round_end(self, i: int, pos: Position, left: int, baseline: int | None) -> Bounds:
+        """The end of a round: a gem of X lost (the safe goal), the game over (R-END-1), or the horizon reached."""
+        value: bool | None = None
+        rule = "R-END-1"
+        if self.goal is Goal.SAFE and baseline is not None and x_gems(pos, self.x) < baseline:
+            value, rule = False, "R-FLOW-6"
+        else:
+            won = self.winners(pos)
+            if won:
+                value = self.x in won if self.goal is Goal.WIN else self.goal is Goal.SAFE
+            elif left == 1:
+                value = self.goal is Goal.SAFE
+        if value is None:
+            return self.round_start(i, pos, left - 1, baseline)
+        n = self.node(i, pos, "leaf", rule)
+        if n.claim != "end" or n.value != value:
+            raise Refused(i, rule, f"the round ends {'well' if value else 'badly'} for {self.names[self.x]} by the "
+                                   f"encoding; the leaf claims {n.claim} {n.value}")
+        return value, value
+
+    # -- questions to the encoding ---------------------------------------------------------------------------
+
+    def _time(self) -> None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfTime()
+
+    def winners(self, pos: Position) -> tuple[int, ...]:
+        self.questions += 1
+        return self.enumerator.winners(pos, self.deadline)
+
+    def session(self, p: int) -> tuple[SymPosition, TurnStep, Session]:
+        if p not in self.sessions:
+            pre = self.relations.position(f"cert.turn{p}")
+            step = self.relations.turn(pre, p, f"cert.turn{p}", swap=True)
+            self.sessions[p] = (pre, step, Session(step))
+        return self.sessions[p]
+
+    def _after(self, model: Any, step: TurnStep, pos: Position, p: int, card: Card) -> Position:
+        """The position a model of ``p``'s turn leads to, with the card played and ``p`` having acted."""
+        after = self.relations.decode_position(model, step.post, pos)
+        players = tuple(Player(q.name, a.canoes, a.hand if k == p else q.hand, a.bank, card if k == p else q.card,
+                               a.card_budget if k == p else q.card_budget)
+                        for k, (q, a) in enumerate(zip(pos.players, after.players)))
+        return after.replace(players=players, acted=(*pos.acted, p))
+
+    def pinned(self, i: int, pos: Position, p: int, card: Card, turn: Turn) -> tuple[Position, bool]:
+        """A written turn, pinned: the position the encoding says it leads to, and whether it steals."""
+        order, problem = canoe_order(pos, p, turn)
+        if problem is not None:
+            raise Refused(i, problem[0], problem[1])
+        pre, step, session = self.session(p)
+        self.questions += 1
+        with session.scope(*self.relations.pin(pre, pos), step.plays(card),
+                           *self.relations.pin_turn(step, pos, card, turn), step.swap == (order == (1, 0))):
+            if not session.check(self.deadline):
+                raise Refused(i, "R-TURN-1", f"the encoding does not allow {self.names[p]}'s turn {card.label}: "
+                                             f"{turn} (niagara-solve why names the rule)")
+            model = session.model()
+            steals = z3.is_true(model.eval(step.steals(), model_completion=True))
+            return self._after(model, step, pos, p, card), steals
+
+    def outside(self, i: int, pos: Position, p: int, hand: list[Card], covered: list[tuple[Card, Position]],
+                steal: bool) -> None:
+        """No turn of ``p`` (with a card of ``hand``) leads outside ``covered``, nor, with ``steal``, steals: one
+        question, put to a fresh solver (z3 simplifies the relation with the position's values in place)."""
+        pre, step, _ = self.session(p)
+        solver = make_solver()
+        solver.add(*[c for _, c in step.constraints], *self.relations.pin(pre, pos))
+        solver.add(z3.Or([step.plays(c) for c in hand]))
+        outside = z3.And([z3.Not(z3.And(step.plays(c), _same_position(step.post, after, self.relations.tables)))
+                          for c, after in covered])
+        solver.add(z3.Or(outside, step.steals()) if steal else outside)
+        self.questions += 1
+        if _ask(solver, self.deadline):
+            model = solver.model()
+            card, turn = self.relations.decode_turn(model, step)
+            turn = _named(turn, pos)
+            what = "steals" if steal and z3.is_true(model.eval(step.steals(), model_completion=True)) else \
+                "is not covered"
+            raise Refused(i, "R-STEAL-1" if what == "steals" else "R-TURN-1",
+                          f"{self.names[p]}'s turn {card.label}: {turn} {what} (by the encoding)")
+
+    def rest(self, i: int, pos: Position, baseline: int | None) -> bool:
+        """The horizon's last round after X's turn: do X's goals hold whatever the players still to act (and the
+        flow, for the safe goal) do? X's steals are over: X acts no more."""
+        if self.goal is Goal.STEAL:
+            return False
+        order = tuple(q for q in pos.turn_order() if q not in pos.acted)
+        if self.goal is Goal.WIN and not order:
+            return self.x in self.winners(pos)
+        if self.goal is Goal.WIN and not self.reached(pos):
+            self.own_bank(i)  # X's bank is final: X cannot win this round
+            return False
+        if self.goal is Goal.SAFE and not order:  # the flow alone: the encoding's outcomes (evaluated, mostly)
+            assert baseline is not None
+            self.questions += 1
+            return all(x_gems(after, self.x) >= baseline for after in self.enumerator.flows(pos, None, self.deadline))
+        pre, pins, solver = self.chain(order)
+        self.questions += 1
+        solver.push()
+        try:
+            solver.add(*self.relations.pin(pre, pos), *pins(pos, baseline))
+            return not _ask(solver, self.deadline)
+        finally:
+            solver.pop()
+
+    def chain(self, order: tuple[int, ...]) -> tuple[SymPosition, Any, z3.Solver]:
+        """The turns of the players in ``order`` (and for the safe goal the flow) from a symbolic position, with
+        X defeated at the end, asserted once on an incremental solver; the cards each may play are pinned per
+        position."""
+        key = (self.goal, self.x, order)
+        if key not in self.chains:
+            relations = self.relations
+            tag = f"{self.tag}.x{self.x}.rest" + "".join(map(str, order))
+            pre = relations.position(tag)
+            state: SymPosition = pre
+            steps: list[TurnStep] = []
+            constraints: list[Any] = []
+            for q in order:
+                step = relations.turn(state, q, f"{tag}.p{q}", swap=True)
+                constraints += [c for _, c in step.constraints]
+                steps.append(step)
+                state = step.post
+            floor = z3.Int(f"{tag}.baseline")
+            if self.goal is Goal.SAFE:
+                flow = relations.flow(state, f"{tag}.flow")
+                constraints += [c for _, c in flow.constraints]
+                state = flow.post
+                gems = z3.Sum([*state.bank[self.x], *(g for k in range(2) for g in state.cargo[self.x][k])])
+                lost = gems < floor
+            else:
+                lost = z3.Not(relations.end(state)[self.x])
+
+            def pins(at: Position, base: int | None) -> list[Any]:
+                out = [z3.Or([s.plays(c) for c in _hand(at.players[s.player])]) for s in steps]
+                return [*out, floor == (base if base is not None else 0)]
+            solver = make_solver()
+            solver.add(*constraints, lost)
+            self.chains[key] = (pre, pins, solver)
+        return self.chains[key]
+
+    def _who(self, seats: Iterable[int]) -> str:
+        return ", ".join(self.names[s] for s in seats) or "nobody"
+
+
+@dataclass
+class _Kept:
+    """The relations of one board, ruleset and player count, with their sessions and solvers: built once per z3
+    context (building a turn's relation takes longer than most questions to it) and reused by later checks."""
+
+    relations: Relations
+    enumerator: IncrementalEnumerator
+    sessions: dict[int, tuple[SymPosition, TurnStep, Session]] = field(default_factory=dict)
+    chains: dict[Any, tuple[SymPosition, Any, z3.Solver]] = field(default_factory=dict)
+    lemmas: set[Any] = field(default_factory=set)  # rules proved for every position (:meth:`_Checker.own_bank`)
+
+
+#: The last few kinds of game checked, by board, ruleset, player count and z3 context (a fresh context,
+#: encoding/solver.py, makes the terms of the old one unusable).
+_KEPT: dict[Any, _Kept] = {}
+
+
+def _kept(pos: Position) -> _Kept:
+    key = (pos.board, pos.ruleset, len(pos.players), id(z3.main_ctx()))
+    if key not in _KEPT:
+        while len(_KEPT) >= 4:
+            del _KEPT[next(iter(_KEPT))]
+        relations = Relations.of(pos)
+        _KEPT[key] = _Kept(relations, IncrementalEnumerator(relations))
+    return _KEPT[key]
+
+
+def _named(turn: Turn, pos: Position) -> Turn:
+    """A decoded turn with each victim named as in the position (the decoder names seats by their standard
+    colours, encoding/state.py NAMES)."""
+    names = [p.name for p in pos.players]
+    seats = {name: k for k, name in enumerate(NAMES)}
+
+    def renamed(step: Any) -> Any:
+        if isinstance(step, Steal) and seats.get(step.victim, len(names)) < len(names):
+            return dataclasses.replace(step, victim=names[seats[step.victim]])
+        return step
+    actions = tuple(dataclasses.replace(a, steps=tuple(renamed(s) for s in a.steps)) for a in turn.actions)
+    return dataclasses.replace(turn, actions=actions)
+
+
+def _hand(player: Player) -> list[Card]:
+    return [player.card] if player.card is not None else list(player.hand)
+
+
+def _part(pos: Position, p: int) -> Any:
+    """A player's part of a rescue outcome: their canoes and bank."""
+    return pos.players[p].canoes, pos.players[p].bank
+
+
+def _ask(solver: z3.Solver, deadline: float | None) -> bool:
+    """sat or unsat; TimeoutError (the result unknown) for z3's unknown or a passed deadline."""
+    if deadline is not None:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise TimeoutError("the time for the check ran out")
+        solver.set("timeout", max(1, int(left * 1000)))
+    answer = solver.check()
+    if answer == z3.unknown:
+        raise TimeoutError("the encoding gave no answer in time")
+    return bool(answer == z3.sat)
+
+
+def check_certificate(cert: Certificate, timeout: float | None = 60) -> CertificateCheck:
+    """Check a certificate against the encoding alone: accepted (CONFIRMED), refused (REFUTED, with the node and the
+    rule) or UNKNOWN. Modules the encoding does not cover are refused with :class:`UncoveredRulesError` (exit 2)."""
+    start = time.perf_counter()
+    checker = _Checker(cert, timeout)
+
+    def result(verdict: Verdict, **more: Any) -> CertificateCheck:
+        return CertificateCheck(verdict, cert.answer, questions=checker.questions, nodes=len(cert.nodes),
+                                seconds=time.perf_counter() - start, **more)
+    try:
+        low, high = checker.start()
+    except Refused as err:
+        return result(Verdict.REFUTED, node=err.node, rule=err.rule, reason=err.reason)
+    except (OutOfTime, TimeoutError):
+        return result(Verdict.UNKNOWN, reason="the time ran out before every node was checked")
+    if (low if cert.answer else not high):
+        return result(Verdict.CONFIRMED)
+    return result(Verdict.REFUTED, node=0, rule="R-END-1",
+                  reason=f"the checked tree does not prove a \"{'yes' if cert.answer else 'no'}\" (its value lies "
+                         f"between {low} and {high})")

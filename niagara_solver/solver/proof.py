@@ -1,0 +1,237 @@
+"""The search's answer written out as a certificate (:mod:`.certificate`): the game walked again over the engine, the
+search (:class:`.search.Search`, its transposition table warm) telling which branches hold.
+
+For a "yes" the walk follows one winning option at X's nodes and every option at the others' nodes and the flow's;
+for a "no" every option at X's nodes and one refuting option at the others'. Nothing is cut by a bound: where the
+search prunes, the certificate either expands the node or ends in a leaf whose claim the encoding can check on its
+own — ``rest`` for the horizon's last round once X has acted (the players after X, and for the safe goal the flow,
+one question), ``unreached`` where the search's bound says X cannot bank enough in its last turn to reach the goal
+(one question over every turn of X), ``steal``, ``end`` and ``over``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+from niagara_solver.engine.flow import flow_choices, flow_value
+from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
+from niagara_solver.engine.round import goal_reached, is_finished, winners
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.notation import Rescue, Turn
+from niagara_solver.model.position import Player, Position
+from niagara_solver.model.readings import UncoveredRulesError
+from niagara_solver.model.ruleset import Reveal
+from niagara_solver.solver.answers import Goal, bankable, could_reach_goal, has_steal, x_gems
+from niagara_solver.solver.certificate import Certificate, CNode, Option
+from niagara_solver.solver.search import Search, _next_round
+
+#: A branch as the walk meets it: its option (without the node below), whether it holds for X (the search's
+#: value) and how to write the node below.
+_Branch = tuple[Option, Callable[[], bool], Callable[[], int]]
+
+
+class _Writer:
+    """One certificate being written: positions and nodes, each stored once."""
+
+    def __init__(self, search: Search, answer: bool) -> None:
+        self.search = search
+        self.x = search.x
+        self.goal = search.goal
+        self.answer = answer
+        self.positions: list[Position] = []
+        self.index: dict[Position, int] = {}
+        self.nodes: list[CNode | None] = []
+        self.memo: dict[Any, int] = {}
+
+    def at(self, pos: Position) -> int:
+        if pos not in self.index:
+            self.index[pos] = len(self.positions)
+            self.positions.append(pos)
+        return self.index[pos]
+
+    def node(self, key: Any, make: Callable[[int], CNode]) -> int:
+        """The node for ``key`` (with the search's baseline: the safe goal's count of X's gems), written once."""
+        key = (key, self.search.baseline)
+        if key not in self.memo:
+            self.memo[key] = len(self.nodes)
+            self.nodes.append(None)  # a place kept, so that the node's index is known before its options
+            self.nodes[self.memo[key]] = make(self.memo[key])
+        return self.memo[key]
+
+    def leaf(self, pos: Position, claim: str, value: bool, won: tuple[int, ...] = ()) -> int:
+        return self.node(("leaf", claim, pos, value), lambda _: CNode("leaf", self.at(pos), claim=claim, value=value,
+                                                                       winners=won))
+
+    def decide(self, kind: str, pos: Position, player: int | None, key: Any, branches: list[_Branch]) -> int:
+        """A node whose options are the branches: one that holds for X (X's node of a "yes") or fails it (the
+        others' node of a "no"), or all of them (X's node of a "no", the others' of a "yes": the search found each
+        going the answer's way)."""
+        mine = player == self.x and kind != "flow"
+
+        def make(_: int) -> CNode:
+            chosen: list[Option] = []
+            for option, holds, below in branches:
+                if mine != self.answer:  # every option: the checker shows there are no others
+                    chosen.append(Option(below(), option.to, option.card, option.turn, option.rescue))
+                elif holds() == self.answer:
+                    chosen.append(Option(below(), option.to, option.card, option.turn, option.rescue))
+                    break
+            return CNode(kind, self.at(pos), player, tuple(chosen))
+        return self.node((kind, pos, key), make)
+
+    # -- the stages, as the search walks them --------------------------------------------------------------
+
+    def round_start(self, pos: Position, left: int) -> int:
+        if is_finished(pos):
+            won = winners(pos)
+            return self.leaf(pos, "over", self.goal is Goal.WIN and self.x in won, won)
+        return self.rescues(pos, 0, left)
+
+    def rescues(self, pos: Position, i: int, left: int) -> int:
+        order = pos.turn_order()
+        if i == len(order):
+            return self.card(begin_turns(pos), left)
+        p = order[i]
+        options = rescue_options(pos, p)
+        if len(options) == 1:
+            return self.rescues(apply_rescue(pos, p, options[0]), i + 1, left)
+
+        def branch(o: Rescue) -> _Branch:
+            after = apply_rescue(pos, p, o)
+            return (Option(0, self.at(after), rescue=o), lambda: self.search.rescue_stage(after, i + 1, left).value,
+                    lambda: self.rescues(after, i + 1, left))
+        return self.decide("rescue", pos, p, (i, left), [branch(o) for o in options])
+
+    def cut(self, pos: Position, left: int) -> int | None:
+        """A leaf in place of the node, where X's goal is out of reach (the leaf's value is False):
+
+        * ``bound`` (the win goal; X to act, or X has acted this round): the search's bound, X's bank plus what X's
+          canoes can still bank this turn (:func:`bankable`) and twice the capacity per later round misses the goal;
+        * ``unreached`` (the horizon's last round, X to act): no turn of X reaches the goal (or steals), every turn
+          tried."""
+        p = pos.next_to_act()
+        acted = self.x in pos.acted
+        if self.goal is Goal.WIN and (p == self.x or (acted and left > 1)):
+            gems = 0 if acted else bankable(pos, self.x)[0]
+            if not could_reach_goal(pos, self.x, gems + 2 * pos.ruleset.capacity * (left - 1)):
+                return self.node(("bound", pos, left), lambda _: CNode("leaf", self.at(pos), claim="bound",
+                                                                        value=False, gems=gems))
+        if left != 1 or p != self.x or self.goal is Goal.SAFE:
+            return None
+        me = pos.players[self.x]
+        cards = [me.card] if me.card is not None else list(me.hand)
+        if self.goal is Goal.WIN:
+            reaches = any(goal_reached(o.position.players[self.x]) for c in cards for o in legal_turns(pos, self.x, c))
+        else:
+            reaches = any(has_steal(o.turn) for c in cards for o in legal_turns(pos, self.x, c))
+        return None if reaches else self.leaf(pos, "unreached", False)
+
+    def card(self, pos: Position, left: int) -> int:
+        me = pos.players[self.x]
+        if self.x in pos.acted or me.card is not None:
+            return self.turn(pos, left)
+        cut = self.cut(pos, left)
+        if cut is not None:
+            return cut
+
+        def branch(c: Card) -> _Branch:
+            chosen = pos.with_player(self.x, Player(me.name, me.canoes, me.hand, me.bank, c))
+            return (Option(0, card=c), lambda: self.search.reveal_stage(chosen, left).value,
+                    lambda: self.turn(chosen, left))
+        return self.decide("card", pos, self.x, left, [branch(c) for c in me.hand])
+
+    def turn(self, pos: Position, left: int) -> int:
+        p = pos.next_to_act()
+        if left == 1 and self.x in pos.acted:  # the rest of the horizon: one question for the checker
+            return self.leaf(pos, "rest", self.search.turn_stage(pos, left).value)
+        if p is None:
+            return self.flow(pos, left)
+        cut = self.cut(pos, left)
+        if cut is not None:
+            return cut
+        if p == self.x and self.goal is Goal.SAFE and self.search.baseline is None:
+            self.search.baseline = x_gems(pos, self.x)  # X's gems when its first turn begins (docs/SOLVER.md)
+            try:
+                return self.turn(pos, left)
+            finally:
+                self.search.baseline = None
+        player = pos.players[p]
+        cards = [player.card] if player.card is not None else list(player.hand)
+        branches: list[_Branch] = []
+        for card in cards:
+            for o in legal_turns(pos, p, card):
+                branches.append(self._turn_branch(pos, p, card, o.turn, o.position, left))
+        return self.decide("turn", pos, p, left, branches)
+
+    def _turn_branch(self, pos: Position, p: int, card: Card, turn: Turn, after: Position, left: int) -> _Branch:
+        option = Option(0, self.at(after), card, turn)
+        if p == self.x and self.goal is Goal.STEAL and has_steal(turn):
+            return option, lambda: True, lambda: self.leaf(after, "steal", True)
+        return option, lambda: self.search.turn_stage(after, left).value, lambda: self.turn(after, left)
+
+    def flow(self, pos: Position, left: int) -> int:
+        outcomes = flow_choices(pos, flow_value(pos))
+        if any(o.pushes for o in outcomes):  # the whirlpool's pushes (X-WHIRL-4): not in the encoding yet
+            raise UncoveredRulesError("ruleset.x_whirl", "the whirlpool is not yet covered by the encoding, which "
+                                      "checks a certificate", "X-WHIRL-4")
+        seen: dict[Position, None] = {o.position: None for o in outcomes}
+
+        def branch(after: Position) -> _Branch:
+            start = _next_round(after, pos)
+            return (Option(0, self.at(after)), lambda: self.search._round_end(start, left).value,
+                    lambda: self.round_end(start, left))
+        return self.decide("flow", pos, None, left, [branch(a) for a in seen])
+
+    def round_end(self, pos: Position, left: int) -> int:
+        baseline = self.search.baseline
+        if self.goal is Goal.SAFE and baseline is not None and x_gems(pos, self.x) < baseline:
+            return self.leaf(pos, "end", False)
+        if is_finished(pos):
+            return self.leaf(pos, "end", self.x in winners(pos) if self.goal is Goal.WIN else self.goal is Goal.SAFE)
+        if left == 1:
+            return self.leaf(pos, "end", self.goal is Goal.SAFE)
+        return self.round_start(pos, left - 1)
+
+
+def certificate(search: Search, pos: Position, answer: bool) -> Certificate:
+    """The certificate of the search's answer (``answer``: its value at ``pos``) for X, its goal and horizon."""
+    if pos.ruleset.reveal is Reveal.AT_ONCE:
+        raise UncoveredRulesError("ruleset.reveal", "reveal: \"at_once\" is not yet covered by the encoding, which "
+                                  "checks a certificate (--backend search answers it)", "R-TURN-1")
+    writer = _Writer(search, answer)
+    writer.at(pos)
+    if pos.phase is Phase.CARDS:
+        writer.round_start(pos, search.horizon)
+    else:
+        writer.card(pos, search.horizon)
+    return _compact(Certificate(search.x, search.goal, search.horizon, answer, tuple(writer.positions),
+                                tuple(n for n in writer.nodes if n is not None)))
+
+
+def _compact(cert: Certificate) -> Certificate:
+    """The nodes, from the root (node 0: its place is kept before its options) depth first, and the positions they
+    name, renumbered in the order met: two certificates of one answer read (and diff) alike."""
+    order: list[int] = []
+    seen: set[int] = set()
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        order.append(i)
+        stack.extend(reversed([o.then for o in cert.nodes[i].options]))
+    number = {old: new for new, old in enumerate(order)}
+    places: dict[int, int] = {0: 0}
+    for i in order:
+        n = cert.nodes[i]
+        for at in (n.at, *(o.to for o in n.options if o.to is not None)):
+            places.setdefault(at, len(places))
+    nodes = tuple(dataclasses.replace(
+        cert.nodes[i], at=places[cert.nodes[i].at],
+        options=tuple(dataclasses.replace(o, then=number[o.then], to=None if o.to is None else places[o.to])
+                      for o in cert.nodes[i].options)) for i in order)
+    positions = tuple(cert.positions[old] for old, _ in sorted(places.items(), key=lambda item: item[1]))
+    return dataclasses.replace(cert, positions=positions, nodes=nodes)

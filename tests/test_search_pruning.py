@@ -1,0 +1,127 @@
+"""The search's pruning ideas (solver/search.py ``Pruning``, docs/SOLVER.md "Pruning") change no answer: on seeded
+positions, with every idea on, each one off and none at all, the verdict, X's card and turn, the line of play and
+the list of refutations are the same; and each idea is seen doing its work."""
+
+import dataclasses
+from functools import lru_cache
+
+import pytest
+
+from helpers import P, position
+from niagara_solver.engine.playout import random_playout
+from niagara_solver.model.position import Position
+from niagara_solver.solver.answers import Goal
+from niagara_solver.solver.search import PLAIN, Node, Pruning, Search, trace
+from niagara_solver.solver.solve import _refutations, _x_choice
+
+VARIANTS = [Pruning(), PLAIN, *(Pruning().without(f.name) for f in dataclasses.fields(Pruning))]
+
+
+@lru_cache(maxsize=None)
+def seeded(players: int, seed: int, k: int) -> Position:
+    """The start of round k + 1 of a seeded greedy game."""
+    start = Position.initial([f"p{i}" for i in range(players)])
+    return list(random_playout(start, seed, rounds=k + 1, policy="greedy"))[k].start
+
+
+#: (players, seed, round index, goal, horizon, verdict): questions the search without pruning answers within a few
+#: seconds, with the verdict it gives.
+CASES = [
+    (3, 11, 4, "win", 1, False), (3, 11, 4, "win", 2, False), (3, 11, 4, "steal", 1, False),
+    (3, 11, 4, "steal", 2, False), (3, 11, 4, "safe", 1, True), (3, 11, 4, "safe", 2, True),
+    (3, 11, 12, "steal", 2, False), (3, 11, 12, "safe", 1, True), (3, 11, 12, "safe", 2, False),
+    (3, 13, 4, "steal", 1, True), (3, 13, 4, "steal", 2, True), (3, 13, 4, "safe", 1, False),
+    (3, 13, 8, "safe", 1, True), (3, 13, 12, "safe", 1, True), (3, 13, 12, "safe", 2, False),
+    (4, 12, 4, "steal", 1, True), (4, 12, 8, "win", 2, False), (4, 12, 8, "steal", 1, False),
+]
+
+
+def answer(search: Search, pos: Position) -> tuple[object, ...]:
+    """Everything of the search that goes into an answer (solve.py): verdict, card, turn, line, refutations."""
+    root = search.value(pos)
+    card, turn = _x_choice(root)
+    refutations = None if root.value else _refutations(search, pos, search.x)
+    return root.value, card, turn, trace(root), refutations
+
+
+@pytest.mark.parametrize("players,seed,k,goal,horizon,verdict", CASES)
+def test_every_pruning_gives_the_plain_answer(players, seed, k, goal, horizon, verdict):
+    pos = seeded(players, seed, k)
+    x = k % players
+    plain = answer(Search(x, Goal(goal), horizon, 120, pruning=PLAIN), pos)
+    assert plain[0] is verdict
+    for pruning in VARIANTS[2:] + VARIANTS[:1]:
+        assert answer(Search(x, Goal(goal), horizon, 120, pruning=pruning), pos) == plain, pruning
+
+
+def test_pruning_names_and_switches():
+    assert Pruning().any and not PLAIN.any
+    assert Pruning().without("bounds") == Pruning(bounds=False)
+    assert [f.name for f in dataclasses.fields(Pruning)] == ["deepening", "bounds", "killers", "focus"]
+    assert Search(0, Goal.WIN, 1, pruning=PLAIN).values.pruning == PLAIN  # no second search without pruning
+    pruned = Search(0, Goal.WIN, 1)
+    assert pruned.active == PLAIN and pruned.values.active == Pruning()
+
+
+def loaded_rivals() -> Position:
+    """red (to act, card 3) has both canoes in the port and nothing carried; blue carries a ruby on disc 3, green
+    an amber on 4."""
+    return position(P("red", "port", "port", bank={"ruby": 1}, card=3), P("blue", "3:ruby", "port", card=2),
+                    P("green", "4:amber", "port"), lifebuoy="red")
+
+
+def test_a_canoe_in_the_port_cannot_steal_this_round():
+    pos = loaded_rivals()
+    search = Search(0, Goal.STEAL, 1).values
+    search.name = "red"
+    assert search._bound(pos, 0, 1) == Node(False, "no canoe of red can reach an enemy's gem this round")
+    assert search._bound(pos, 0, 2) is None  # next round red's canoe may be on the river
+    acted = pos.replace(acted=(0,))
+    assert search._bound(acted, 1, 1) == Node(False, "red has no turn left to steal in")
+    for pruning in (PLAIN, Pruning()):
+        assert Search(0, Goal.STEAL, 1, 60, pruning=pruning).value(pos).value is False
+
+
+def test_a_canoe_on_the_river_below_an_enemys_gem_may_steal():
+    pos = position(P("red", "5", "port", card=2), P("blue", "3:ruby", "port"), lifebuoy="red")
+    search = Search(0, Goal.STEAL, 1).values
+    assert search._steal_in_reach(pos)
+    assert Search(0, Goal.STEAL, 1, 60).value(pos).value is True  # 5 -> 4 -> 3 with the 2, and the ruby taken
+    # Blue's gem below red's canoe is out of reach upstream, once blue has acted.
+    below = position(P("red", "4", "port", card=2), P("blue", "6L:ruby", "port", hand=[2], card=1), lifebuoy="blue",
+                     acted=["blue"])
+    assert not search._steal_in_reach(below)
+
+
+def test_a_bank_that_keeps_the_gems_and_a_port_canoe_are_safe_for_any_horizon():
+    pos = loaded_rivals()
+    search = Search(0, Goal.SAFE, 3).values
+    search.name = "red"
+    assert search._bound(pos, 0, 3) == Node(True, "red can keep a canoe in the port and its bank")
+    # With a gem on the river red's count includes it: the bound does not claim it kept.
+    carrying = position(P("red", "port", "3:amber", bank={"ruby": 1}, card=3), P("blue", "5", "port"),
+                        lifebuoy="red")
+    assert search._bound(carrying, 0, 3) is None
+    # Three rounds ahead in a few nodes, where the search without pruning meets every play of the others.
+    quick = Search(0, Goal.SAFE, 3, 60)
+    assert quick.values.value(pos).value is True and quick.nodes < 50
+    assert quick.value(pos).value is True  # and the plain line rebuilt with the pruned values
+
+
+def test_deepening_carries_a_steal_found_sooner_to_a_longer_horizon():
+    pos = seeded(4, 12, 4)  # p0 steals this round whatever the others do (CASES)
+    search = Search(0, Goal.STEAL, 3, 120)
+    oracle = search.values
+    proof = oracle.value(pos)
+    assert proof.value is True and oracle._holds  # proved with one round: every longer horizon holds too
+    short = Search(0, Goal.STEAL, 1, 120, pruning=PLAIN).value(pos)
+    assert _x_choice(proof) == _x_choice(short)
+
+
+def test_the_plain_line_is_kept_when_the_pruned_search_ends_sooner():
+    # Safe for red two rounds ahead: the pruned search proves it by the bound, the plain line still shows the
+    # card red would be told to play, the first that keeps its gems.
+    pos = seeded(3, 11, 4)
+    plain = Search(1, Goal.SAFE, 2, 120, pruning=PLAIN).value(pos)
+    pruned = Search(1, Goal.SAFE, 2, 120).value(pos)
+    assert (pruned.value, trace(pruned, 40), _x_choice(pruned)) == (plain.value, trace(plain, 40), _x_choice(plain))

@@ -280,3 +280,13 @@ def test_the_flat_api_certifies(tmp_path):
     assert ns.solve(pos, "red", "win", certificate=path).answer.word == "yes"
     check = ns.certify(pos, path)
     assert (check.word, check.exit_status, check.answer) == ("accepted", 0, True)
+
+
+def test_a_certificate_asked_for_and_not_written_is_said_and_exits_3(tmp_path, capsys):
+    # Out of time before the search answers: no file, and the command says why instead of exiting 0.
+    out = tmp_path / "red.certificate"
+    status = main(["solve", os.path.join(FOLDER, "start-4p.json"), "--player", "red", "--goal", "steal",
+                   "--horizon", "3", "--timeout", "1", "--certificate", str(out)])
+    text = capsys.readouterr().out
+    assert status == 3 and not out.exists()
+    assert "certificate UNKNOWN" in text and "no certificate written" in text

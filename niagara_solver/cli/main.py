@@ -794,6 +794,8 @@ def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, 
                                                     for a in solution.answers))
             if solution.check is not None:
                 click.echo(solution.check.text())
+            else:  # no certificate was checked: say why (out of time, or nothing to certify)
+                click.echo("\n".join(a.note for a in solution.answers[1:] if a.note))
             if not solution.agree:
                 click.echo("BACKENDS DISAGREE: one of the engine and the encoding is wrong here", err=True)
     return solution.exit_status

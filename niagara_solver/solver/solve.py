@@ -167,14 +167,14 @@ def solve_with(pos: Position, player: int, goal: Goal, horizon: int = 1, backend
         answer, search = _search_with(pos, player, goal, horizon, timeout, progress)
         if answer.verdict is Verdict.UNKNOWN:
             unknown = Answer(Verdict.UNKNOWN, answer.player, goal, horizon, "certificate",
-                             note="the search gave no answer to certify")
-            return Solution((answer, unknown) if backend is Backend.BOTH else (answer,))
+                             note="the search gave no answer to certify: no certificate written")
+            return Solution((answer, unknown))  # a certificate asked for and not written is no success (exit 3)
         try:
             proof = write_certificate(search, pos, answer.verdict is Verdict.CONFIRMED)
         except OutOfTime:
             unknown = Answer(Verdict.UNKNOWN, answer.player, goal, horizon, "certificate",
-                             note="the time ran out while the certificate was written")
-            return Solution((answer, unknown) if backend is Backend.BOTH else (answer,))
+                             note="the time ran out while the certificate was written: no certificate written")
+            return Solution((answer, unknown))
         if certificate is not None:
             proof.save(certificate)
         if backend is Backend.SEARCH:

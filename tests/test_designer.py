@@ -361,6 +361,8 @@ def test_report_writes_markdown_whose_pictures_exist_and_show_every_canoe(tmp_pa
                     "--games 2`"):
         assert heading in text
     assert "| `two-gems` | R-GEM-2 |" in text and "killed" in text and "**0 mismatches**" in text
+    # The expansion's presets are named with the command that proves them, not proved in the report.
+    assert "`niagara-solve prove --ruleset flussgeister --players 3-6`" in text and "### `flussgeister`" not in text
     links = [part.split(")")[0] for part in text.split("](img/")[1:]]
     assert sorted(f"img/{x}" for x in links) == sorted(os.path.relpath(p, tmp_path / "out") for p in written
                                                        if p.endswith(".svg"))

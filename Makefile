@@ -44,6 +44,7 @@ bench: $(TOOL)
 	$(BIN)/python benchmarks/bench_jobs.py
 	$(BIN)/python benchmarks/bench_policy.py
 	$(BIN)/python benchmarks/bench_horizon.py
+	$(BIN)/python benchmarks/bench_certify.py --horizons 1
 
 # The report in reports/ (proofs, mutants, cross-check coverage, puzzles, preset diffs, with pictures).
 report: $(TOOL)

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from machine import machine  # noqa: E402
 
 from niagara_solver.model.format import load_document  # noqa: E402
 from niagara_solver.model.position import Position  # noqa: E402
@@ -29,19 +31,6 @@ from niagara_solver.solver.answers import Backend, Goal  # noqa: E402
 from niagara_solver.solver.solve import solve_with  # noqa: E402
 
 FOLDERS = [os.path.join(ROOT, "puzzles"), os.path.join(ROOT, "puzzles", "expansion")]
-
-
-def machine() -> str:
-    """The processor, its cores, Python and the load when the run started."""
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
-    except OSError:
-        pass
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    return (f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}; "
-            f"load average {load}")
 
 
 def questions() -> list[tuple[str, Position, int, Goal]]:

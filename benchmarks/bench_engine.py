@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import os
-import platform
 import random
 import statistics
 import sys
@@ -25,6 +24,9 @@ from typing import Any, Callable
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from machine import machine  # noqa: E402
 
 from niagara_solver.engine.playout import random_playout, random_round, Uniform  # noqa: E402
 from niagara_solver.engine.rescue import begin_turns, rescue_options  # noqa: E402
@@ -37,19 +39,6 @@ from niagara_solver.model.ruleset import PRESETS, Ruleset  # noqa: E402
 REPEATS = 5
 #: Every NAIVE_EVERY-th query of the base game is also answered by the naive enumerator.
 NAIVE_EVERY = 32
-
-
-def machine() -> str:
-    cpu = platform.processor() or "unknown cpu"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
 
 
 def fixed_positions(preset: str = "standard", counts: tuple[int, ...] = (2, 3, 4, 5)) -> list[Position]:

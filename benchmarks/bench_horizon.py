@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from machine import machine  # noqa: E402
 
 from niagara_solver.engine.playout import random_playout  # noqa: E402
 from niagara_solver.model.limits import OutOfTime  # noqa: E402
@@ -74,17 +76,6 @@ def summary(times: list[float], verdicts: list[bool | None]) -> str:
     slowest = f"{max(answered):.2f} s" if answered else "-"
     yes = sum(1 for v in verdicts if v)
     return f"{len(answered)}/{len(times)} answered ({yes} yes), median {median}, slowest answered {slowest}"
-
-
-def machine() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as info:
-            model = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    load = ", load %.1f" % os.getloadavg()[0] if hasattr(os, "getloadavg") else ""  # other work on the cores
-    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}{load}"
 
 
 def main() -> None:

@@ -1,0 +1,20 @@
+"""The machine a benchmark ran on, printed with every figure (figures are compared only within one run)."""
+
+from __future__ import annotations
+
+import os
+import platform
+
+
+def machine() -> str:
+    """The processor, its cores, Python, the system and the load average when the run started (other work on the
+    cores slows every figure)."""
+    model = platform.processor() or platform.machine() or "unknown cpu"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
+    except OSError:
+        pass
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return (f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}; "
+            f"load average {load}")

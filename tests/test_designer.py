@@ -413,3 +413,20 @@ def test_a_long_search_reports_its_progress_now_and_then():
     answer = solve(pos, pos.index("red"), Goal.SAFE, 3, "search", 120, progress=calls.append)
     assert answer.word == "yes" and answer.nodes > 40000
     assert calls == list(range(4096, answer.nodes + 1, 4096))
+
+
+@pytest.mark.parametrize("module, puzzle", [("x_beaver", "beaver-calms-the-storm"),
+                                            ("x_whirl", "whirlpool-brink-drives-the-victim-up"),
+                                            ("x_joe", "joe-swaps-in-the-fifth-colour")])
+def test_a_module_switch_has_a_puzzle_as_its_witness_not_a_vacuous_proof(module, puzzle):
+    # No position valid under both rulesets holds the module's pieces, so "no position is affected" would be
+    # vacuous: the witness is a bundled puzzle of the module whose answer changes when the module is taken away.
+    import dataclasses
+    from niagara_solver.design.witnesses import switch_witness
+    from niagara_solver.model.ruleset import PRESETS
+    from niagara_solver.model.verdict import Verdict
+    base = dataclasses.replace(PRESETS["standard"], gems_per_colour=6)
+    w = switch_witness(standard_board(), base, PRESETS["flussgeister-joe"], module, 3, 120)
+    assert w.verdict is Verdict.CONFIRMED and w.phase == "module" and w.confirmed and w.position is not None
+    assert w.summary.startswith(f"puzzle {puzzle}: ") and f"with {module} on" in w.summary
+    assert module in w.position.ruleset.modules and all(r.startswith("X-") for r in w.rules) and w.rules

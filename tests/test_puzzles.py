@@ -19,6 +19,7 @@ from niagara_solver.solver.answers import Goal
 from niagara_solver.solver.solve import solve
 from niagara_solver.cli.main import main
 from niagara_solver.model.atoms import Card
+from niagara_solver.model.puzzles import without_modules
 from niagara_solver.model.format import load_document
 from niagara_solver.model.position import Player
 from niagara_solver.model.ruleset import SWITCHES
@@ -144,7 +145,7 @@ def test_expansion_puzzle_answer_and_the_module_decides_it(name):
             if player["name"] == puzzle["player"]:
                 player["hand"] = [c for c in player["hand"] if c != puzzle["card"]]
     else:
-        doc = _without_modules(doc, switches)
+        doc = without_modules(doc, switches)
     from niagara_solver.model.format import position_from_json
     without = position_from_json({k: v for k, v in doc.items() if k not in ("puzzle", "comment")})
     other = solve(without, without.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], "search", 600)
@@ -174,37 +175,3 @@ def _deciding_switches(rules) -> list[str]:
     return [*rules.modules, *(["tiebreak"] if rules.switches()["tiebreak"] == "shared" else [])]
 
 
-def _without_modules(doc: dict, modules: list[str]) -> dict:
-    """The puzzle's position with its modules off: their pieces and marks taken away (a double canoe becomes a
-    single one keeping one gem, the moose leaves its canoe, Diamond Joe's gem goes back to its cave, the expansion's
-    cards leave the hands, the sixth player leaves the table) and ``tiebreak`` back to ``"value"``."""
-    doc = json.loads(json.dumps(doc))
-    rules = doc.get("ruleset", "standard")
-    rules = {"base": rules} if isinstance(rules, str) else rules
-    doc["ruleset"] = {**rules, **{m: (False if m.startswith("x_") else "value") for m in modules}}
-    for key, module in (("whirlpool", "x_whirl"), ("beaver", "x_beaver"), ("moose", "x_moose"), ("joe", "x_joe")):
-        if module in modules:
-            piece = doc.pop(key, None)
-            if key == "joe" and isinstance(piece, dict) and "gem" in piece and "caves" in doc:
-                cave = doc["caves"].setdefault(piece["gem"], {})  # X-JOE-1: his gem goes to its own colour's cave
-                cave[piece["gem"]] = cave.get(piece["gem"], 0) + 1
-    if "x_sixth_player" in modules and len(doc["players"]) == 6:
-        # X-SIX-1: the sixth seat leaves; the lifebuoy, if it was there, passes on to the first seat (R-BUOY-1).
-        sixth = doc["players"].pop()
-        if doc["lifebuoy"] == sixth["name"]:
-            doc["lifebuoy"] = doc["players"][0]["name"]
-    for player in doc["players"]:
-        if "x_cards" in modules:
-            player["hand"] = [c for c in player.get("hand", [1, 2, 3, 4, 5, 6, "cloud"]) if c not in DECIDING_CARDS]
-            player.pop("card_budget", None)
-        for canoe in player["canoes"]:
-            if "x_double" in modules:
-                canoe.pop("kind", None)
-                gems = canoe.pop("gems", [])
-                if gems:
-                    canoe["gem"] = gems[0]
-            if "x_moose" in modules:
-                canoe.pop("moose", None)
-            if "x_cards" in modules:
-                canoe.pop("moored", None)
-    return doc

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -93,10 +94,12 @@ def switch_witness(board: Board, a: Ruleset, b: Ruleset, switch: str, players: i
     """A witness that ``switch`` set as in ``b`` (everything else as in ``a``) changes the game."""
     start = time.perf_counter()
     other = dataclasses.replace(a, **{switch: getattr(b, switch)})
-    phase = SWITCHES[switch].phases[0]  # the part of a round the switch acts in: its witness is sought there
+    phase: str = SWITCHES[switch].phases[0]  # the part of a round the switch acts in: its witness is sought there
     values = (a.switches()[switch], other.switches()[switch])
     finder = {"turn": _turn, "rescue": _rescue, "flow": _flow, "end": _end, "setup": _setup,
               "knowledge": _knowledge}[phase]
+    if switch in MODULES:  # a module's pieces and cards are in no position valid under both rulesets
+        finder, phase = _module, "module"
     with time_limit(timeout):
         if out_of_time():  # no relation is built past the time limit
             witness = Witness(switch, None, None, phase, Verdict.UNKNOWN,
@@ -110,6 +113,64 @@ def switch_witness(board: Board, a: Ruleset, b: Ruleset, switch: str, players: i
 
 
 # -- the phases ---------------------------------------------------------------------------------------------
+
+#: The expansion's modules that bring pieces or cards (RULES.md section X); ``x_sixth_player`` only changes who
+#: plays (a ``setup`` witness).
+MODULES = ("x_cards", "x_double", "x_whirl", "x_beaver", "x_moose", "x_joe")
+
+
+def _module(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
+    """A module's witness. A position valid under both rulesets has none of the module's pieces or cards, so a
+    search over such positions would find that the module changes nothing, which is not so. Instead: a bundled
+    puzzle of the module (``puzzles/expansion``) on this board whose answer, by the search over the engine, differs
+    when the module is taken away (:func:`~niagara_solver.model.puzzles.without_modules`: the same position without
+    its pieces and cards, the module off)."""
+    from niagara_solver.model.format import position_from_json
+    from niagara_solver.model.puzzles import bundled_puzzles, puzzle_paths, without_modules
+    from niagara_solver.solver.answers import Goal
+    from niagara_solver.solver.solve import solve
+    folder = bundled_puzzles()
+    for path in puzzle_paths(os.path.join(folder, "expansion") if folder else None):
+        if out_of_time():
+            return Witness(switch, None, None, "module", Verdict.UNKNOWN,
+                           summary="the time limit ran out before a puzzle of the module was answered")
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        puzzle = doc.get("puzzle")
+        try:
+            on = position_from_json({k: v for k, v in doc.items() if k not in ("puzzle", "comment")})
+            off = position_from_json({k: v for k, v in without_modules(doc, [switch]).items()
+                                      if k not in ("puzzle", "comment")})
+        except NiagaraError:
+            continue
+        if puzzle is None or on.board != board or switch not in on.ruleset.modules:
+            continue
+        goal, horizon, name = Goal(puzzle["goal"]), puzzle["horizon"], os.path.basename(path)
+        with_it = solve(on, on.index(puzzle["player"]), goal, horizon, "search", timeout)
+        without = solve(off, off.index(puzzle["player"]), goal, horizon, "search", timeout)
+        if Verdict.UNKNOWN in (with_it.verdict, without.verdict) or with_it.word == without.word:
+            continue
+        w = Witness(switch, None, None, "module", Verdict.CONFIRMED, position=on, player=on.index(puzzle["player"]),
+                    card=with_it.card, turn=with_it.turn, confirmed=True,
+                    summary=(f"puzzle {name.removesuffix('.json')}: {puzzle['question']} "
+                             f"{with_it.word.upper()} with {switch} on, {without.word.upper()} with it off (the same "
+                             "position without the module's pieces and cards)"),
+                    engine=(f"the search over the engine answers {with_it.word} with the module and {without.word} "
+                            "without it"))
+        w.rules = sorted({rule for rule in _MODULE_RULES.get(switch, ())}, key=_rule_order)
+        return w
+    return Witness(switch, None, None, "module", Verdict.UNKNOWN,
+                   summary=("no bundled puzzle on this board shows the module deciding a question; a position valid "
+                            "under both rulesets has none of its pieces or cards, so a position search cannot "
+                            "compare them"))
+
+
+#: The rules each module brings (RULES.md section X), named beside its witness.
+_MODULE_RULES = {"x_cards": ("X-CARDS-1", "X-CARDS-2", "X-CARDS-3", "X-CARDS-4"),
+                 "x_double": ("X-DOUBLE-1", "X-DOUBLE-2", "X-DOUBLE-3", "X-DOUBLE-4"),
+                 "x_whirl": ("X-WHIRL-1", "X-WHIRL-2", "X-WHIRL-3", "X-WHIRL-4", "X-WHIRL-5"),
+                 "x_beaver": ("X-BEAVER-1", "X-BEAVER-2"), "x_moose": ("X-MOOSE-1", "X-MOOSE-2", "X-MOOSE-3"),
+                 "x_joe": ("X-JOE-1", "X-JOE-2", "X-JOE-3")}
 
 def _base(board: Board, rules: Ruleset, players: int) -> Position:
     return Position.initial(list(_names(players)), board, rules)

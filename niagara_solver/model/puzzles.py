@@ -6,8 +6,10 @@ niagara-solver are installed with the package (``niagara_solver/puzzles``, the r
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import NiagaraError
@@ -40,3 +42,46 @@ def positions_under(folder: str | None, board: Board, rules: Ruleset) -> list[Po
         if pos.board == board and pos.ruleset == rules:
             found.append(pos)
     return found
+
+
+#: The expansion's cards as a position file writes them (X-CARDS-1).
+EXPANSION_CARD_NAMES = (7, "lasso", "123")
+
+
+def without_modules(doc: dict[str, Any], modules: list[str]) -> dict[str, Any]:
+    """The puzzle's position with its modules off: their pieces and marks taken away (a double canoe becomes a
+    single one keeping one gem, the moose leaves its canoe, Diamond Joe's gem goes back to its cave, the expansion's
+    cards leave the hands, the sixth player leaves the table) and ``tiebreak`` back to ``"value"``. ``doc`` is a
+    position file's document (docs/FORMAT.md); a new document is returned. The expansion puzzles are shown to depend
+    on their module this way (tests/test_puzzles.py), and ``diff`` uses it for a module's witness."""
+    doc = json.loads(json.dumps(doc))
+    rules = doc.get("ruleset", "standard")
+    rules = {"base": rules} if isinstance(rules, str) else rules
+    doc["ruleset"] = {**rules, **{m: (False if m.startswith("x_") else "value") for m in modules}}
+    for key, module in (("whirlpool", "x_whirl"), ("beaver", "x_beaver"), ("moose", "x_moose"), ("joe", "x_joe")):
+        if module in modules:
+            piece = doc.pop(key, None)
+            if key == "joe" and isinstance(piece, dict) and "gem" in piece and "caves" in doc:
+                cave = doc["caves"].setdefault(piece["gem"], {})  # X-JOE-1: his gem goes to its own colour's cave
+                cave[piece["gem"]] = cave.get(piece["gem"], 0) + 1
+    if "x_sixth_player" in modules and len(doc["players"]) == 6:
+        # X-SIX-1: the sixth seat leaves; the lifebuoy, if it was there, passes on to the first seat (R-BUOY-1).
+        sixth = doc["players"].pop()
+        if doc["lifebuoy"] == sixth["name"]:
+            doc["lifebuoy"] = doc["players"][0]["name"]
+    for player in doc["players"]:
+        if "x_cards" in modules:
+            hand = player.get("hand", [1, 2, 3, 4, 5, 6, "cloud"])
+            player["hand"] = [c for c in hand if c not in EXPANSION_CARD_NAMES]
+            player.pop("card_budget", None)
+        for canoe in player["canoes"]:
+            if "x_double" in modules:
+                canoe.pop("kind", None)
+                gems = canoe.pop("gems", [])
+                if gems:
+                    canoe["gem"] = gems[0]
+            if "x_moose" in modules:
+                canoe.pop("moose", None)
+            if "x_cards" in modules:
+                canoe.pop("moored", None)
+    return doc

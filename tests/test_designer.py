@@ -430,3 +430,17 @@ def test_a_module_switch_has_a_puzzle_as_its_witness_not_a_vacuous_proof(module,
     assert w.verdict is Verdict.CONFIRMED and w.phase == "module" and w.confirmed and w.position is not None
     assert w.summary.startswith(f"puzzle {puzzle}: ") and f"with {module} on" in w.summary
     assert module in w.position.ruleset.modules and all(r.startswith("X-") for r in w.rules) and w.rules
+
+
+def test_diff_plays_the_fewest_players_both_rulesets_allow_unless_told(capsys):
+    # flussgeister is played by 3 to 6 (X-SIX-1): its diff against standard defaults to 3 players; 2 is refused.
+    status, _, err = run(capsys, "diff", "flussgeister", "standard", "--players", "2")
+    assert status == 2 and "3 to 6 players play under flussgeister, not 2 (X-SIX-1)" in err
+    from niagara_solver.design.diff import diff_tasks
+    from niagara_solver.model.ruleset import PRESETS
+    kinds = [t.job.__name__ for t in diff_tasks(standard_board(), PRESETS["flussgeister"], STANDARD, [3],
+                                                         PUZZLES)]
+    # The witnesses (seconds) come before the proofs (minutes under the expansion), so a time limit spares them.
+    assert kinds[0] == "witness_job" and kinds[-1] == "prove_job" and kinds.index("prove_job") > kinds.index(
+        "puzzle_job")
+

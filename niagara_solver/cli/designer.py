@@ -164,7 +164,8 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
 @click.argument("ruleset_a", metavar="RULESET_A")
 @click.argument("ruleset_b", metavar="RULESET_B")
 @board_option
-@players_counts("2", "Player counts for the proofs")
+@players_counts("fewest", "Player counts for the proofs (fewest: the fewest players both rulesets allow, 2 for the "
+                "base game, 3 with the expansion's sixth player)")
 @click.option("--puzzles", "puzzles_dir", type=PUZZLES, default=BUNDLED, show_default=True, metavar="DIR|bundled",
               help="Answer these puzzles under both rulesets; bundled: the puzzles installed with the tool.")
 @click.option("--save", "save_dir", metavar="DIR", help="Write each witness as a position file and an SVG here.")
@@ -189,10 +190,19 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
     from niagara_solver.model.catalogue import sentence
     a, b = load_ruleset(ruleset_a, "RULESET_A"), load_ruleset(ruleset_b, "RULESET_B")
     board = load_board(board_spec)
+    shared = [n for n in a.player_counts() if n in b.player_counts() and None not in (a.gems_for(n), b.gems_for(n))]
+    if players_text == "fewest":
+        if not shared:
+            raise InputError("--players", f"no count of players plays both {a.describe()} and {b.describe()}",
+                             "X-SIX-1")
+        players_text = str(shared[0])
     counts = players_option(players_text)
     if save_dir:
         os.makedirs(save_dir, exist_ok=True)  # fail now, not after the whole run
-    report = run_diff(board, a, b, counts, puzzles_dir, timeout, jobs, scheduler, show_progress=not as_json)
+    # The witnesses are sought with 2 players where both rulesets allow it (the smallest positions), else with the
+    # fewest of the counts asked.
+    report = run_diff(board, a, b, counts, puzzles_dir, timeout, jobs, scheduler, show_progress=not as_json,
+                      witness_players=2 if 2 in shared else min(counts))
     saved: dict[str, list[str]] = {}
     if save_dir:
         os.makedirs(save_dir, exist_ok=True)

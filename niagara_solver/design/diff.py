@@ -152,13 +152,14 @@ def diff_tasks(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles
     for rules in (a, b):  # refused before any task runs
         require(rules, "encoding")
         rules.check_players(players)
-    tasks: list[Task] = []
-    for rules in (a, b):
-        tasks += [prove_task(rules.to_json(), board.to_json(), n, None, timeout) for n in players]
+    # The quick tasks first (a witness or a puzzle takes seconds, a catalogue under the expansion many minutes), so a
+    # time limit that runs out leaves the slow proofs unknown rather than every witness unsought.
+    tasks: list[Task] = [witness_task(a.to_json(), b.to_json(), s, board.to_json(), witness_players, timeout)
+                         for s in differing_switches(a, b)]
     for rules in (a, b):
         tasks += [puzzle_task(path, rules.to_json(), timeout) for path in puzzle_paths(puzzles)]
-    tasks += [witness_task(a.to_json(), b.to_json(), s, board.to_json(), witness_players, timeout)
-              for s in differing_switches(a, b)]
+    for rules in (a, b):
+        tasks += [prove_task(rules.to_json(), board.to_json(), n, None, timeout) for n in players]
     return tasks
 
 

@@ -11,7 +11,6 @@ from niagara_solver.verify.crosscheck import CrossChecker, crosscheck, goals_for
 from niagara_solver.verify.mutants import BY_NAME
 from niagara_solver.model.board import standard_board
 from niagara_solver.cli.main import main
-from niagara_solver.engine import turns as engine_turns
 from niagara_solver.model.ruleset import Ruleset
 from strategies import LONG_BOARD, positions, rulesets
 
@@ -65,18 +64,16 @@ def test_crosscheck_on_hypothesis_positions(pos, data):
 
 
 def test_a_planted_engine_bug_is_found_and_shrunk(monkeypatch):
-    # The engine forgets every branch but the first one at a fork (R-MOVE-4).
-    original = engine_turns._Generator._downstream
+    # The engine's turn generator (engine/paddling.py) forgets every branch but the first one at a fork (R-MOVE-4):
+    # its move tables keep one disc per distance downstream.
+    from niagara_solver.engine import paddling
+    real_tables = paddling._tables
 
-    def first_branch_only(self, snap, index, place, run, rest, emit):
-        board = self.board
-        real_below = board.below
-        monkeypatch.setattr(board, "below", lambda p, d: real_below(p, d)[:1])
-        try:
-            yield from original(self, snap, index, place, run, rest, emit)
-        finally:
-            monkeypatch.setattr(board, "below", real_below)
-    monkeypatch.setattr(engine_turns._Generator, "_downstream", first_branch_only)
+    def first_branch_only(board):
+        tables = real_tables(board)
+        rings = {p: tuple(ring[:1] for ring in rs) for p, rs in tables.rings.items()}
+        return tables._replace(rings=rings, up_costs={}, targets={})
+    monkeypatch.setattr(paddling, "_tables", first_branch_only)
     report = crosscheck(standard_board(), Ruleset(), count=0, rounds=False, goals=["fork-choice"])
     assert report.mismatches, "the cross-check missed the engine bug"
     found = report.mismatches[0].to_json()

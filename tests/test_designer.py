@@ -411,7 +411,7 @@ def test_a_long_search_reports_its_progress_now_and_then():
     pos = load_position(os.path.join(PUZZLES, "a-thief-dodged.json"))
     calls = []
     answer = solve(pos, pos.index("red"), Goal.SAFE, 3, "search", 120, progress=calls.append)
-    assert answer.word == "yes" and answer.nodes > 40000
+    assert answer.word == "yes" and answer.nodes > 3 * 4096  # long enough for a few progress calls
     assert calls == list(range(4096, answer.nodes + 1, 4096))
 
 

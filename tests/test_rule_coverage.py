@@ -50,7 +50,7 @@ KILLERS = {
     "weather-unbounded": "R-PROP-8", "free-rescue": "R-PROP-15", "two-gems": "R-PROP-6",
     "river-canoe-stays": "R-PROP-16", "seven-not-a-paddle": "R-PROP-2", "lasso-moors-nothing": "R-PROP-16",
     "double-three-gems": "R-PROP-6", "beaver-no-calm": "X-PROP-4",
-    "moose-no-bonus": "R-PROP-5",
+    "moose-no-bonus": "R-PROP-5", "whirl-step-free": "R-PROP-5", "joe-gem-vanishes": "R-PROP-3",
 }
 
 

@@ -9,7 +9,7 @@ from helpers import P, doc
 from niagara_solver.encoding.enumerate import Enumerator
 from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.atoms import Card
+from niagara_solver.model.atoms import Card, Colour, Moose
 from niagara_solver.model.format import position_from_json
 from niagara_solver.model.position import Position
 
@@ -61,13 +61,17 @@ def test_moored_canoes_stay_through_the_flow_in_both_readings():
     assert not any(c.moored for p in after.players for c in p.canoes)
 
 
-@pytest.mark.rule("X-CARDS-2", "X-CARDS-3", "X-CARDS-4", "X-DOUBLE-1", "X-DOUBLE-3", "X-BEAVER-2", "X-MOOSE-2")
+@pytest.mark.rule("X-CARDS-2", "X-CARDS-3", "X-CARDS-4", "X-DOUBLE-1", "X-DOUBLE-3", "X-BEAVER-2", "X-MOOSE-2",
+                  "X-WHIRL-2", "X-WHIRL-3", "X-WHIRL-4", "X-WHIRL-5", "X-JOE-3")
 @pytest.mark.parametrize("switches", [{"x_cards": True},
                                       {"x_cards": True, "lasso_scope": "one", "card_123_canoes": "all"},
                                       {"x_double": True},
                                       {"x_double": True, "x_cards": True, "double_one_cave": False},
                                       {"x_beaver": True, "x_cards": True},
-                                      {"x_moose": True, "x_double": True}])
+                                      {"x_moose": True, "x_double": True},
+                                      {"x_whirl": True, "x_joe": True},
+                                      {"x_whirl": True, "x_cards": True, "whirl_cost_step": "leave",
+                                       "whirl_brink": "allowed"}])
 def test_the_catalogue_is_proved_with_the_modules_in_the_encoding(switches):
     """Every property, restated where a module makes the base game's statement false (docs/PROPERTIES.md), holds
     for every valid position with the module, alone and together: proved, not sampled."""
@@ -179,3 +183,228 @@ def test_the_moose_returns_after_its_canoe_falls_in_both_readings():
     assert engine == Enumerator.of(pos).flows(pos, None)
     (after,) = engine
     assert after.moose.value == "waiting" and not any(c.moose for p in after.players for c in p.canoes)
+
+
+def whirl_of(*players, rules=None, **fields) -> Position:
+    return position_from_json(doc(*players, ruleset={"x_whirl": True, **(rules or {})}, **fields))
+
+
+def same_flows(pos: Position, steps: int | None = None) -> set[Position]:
+    """Both readings' outcomes of phase III (``steps`` single steps, or the flow of the cards), asserted equal."""
+    from niagara_solver.engine.flow import flow_choices
+    engine = {o.position for o in flow_choices(pos, flow_value(pos) if steps is None else steps)}
+    assert Enumerator.of(pos).flows(pos, steps) == engine
+    return engine
+
+
+@pytest.mark.rule("X-WHIRL-2", "X-WHIRL-3", "X-WHIRL-5")
+@pytest.mark.parametrize("red, whirl, rules, card, expected", [
+    # X-WHIRL-3: upstream, the step onto the whirlpool costs 2; stopping on it pushes the canoe back down.
+    ("5", "3", {}, 3, {"4", "6L", "6R"}),  # 5: <3 ~4 among them
+    ("5", "3", {}, 4, {"2", "7L", "7R"}),  # passing it costs 3 for two steps
+    ("port", "3", {}, 3, {"4", "port"}),  # downstream 1 a step: onto the whirlpool on 3, pushed to 4 (or stay)
+    ("5", "3", {"whirl_cost_step": "leave"}, 3, {"4", "6L", "6R"}),  # onto it 1 a step: 5: <3 is a 2
+    ("2", "1", {"whirl_cost_step": "leave"}, 2, {"4"}),  # the port step off a whirlpool on 1 costs 2
+    # X-WHIRL-2: at the fork the owner picks the branch.
+    ("4", "5", {}, 1, {"3", "6L", "6R"}),
+    # whirl_brink: avoid, and allowed (the canoe over the falls with its sapphire).
+    ({"at": "6L", "gems": ["sapphire"]}, "7L", {}, 1, {"5"}),
+    ({"at": "6L", "gems": ["sapphire"]}, "7L", {"whirl_brink": "allowed"}, 1, {"5", "fallen"}),
+    ({"at": "port"}, "7L", {}, 6, {"6L", "6R", "4", "port"}),
+    # X-WHIRL-5: on 7L below the whirlpool on 6L with 1 point there is no action: the canoe stays.
+    ("7L", "6L", {}, 1, {"7L"}),
+    ("7L", "6L", {}, 2, {"7L"}),  # load a ruby, or onto the whirlpool and pushed back
+    ("7L", "6L", {"whirl_cost_step": "leave"}, 2, {"7L"}),  # load a ruby
+])
+def test_the_whirlpool_has_the_same_turns_in_both_readings(red, whirl, rules, card, expected):
+    pos = whirl_of(P("red", red, "fallen", hand=[1, 2, 3, 4, 6]), P("blue", "port", "port", hand=[5]),
+                   whirlpool=whirl, rules=rules)
+    found = same_turns(pos, "red", Card(card))
+    assert {p.players[0].canoes[0].place for p in found} == expected
+    assert all(not [c for q in p.players for c in q.canoes if c.place == p.whirlpool] for p in found)  # X-PROP-2
+
+
+@pytest.mark.rule("X-WHIRL-5", "X-MOOSE-1")
+def test_a_canoe_with_no_action_may_take_the_moose_and_one_with_the_moose_does_not_stay_in_both_readings():
+    pos = whirl_of(P("red", "7L", "fallen", hand=[1]), P("blue", "port", "port", hand=[5]), whirlpool="6L",
+                   moose="waiting", rules={"x_moose": True})
+    found = same_turns(pos, "red", Card.ONE)  # 3 points with the moose pass the whirlpool: no staying
+    assert "7L" not in {p.players[0].canoes[0].place for p in found} and found
+
+
+@pytest.mark.rule("X-WHIRL-2", "X-JOE-3")
+def test_a_pushed_canoe_neither_steals_nor_trades_in_both_readings():
+    pos = whirl_of(P("red", "6L", "fallen", hand=[3]), P("blue", {"at": "5", "gems": ["ruby"]}, "port", hand=[1]),
+                   whirlpool="4", joe={"at": "5", "gem": "amber"}, rules={"x_joe": True})
+    found = same_turns(pos, "red", Card.THREE)
+    pushed = [p for p in found if p.players[0].canoes[0].place == "5" and not p.players[0].canoes[0].gems]
+    assert len(pushed) == 1 and pushed[0].players[1] == pos.players[1] and pushed[0].joe == pos.joe
+    assert len(found) == 6  # the six turns of the worked example (tests/test_x_whirl.py)
+
+
+@pytest.mark.rule("X-WHIRL-1")
+def test_the_whirlpool_rides_and_comes_back_at_the_top_in_both_readings():
+    pos = whirl_of(P("red", "port", "port"), P("blue", "port", "port"), whirlpool="6L", phase="turns")
+    places = []
+    for k in range(1, 7):
+        (after,) = same_flows(pos, k)
+        places.append(after.whirlpool)
+    assert places == ["7L", "7L", "next", "1", "2", "3"]
+
+
+def moored_of(whirl: str, canoe: dict, rules: dict | None = None, **fields) -> Position:
+    """Both players have acted: red played the Lasso (its canoe moored), blue a 1; the flow is 1."""
+    return whirl_of(P("red", canoe, "fallen", card="lasso", hand=[2, 3]), P("blue", "port", "port", card=1,
+                                                                          hand=[2, 3]),
+                    whirlpool=whirl, rules={"x_cards": True, **(rules or {})}, acted=["red", "blue"], **fields)
+
+
+@pytest.mark.rule("X-WHIRL-4", "X-CARDS-4", "X-MOOSE-3")
+@pytest.mark.parametrize("whirl, canoe, rules, fields, expected", [
+    # Put back onto the whirlpool at the fork: the owner picks the branch (two outcomes).
+    ("4", {"at": "5", "gems": ["amber"], "moored": True}, {}, {}, {"6L", "6R"}),
+    # The worked example: the whirlpool comes down onto 7L; the canoe put back is pushed over the falls.
+    ("6L", {"at": "7L", "gems": ["ruby"], "moored": True, "moose": True}, {"x_moose": True}, {"moose": "held"},
+     {"fallen"}),
+    ("6R", {"at": "7L", "gems": ["ruby"], "moored": True}, {}, {}, {"7L"}),
+])
+def test_a_canoe_put_back_onto_the_whirlpool_is_pushed_in_both_readings(whirl, canoe, rules, fields, expected):
+    found = same_flows(moored_of(whirl, canoe, rules, **fields))
+    assert {p.players[0].canoes[0].place for p in found} == expected
+    assert all(p.moose in (None, Moose.WAITING) for p in found)
+
+
+def joe_of(*players, rules=None, **fields) -> Position:
+    return position_from_json(doc(*players, ruleset={"x_joe": True, **(rules or {})}, **fields))
+
+
+def double(at: str, *gems: str) -> dict[str, object]:
+    return {"at": at, "kind": "double", "gems": list(gems)}
+
+
+@pytest.mark.rule("X-JOE-3")
+@pytest.mark.parametrize("red, blue, joe, rules, card, trades", [
+    ("4", ("port", "port"), {"at": "3", "gem": "ruby"}, {}, 1, 1),  # take
+    ("4:amber", ("port", "port"), {"at": "3", "gem": "ruby"}, {}, 1, 1),  # swap
+    ("4:ruby", ("port", "port"), {"at": "3", "gem": "ruby"}, {}, 1, 0),  # no swap of one colour
+    ("4:amber", ("port", "port"), {"at": "5"}, {}, 1, 1),  # give, downstream too
+    (double("4", "amber", "ruby"), ("port", double("port")), {"at": "5"}, {"x_double": True}, 1, 2),  # either gem
+    (double("4", "amber", "ruby"), ("port", double("port")), {"at": "5", "gem": "ruby"}, {"x_double": True}, 1, 1),
+    (double("4", "amber"), ("port", double("port")), {"at": "5", "gem": "ruby"}, {"x_double": True}, 1, 2),
+    ("4", ("3:sapphire", "port"), {"at": "3"}, {}, 1, 1),  # the stolen gem given
+    ("6L", ("port", "port"), {"at": "5"}, {}, 3, 2),  # a just-loaded gem given
+    ("4", ("port", "port"), {"at": "4", "gem": "ruby"}, {}, 2, 0),  # no trade without moving
+    ("2:amber", ("port", "port"), {"at": "1", "gem": "ruby"}, {}, 2, 0),  # nor from the port
+])
+def test_trades_with_joe_are_the_same_in_both_readings(red, blue, joe, rules, card, trades):
+    pos = joe_of(P("red", red, "fallen", hand=[1, 2, 3]), P("blue", *blue, hand=[5]), joe=joe, rules=rules)
+    found = same_turns(pos, "red", Card(card))
+    assert sum(p.joe != pos.joe for p in found) == trades
+
+
+@pytest.mark.rule("X-JOE-1", "X-JOE-2")
+@pytest.mark.parametrize("fields, steps, expected", [
+    ({"joe": {"at": "6L", "gem": "diamond"}, "fork": "L"}, 1, ("7L", "diamond")),  # rides; no card: no paddling
+    ({"joe": {"at": "7L", "gem": "diamond"}, "fork": "L"}, 3, ("3", "amethyst")),  # falls, on 1, loads at 3
+    ({"joe": {"at": "5"}, "ruleset": {"fork_policy": "free"}}, 1, None),
+])
+def test_joe_rides_falls_and_loads_in_both_readings(fields, steps, expected):
+    rules = fields.pop("ruleset", {})
+    found = same_flows(joe_of(P("red", "port", "port"), P("blue", "port", "port"), rules=rules, **fields), steps)
+    if expected is None:
+        assert sorted(p.joe.place for p in found) == ["6L", "6R"]
+    else:
+        (after,) = found
+        assert (after.joe.place, after.joe.gem.label) == expected
+
+
+def played(name: str, value: int | str, expansion: bool = False, **fields: object) -> dict[str, object]:
+    """A player who played ``value`` this round (out of the hand), both canoes in the port."""
+    from niagara_solver.model.atoms import EXPANSION_HAND, FULL_HAND
+    card = Card.parse(value)
+    hand = [c.to_json() for c in (EXPANSION_HAND if expansion else FULL_HAND) if c != card]
+    return P(name, "port", "port", card=card.to_json(), hand=hand, **fields)
+
+
+@pytest.mark.rule("X-JOE-2")
+@pytest.mark.parametrize("red, blue, lifebuoy, joe, rules, expected", [
+    (played("red", 7, True), played("blue", 1, True), "red", {"at": "3"}, {"x_cards": True}, ("6R", "amethyst")),
+    (played("red", 6), played("blue", 2), "blue", {"at": "4", "gem": "ruby"}, {}, ("2", "ruby")),
+    (played("red", "cloud"), played("blue", 2), "red", {"at": "4", "gem": "ruby"}, {}, ("4", "ruby")),
+    (played("red", "123", True, card_budget=3), played("blue", 7, True), "red", {"at": "4", "gem": "ruby"},
+     {"x_cards": True}, ("1", "ruby")),
+    (played("red", "lasso", True), played("blue", 7, True), "red", {"at": "4", "gem": "ruby"}, {"x_cards": True},
+     ("4", "ruby")),
+])
+def test_joe_paddles_by_the_lifebuoy_holders_card_in_both_readings(red, blue, lifebuoy, joe, rules, expected):
+    pos = joe_of(red, blue, rules=rules, joe=joe, lifebuoy=lifebuoy, acted=["red", "blue"])
+    (after,) = same_flows(pos, 0)  # no flow: Joe's step alone
+    assert (after.joe.place, after.joe.gem.label) == expected
+
+
+@pytest.mark.rule("X-JOE-1", "X-JOE-2", "X-WHIRL-1", "X-WHIRL-2", "R-ROUND-1")
+@pytest.mark.parametrize("rules, fields", [
+    ({"x_whirl": True}, {"whirlpool": "5"}),
+    ({"x_joe": True}, {"joe": {"at": "7L", "gem": "ruby"}, "fork": "L"}),  # over the falls, on 1, paddles to 2
+    ({"x_whirl": True, "x_joe": True}, {"whirlpool": "3", "joe": {"at": "5", "gem": "amber"}}),
+])
+def test_whole_rounds_with_the_whirlpool_and_joe_are_the_same_in_both_readings(rules, fields):
+    from niagara_solver.model.board import standard_board
+    from niagara_solver.model.ruleset import Ruleset
+    from niagara_solver.verify.crosscheck.compare import CrossChecker
+    pos = position_from_json(doc(P("red", "6L", "7R"), P("blue", "4:diamond", "2"), ruleset=rules, phase="cards",
+                                 **fields))
+    case = CrossChecker(standard_board(), Ruleset.from_json(rules), timeout=None).round(pos, {0: Card.ONE,
+                                                                                            1: Card.ONE}, limit=40)
+    assert case is not None and case.unknown is None
+    assert set(case.encoding) == set(case.engine) and len(case.engine) >= 2
+
+
+@pytest.mark.rule("X-WHIRL-1", "X-WHIRL-4")
+def test_with_the_whirlpool_each_canoe_still_moves_in_the_flow_by_its_own_place_alone():
+    # The symmetry the flow properties rest on (docs/PROPERTIES.md), with the whirlpool and the Lasso: a canoe's new
+    # place reads its own place, mooring and push, and what every canoe shares (cards, weather, markers, whirlpool).
+    import z3
+
+    from niagara_solver.encoding.relations import Relations
+    from niagara_solver.model.board import standard_board
+    from niagara_solver.model.ruleset import Ruleset
+    relations = Relations(standard_board(), Ruleset.from_json({"x_whirl": True, "x_cards": True}), 3)
+    pre = relations.position("pre")
+    step = relations.flow(pre, "flow")
+    shared = {str(v) for v in [*pre.card, pre.weather, *pre.marker.values(), pre.whirl]}
+    for p in range(3):
+        for k in range(2):
+            seen, names, stack = set(), set(), [step.post.place[p][k]]
+            while stack:
+                t = stack.pop()
+                if t.get_id() not in seen:
+                    seen.add(t.get_id())
+                    if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+                        names.add(str(t))
+                    stack.extend(t.children())
+            assert names - shared == {str(pre.place[p][k]), str(pre.moored[p][k]), str(step.choice.pushes[p][k])}
+
+
+@pytest.mark.rule("X-WHIRL-4", "X-CARDS-4")
+def test_two_moored_canoes_put_back_onto_a_whirlpool_on_a_last_disc_both_fall_in_both_readings():
+    # Both of red's canoes are moored on 7L; the flow brings the whirlpool from 6L onto 7L: each canoe put back is
+    # pushed over the falls, the amber going home (once a canoe changed, the others are still each put back).
+    pos = whirl_of(P("red", {"at": "7L", "moored": True}, {"at": "7L", "gems": ["amber"], "moored": True},
+                     card="lasso", hand=[2, 3]), P("blue", "port", "port", card=1, hand=[2, 3]),
+                   whirlpool="6L", rules={"x_cards": True}, acted=["red", "blue"], fork="L")
+    (after,) = same_flows(pos)
+    assert [c.place for c in after.players[0].canoes] == ["fallen", "fallen"]
+    assert after.caves[2].get(Colour.AMBER) == pos.caves[2].get(Colour.AMBER) + 1
+
+
+@pytest.mark.rule("X-DOUBLE-3")
+def test_a_victim_named_by_its_kind_is_that_canoe_in_both_readings():
+    pos = double_of(P("red", {"kind": S, "at": "port"}, {"kind": D, "at": "3"}, hand=[1]),
+                    P("blue", {"kind": S, "at": "2", "gem": "amber"}, {"kind": D, "at": "2", "gems": ["amber"]},
+                      hand=[4]))
+    found = same_turns(pos, "red", Card.ONE)
+    blue = {tuple(sorted((c.kind.value, len(c.gems)) for c in p.players[1].canoes)) for p in found
+            if any(c.double and c.place == "2" for c in p.players[0].canoes)}
+    # Red's double canoe paddles up onto 2 and takes blue's amber from either canoe, from both, or from none.
+    assert blue == {(("double", d), ("single", s)) for d in (0, 1) for s in (0, 1)}

@@ -15,11 +15,12 @@ from typing import Any, Callable
 
 import z3
 
-from niagara_solver.model.readings import require
+from niagara_solver.model.readings import UncoveredRulesError, require
 from niagara_solver.model.board import Board
-from niagara_solver.model.ruleset import GemSides, LassoScope, PortDeparture, RescueWhenNone, Ruleset
+from niagara_solver.model.ruleset import (GemSides, LassoScope, PortDeparture, RescueWhenNone, Ruleset, WhirlBrink,
+                                          WhirlCostStep)
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
-from niagara_solver.encoding.tables import BoardTables
+from niagara_solver.encoding.tables import BoardTables, member
 
 Group = Callable[..., Any]
 GROUPS: dict[str, Group] = {}
@@ -55,6 +56,8 @@ class Encoding:
         self.rules = rules
         self.players = players
         self.mutant = mutant
+        #: Tables a rule group derives from the board once (X-WHIRL-5's cases).
+        self.cache: dict[str, Any] = {}
         self._groups = dict(GROUPS)
         if mutant is not None:
             if mutant.key not in self._groups:
@@ -219,11 +222,12 @@ def cost(enc: Encoding, ops: list[Any], distance: Expr) -> Expr:
 
 @group("R-MOVE-3")
 def budget(enc: Encoding, active: Expr, spent: Expr, budget_points: Expr, home: Expr, start: Expr,
-           pre_spent: Expr) -> list[Constraint]:
-    """Exactly the budget; a canoe entering the port needs the distance and loses the rest (R-MOVE-5)."""
+           pre_spent: Expr, extra: Expr = 0) -> list[Constraint]:
+    """Exactly the budget; a canoe entering the port needs the distance and loses the rest (R-MOVE-5). ``extra``:
+    the whirlpool's extra point on the way home (X-WHIRL-3: the remaining distance is counted in points)."""
     t = enc.tables
     return [("R-MOVE-3", z3.Implies(z3.And(active, z3.Not(home)), spent == budget_points)),
-            ("R-MOVE-5", z3.Implies(z3.And(active, home), pre_spent + t.depth_of(start) <= budget_points))]
+            ("R-MOVE-5", z3.Implies(z3.And(active, home), pre_spent + t.depth_of(start) + extra <= budget_points))]
 
 
 @group("R-GEM-1")
@@ -293,6 +297,210 @@ def steal_after_unload(enc: Encoding, taking: Expr, unloaded: Expr) -> list[Cons
     if enc.rules.steal_after_unload:
         return []
     return [("R-STEAL-5", z3.Implies(taking, z3.Not(unloaded)))]
+
+
+# -- the whirlpool (x_whirl) ------------------------------------------------------------------------------
+
+@group("X-WHIRL-3")
+def whirl_step(enc: Encoding, start: Expr, dest: Expr, move: Expr, whirl: Expr) -> Expr:
+    """The extra point of an upstream movement across the whirlpool: its step onto the whirlpool costs 2
+    (``whirl_cost_step: enter``: the whirlpool lies above the start and is the destination or below it), or its step
+    off it (``leave``: the whirlpool lies strictly between the start and the destination); downstream none."""
+    t = enc.tables
+    above_start = t.upstream_of(whirl, start)
+    beyond = t.upstream_of(dest, whirl)
+    if enc.rules.whirl_cost_step is WhirlCostStep.ENTER:
+        beyond = z3.Or(dest == whirl, beyond)
+    return z3.If(z3.And(move == -1, t.is_disc(whirl), above_start, beyond), 1, 0)
+
+
+@group("X-WHIRL-2")
+def whirl_push(enc: Encoding, whirl: Expr, push: Expr) -> list[Constraint]:
+    """Where a canoe ending its movement on the whirlpool is pushed: one disc down (at a fork the branch its owner
+    picks), over the falls from a last disc."""
+    t = enc.tables
+    return [("X-WHIRL-2", z3.Or([z3.And(whirl == x, member(push, below) if below else push == t.FALLEN)
+                                 for x, below in t.children.items()]))]
+
+
+@group("X-WHIRL-2:brink")
+def whirl_brink(enc: Encoding, falls: Expr, start: Expr, points: Expr, whirl: Expr, cave: list[list[Expr]],
+                capacity: Expr) -> list[Constraint]:
+    """``whirl_brink: avoid``: an action pushed over the falls is legal only if every action of the canoe with the
+    same points falls so.
+
+    The whirlpool is then on a last disc. A canoe on a disc always has an action that does not fall: paddling
+    straight up with all its points, or into the port (a last disc is upstream of nothing, so no step of it costs
+    more, and the canoe does not stand on the whirlpool). A canoe leaving the port (empty) has one exactly when it
+    can stop on another disc: at the depth of its points, or 2 or 4 points shallower with one or two loads there."""
+    if enc.rules.whirl_brink is WhirlBrink.ALLOWED:
+        return []
+    t = enc.tables
+    empty = [z3.IntVal(0)] * NCOL
+    other = []
+    for e in t.disc_ids:
+        stops = [points == t.depth[e]]
+        colour = t.cave.get(e, 0)
+        if colour:
+            stops += [z3.And(points == t.depth[e] + 2 * k, gem_run(k, empty, cave[colour - 1], capacity))
+                      for k in (1, 2)]
+        other.append(z3.And(whirl != e, z3.Or(stops)))
+    return [("X-WHIRL-2", z3.Implies(falls, z3.And(start == t.PORT, z3.Not(z3.Or(other)))))]
+
+
+@group("X-WHIRL-5")
+def whirl_has_action(enc: Encoding, start: Expr, points: Expr, whirl: Expr, cargo: list[Expr],
+                     cave: list[list[Expr]], capacity: Expr) -> Expr:
+    """Whether a canoe with ``points`` has any legal action (X-WHIRL-5 lets it stay when it has none).
+
+    A finite expansion over the board: where a movement alone (no gem action) spends the points exactly, or reaches
+    the port, there is an action. The other cases, (start, whirlpool, points) of :func:`_bare_cases`, are few (an
+    upstream movement skips one cost, the one the whirlpool's extra point jumps over); in each the canoe has an
+    action exactly when gem actions fill the gap: before a movement, where it stands (*d* = 0), or after a
+    movement."""
+    t = enc.tables
+    stuck = []
+    for s, w, n, shapes in _bare_cases(enc):
+        fills = []
+        here = cargo if s != t.PORT else [z3.IntVal(0)] * NCOL  # a port canoe carries nothing (R-GEM-5)
+        for where, ops, _ in shapes:
+            colour = t.cave.get(where, 0)
+            if colour:
+                fills.append(gem_run(ops, here, cave[colour - 1], capacity))
+        stuck.append(z3.And(start == s, whirl == w, points == n, z3.Not(z3.Or(fills)) if fills else z3.BoolVal(True)))
+    return z3.Not(z3.Or(stuck)) if stuck else z3.BoolVal(True)
+
+
+def _bare_cases(enc: Encoding) -> list[tuple[int, int, int, list[tuple[int, int, int]]]]:
+    """The (start, whirlpool, points) where no movement alone is an action, each with the gem-action shapes that
+    would make one: (place, number of gem actions there, points of the movement).
+
+    Shapes: gem actions where the canoe stands, then a movement of the remaining points (any direction; ending on
+    the whirlpool with the last point is a push); gem actions where it stands with no movement (unless
+    ``must_move``); a movement, then gem actions where it stops (not on the whirlpool). Gem actions on both sides
+    need one before the movement, and then the first shape already has an action: in these cases every movement
+    cost below the points is available upstream (only the skipped cost is missing), which the build checks."""
+    t = enc.tables
+    leave = enc.rules.whirl_cost_step is WhirlCostStep.LEAVE
+    if "X-WHIRL-5" in enc.cache:
+        return enc.cache["X-WHIRL-5"]
+    out = []
+    most = 7 + 2 + 2  # the 7, the moose's 2, and 2 more for taking it (X-CARDS-1, X-MOOSE-2)
+    for s in [t.PORT, *t.disc_ids]:
+        for w in [0, *t.disc_ids]:
+            if w and w == s:
+                continue  # no canoe acts from the whirlpool (X-PROP-2)
+            whirl = w or None
+            if s == t.PORT:
+                ups: list[tuple[int, int]] = []
+                port_cost = None
+            else:
+                costs = t.up_costs(s, whirl, leave)
+                ups, port_cost = costs[:-1], costs[-1][1]
+            downs = [(e, d) for d in range(1, most + 1) for e in t.down_at(s, d)]
+            moves = [*ups, *downs]
+            for n in range(1, most + 1):
+                if any(c == n for _, c in moves) or (port_cost is not None and n >= port_cost):
+                    continue
+                shapes = []
+                if s != t.PORT:
+                    costs_below = {c for _, c in moves if c < n}
+                    shapes += [(s, k, n - 2 * k) for k in range(1, 5) if n - 2 * k in costs_below]
+                    if n % 2 == 0 and not enc.rules.must_move:
+                        shapes.append((s, n // 2, 0))
+                    if n >= 5 and n - 2 not in costs_below:
+                        # A board whose X-WHIRL-5 case needs gem actions on both sides of a movement (none of the
+                        # presets): refused in one line (exit 2) rather than encoded wrongly.
+                        raise UncoveredRulesError("board", "the encoding of X-WHIRL-5 does not cover this board: a "
+                                                  "canoe's only action would need gem actions on both sides of its "
+                                                  "movement", "X-WHIRL-5")
+                shapes += [(e, (n - c) // 2, c) for e, c in moves if e != w and c < n and (n - c) % 2 == 0]
+                out.append((s, w, n, shapes))
+    enc.cache["X-WHIRL-5"] = out
+    return out
+
+
+def gem_run(k: int, cargo: list[Expr], cave: list[Expr], capacity: Expr) -> Expr:
+    """A canoe carrying ``cargo`` can make exactly ``k`` gem actions at a cave holding ``cave`` (R-GEM-1, R-GEM-2,
+    R-GEM-4): it unloads ``u`` of its gems and loads ``k - u`` gems of other colours from the cave, unloading first to
+    make room."""
+    carried = z3.Sum(cargo)
+    options = []
+    for u in range(0, 3):
+        loads = k - u
+        if loads < 0 or loads > 2:
+            continue
+        room = carried - u + loads <= capacity
+        if u == 0:
+            options.append(z3.And(room, z3.Sum(cave) >= loads))
+            continue
+        pairs = [(x,) for x in range(NCOL)] if u == 1 else [(x, y) for x in range(NCOL) for y in range(x, NCOL)]
+        for pair in pairs:
+            have = (cargo[pair[0]] >= 2 if len(pair) == 2 and pair[0] == pair[1]
+                    else z3.And([cargo[x] >= 1 for x in pair]))
+            rest = z3.Sum([cave[c] for c in range(NCOL) if c not in pair])
+            options.append(z3.And(room, have, rest >= loads))
+    return z3.Or(options) if options else z3.BoolVal(False)
+
+
+# -- Diamond Joe (x_joe) -------------------------------------------------------------------------------------
+
+@group("X-JOE-1")
+def joe_falls(enc: Encoding, home: list[list[Expr]], over: Expr,
+              gem: list[Expr]) -> tuple[list[list[Expr]], list[Expr]]:
+    """Joe over the falls: his gem goes back to the cave of its own colour (he is put on the top disc, empty)."""
+    out = [list(row) for row in home]
+    for c in range(NCOL):
+        out[c][c] = out[c][c] + z3.If(over, gem[c], 0)
+    return out, [z3.If(over, 0, g) for g in gem]
+
+
+@group("X-JOE-2")
+def joe_step(enc: Encoding, joe: Expr, gem: list[Expr], cave: list[list[Expr]],
+             points: Expr) -> tuple[Expr, list[Expr], list[list[Expr]]]:
+    """After phase III: Joe, if empty and beside a cave holding a gem of its own colour, loads one (free); then he
+    paddles ``points`` discs up, turns on the top disc and goes down by the right branch, stopping on a last disc."""
+    t = enc.tables
+    empty = z3.Sum(gem) == 0
+    here = t.cave_of(joe)
+    loads = [z3.And(empty, here == c + 1, cave[c][c] >= 1) for c in range(NCOL)]
+    new_cave = [list(row) for row in cave]
+    for c in range(NCOL):
+        new_cave[c][c] = new_cave[c][c] - z3.If(loads[c], 1, 0)
+    new_gem = [gem[c] + z3.If(loads[c], 1, 0) for c in range(NCOL)]
+    place: Expr = joe
+    for x in t.disc_ids:
+        for n in range(1, max_joe_points(enc) + 1):
+            place = z3.If(z3.And(joe == x, points == n), joe_paddle(t, x, n), place)
+    return place, new_gem, new_cave
+
+
+def max_joe_points(enc: Encoding) -> int:
+    """The largest card value: the 7 with the expansion's cards (X-CARDS-1), else the 6."""
+    return 7 if enc.rules.x_cards else 6
+
+
+def joe_paddle(t: BoardTables, x: int, n: int) -> int:
+    """Where Joe stops paddling ``n`` discs from disc ``x`` (X-JOE-2): up toward the top disc; from there down,
+    by each fork's last branch (the right one on the standard board); on a last disc he stops."""
+    chain = [a for a in t.above[x] if a != t.PORT]
+    if n <= len(chain):
+        return chain[n - 1]
+    place, n = t.top, n - len(chain)
+    while n and (place in t.branch or t.next.get(place) is not None):
+        place = t.branch[place][-1] if place in t.branch else t.next[place]  # type: ignore[assignment]
+        n -= 1
+    return place
+
+
+@group("X-JOE-3")
+def joe_trade(enc: Encoding, take: Expr, give: list[Expr], joe: list[Expr], cargo: list[Expr]) -> list[Constraint]:
+    """One trade with Joe: take his gem, give him one of the canoe's gems (only to an empty Joe), or swap (a gem of
+    another colour than his). Joe carries one gem at most."""
+    return [("X-JOE-3", z3.Implies(take, z3.Sum(joe) == 1)),
+            ("X-JOE-3", z3.Sum(give) <= 1),
+            *(("X-JOE-3", z3.Implies(give[c] == 1, z3.And(cargo[c] >= 1, joe[c] == 0))) for c in range(NCOL)),
+            ("X-JOE-3", z3.Sum(joe) - z3.If(take, z3.Sum(joe), 0) + z3.Sum(give) <= 1)]
 
 
 # -- phase III -----------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, Sequence, cast
 import z3
 
 from niagara_solver.model.notation import Turn
-from niagara_solver.model.atoms import Card, Moose, Phase
+from niagara_solver.model.atoms import NEXT, Card, Moose, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
 from niagara_solver.encoding.solver import TimedSolver, make_solver
@@ -62,7 +62,14 @@ def _same(post: SymPosition, model: z3.ModelRef) -> Any:
         parts.append(post.beaver == model.eval(post.beaver, model_completion=True))
     if post.moose is not None:  # X-MOOSE-1
         parts.append(post.moose == model.eval(post.moose, model_completion=True))
+    parts += [x == model.eval(x, model_completion=True) for x in _pieces(post)]  # X-WHIRL-1, X-JOE-1
     return z3.And(parts)
+
+
+def _pieces(post: SymPosition) -> list[Any]:
+    """The whirlpool's place, and Diamond Joe's place and gems: parts of a result."""
+    return [*([post.whirl] if post.whirl is not None else []),
+            *([post.joe, *post.joe_gem] if post.joe is not None and post.joe_gem is not None else [])]
 
 
 def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
@@ -86,7 +93,18 @@ def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
         parts.append(post.beaver == (tables.index[known.beaver] if known.beaver is not None else 0))
     if post.moose is not None:  # X-MOOSE-1
         parts.append(post.moose == MOOSE_STATES.index(known.moose or Moose.WAITING))
-    return z3.And(parts)
+    return z3.And(parts + _known_pieces(post, known, tables))
+
+
+def _known_pieces(post: SymPosition, known: Position, tables: Any) -> list[Any]:
+    """The whirlpool and Diamond Joe of a result equal those of a concrete position (X-WHIRL-1, X-JOE-1)."""
+    out = []
+    if post.whirl is not None:
+        out.append(post.whirl == (tables.index[known.whirlpool] if known.whirlpool not in (None, NEXT) else 0))
+    if post.joe is not None and post.joe_gem is not None and known.joe is not None:
+        out.append(post.joe == tables.index[known.joe.place])
+        out += [g == int(known.joe.gem is not None and int(known.joe.gem) == c + 1) for c, g in enumerate(post.joe_gem)]
+    return out
 
 
 class Enumerator:

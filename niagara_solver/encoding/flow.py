@@ -8,7 +8,7 @@ import z3
 
 from niagara_solver.model.ruleset import ForkPolicy
 from niagara_solver.encoding.core import Encoding
-from niagara_solver.encoding.state import NCOL, Constraint, Expr, SymPosition
+from niagara_solver.encoding.state import LASSO, NCOL, ONE_TWO_THREE, Constraint, Expr, SymPosition
 from niagara_solver.encoding.tables import BoardTables
 from niagara_solver.encoding.turn import Transition
 
@@ -21,18 +21,29 @@ def max_steps(enc: Encoding) -> int:
     return MAX_STEPS + 1 if enc.rules.x_cards else MAX_STEPS
 
 
+def pushes_put_back(enc: Encoding) -> bool:
+    """Whether phase III may end in a choice of an owner: a moored canoe put back onto the whirlpool at a fork
+    (X-WHIRL-4, with the Lasso of X-CARDS-4)."""
+    return enc.rules.x_whirl and enc.rules.x_cards
+
+
 @dataclass
 class FlowChoice:
-    """With ``fork_policy: free``, the branch each step's disc takes at each fork (label index)."""
+    """With ``fork_policy: free``, the branch each step's disc takes at each fork (label index); with the whirlpool
+    and the Lasso, the place each moored canoe put back onto the whirlpool is pushed to (0: not pushed; X-WHIRL-4)."""
 
     branches: list[dict[int, Expr]]
+    pushes: list[list[Expr]] | None = None
 
     @classmethod
     def fresh(cls, tag: str, enc: Encoding) -> "FlowChoice":
-        return cls([{f: z3.Int(f"{tag}.step{i}.fork{f}") for f in enc.tables.forks} for i in range(max_steps(enc))])
+        pushes = ([[z3.Int(f"{tag}.push.{p}.{k}") for k in range(2)] for p in range(enc.players)]
+                  if pushes_put_back(enc) else None)
+        return cls([{f: z3.Int(f"{tag}.step{i}.fork{f}") for f in enc.tables.forks} for i in range(max_steps(enc))],
+                   pushes)
 
     def variables(self) -> list[Expr]:
-        return [v for step in self.branches for v in step.values()]
+        return [v for step in self.branches for v in step.values()] + [v for row in self.pushes or () for v in row]
 
 
 def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = None,
@@ -49,9 +60,10 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
     total = enc.rule("R-FLOW-1")(enc, pre.card, pre.weather)
     k = enc.rule("R-FLOW-2")(enc, total) if steps is None else steps
     free = enc.rules.fork_policy is ForkPolicy.FREE
-    if free and choice is None:
+    if (free or pushes_put_back(enc)) and choice is None:
         choice = FlowChoice.fresh("flow", enc)
     state = pre.copy()
+    joe_home: list[list[Expr]] = [[z3.IntVal(0)] * NCOL for _ in range(NCOL)]  # Joe's gems back to the caves
     for i in range(max_steps(enc)):
         active = k > i
         if free:
@@ -99,11 +111,36 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
                     nxt_b = z3.IntVal(0)  # off the river
                 rode = z3.If(here, nxt_b, rode)
             new.beaver = rode
+        if state.whirl is not None:  # X-WHIRL-1: "next" comes in at the top; on the river it rides its disc
+            w = state.whirl
+            went: Expr = w
+            for d in t.disc_ids:
+                went = z3.If(z3.And(active, w == d, on_path[d]), _below(t, d, routing, 0), went)
+            new.whirl = z3.If(z3.And(active, w == 0), t.top, went)
+        if state.joe is not None and state.joe_gem is not None:
+            went_joe: Expr = state.joe
+            for d in t.disc_ids:
+                went_joe = z3.If(z3.And(active, state.joe == d, on_path[d]), _below(t, d, routing, t.FALLEN), went_joe)
+            over = went_joe == t.FALLEN
+            joe_home, new.joe_gem = enc.rule("X-JOE-1")(enc, joe_home, over, state.joe_gem)
+            new.joe = z3.If(over, t.top, went_joe)
         if not free:
             for f in t.forks:
                 new.marker[f] = z3.If(z3.And(active, on_path[f]),
                                       enc.rule("R-FLOW-4")(enc, state.marker[f], len(t.labels[f])), state.marker[f])
         state = new
+    if state.whirl is not None and pre.moored is not None and choice is not None and choice.pushes is not None:
+        # X-WHIRL-4: a moored canoe put back onto the whirlpool is pushed one disc down (its owner picks the branch at
+        # a fork), over the falls from a last disc (R-FLOW-6 below).
+        for p in range(state.players):
+            for v in range(2):
+                push = choice.pushes[p][v]
+                put = z3.And(pre.moored[p][v], state.place[p][v] == state.whirl, t.is_disc(state.whirl))
+                out += [("X-WHIRL-4", z3.Implies(put, e)) for _, e in enc.rule("X-WHIRL-2")(enc, state.whirl, push)]
+                out.append(("X-WHIRL-4", z3.Implies(z3.Not(put), push == 0)))
+                state.place[p][v] = z3.If(put, push, state.place[p][v])
+    if state.joe is not None:  # X-JOE-1: the gems Joe carried over the falls are back in their caves
+        state.cave = [[state.cave[cc][c] + joe_home[cc][c] for c in range(NCOL)] for cc in range(NCOL)]
     # R-FLOW-6: canoes that went over the falls are fallen; their cargo goes back to the caves.
     holder_fell = []
     for p in range(state.players):
@@ -122,7 +159,38 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
         state.weather = enc.rule("X-BEAVER-2")(enc, pre.weather, z3.And(pre.beaver != 0, state.beaver == 0))
     if state.moored is not None:  # X-CARDS-4: at the end of phase III the moored canoes are put back
         state.moored = [[z3.BoolVal(False)] * 2 for _ in range(state.players)]
+    if state.joe is not None and state.joe_gem is not None and state.lifebuoy is not None:
+        # X-JOE-2: after phase III, Joe loads and paddles by the lifebuoy holder's card.
+        state.joe, state.joe_gem, state.cave = enc.rule("X-JOE-2")(enc, state.joe, state.joe_gem, state.cave,
+                                                                  _joe_points(enc, state))
     return Transition(out, state, extra={"k": k, "sum": total}, choice=choice)
+
+
+def _below(t: BoardTables, d: int, routing: dict[int, Expr], over: int) -> Expr:
+    """The place a disc on ``d`` reaches in one flow step: the next disc, at a fork the routed branch, and ``over``
+    from a last disc."""
+    if d in t.branch:
+        nxt: Expr = z3.IntVal(t.branch[d][-1])
+        for j, child in reversed(list(enumerate(t.branch[d][:-1]))):
+            nxt = z3.If(routing[d] == j, child, nxt)
+        return nxt
+    if t.next[d] is not None:
+        return z3.IntVal(t.next[d])
+    return z3.IntVal(over)
+
+
+def _joe_points(enc: Encoding, pos: SymPosition) -> Expr:
+    """X-JOE-2: the value of the lifebuoy holder's card: a paddle at face value, the cloud and the Lasso 0, the 1/2/3
+    card its chosen budget (never the moose's bonus)."""
+    assert pos.lifebuoy is not None
+    out: Expr = z3.IntVal(0)
+    for p in range(pos.players):
+        card = pos.card[p]
+        worth: Expr = card
+        if pos.budget is not None:  # X-CARDS-3: the 1/2/3 card is worth the budget chosen; the Lasso nothing
+            worth = z3.If(card == ONE_TWO_THREE, pos.budget[p], z3.If(card == LASSO, 0, card))
+        out = z3.If(pos.lifebuoy == p, worth, out)
+    return out
 
 
 def _parent(t: BoardTables, x: Expr) -> Expr:

@@ -6,7 +6,7 @@ from typing import Any
 
 import z3
 
-from niagara_solver.model.notation import Load, Move, Steal, TakeMoose, Turn, Unload
+from niagara_solver.model.notation import Load, Move, Push, Steal, TakeMoose, Trade, Turn, Unload
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.position import Position
 from niagara_solver.encoding.core import Encoding
@@ -80,6 +80,19 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
         for ops, gems in ((slot.pre, before), (slot.post, after)):
             for i, op in enumerate(ops):
                 out += _pin_op(op, gems[i] if i < len(gems) else None)
+        pushes = [st for st in steps if isinstance(st, Push)]
+        if slot.push is not None:  # X-WHIRL-2: where the whirlpool pushed the canoe (0: not pushed)
+            out.append(slot.push == (t.index.get(pushes[0].dest, -1) if pushes else 0))
+        elif pushes:
+            out.append(z3.BoolVal(False))
+        trades = [st for st in steps if isinstance(st, Trade)]
+        if slot.take_joe is not None and slot.give_joe is not None:  # X-JOE-3: the trade with Diamond Joe
+            trade = trades[0] if trades else None
+            out.append(slot.take_joe == (trade is not None and trade.take is not None))
+            given = int(trade.give) - 1 if trade is not None and trade.give is not None else -1
+            out += [g == int(c == given) for c, g in enumerate(slot.give_joe)]
+        elif trades:
+            out.append(z3.BoolVal(False))
         if moves:
             move = steps[moves[0]]
             assert isinstance(move, Move)
@@ -96,7 +109,11 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
                 out += [x == 0 for qq, canoes in enumerate(cells) for v, row in enumerate(canoes)
                         for cc, x in enumerate(row) if qq != q or cc != c]
                 if q >= 0:
-                    out.append(z3.Sum([cells[q][v][c] for v in range(2)]) == 1)
+                    # A victim named by its kind (X-DOUBLE-3) is that canoe; the other players' canoes keep their order.
+                    kind = thefts[j].victim_kind
+                    named = [v for v in range(2) if kind is None or pos.players[q].canoes[v].kind.value == kind]
+                    out += [cells[q][v][c] == 0 for v in range(2) if v not in named]
+                    out.append(z3.Sum([cells[q][v][c] for v in named]) == 1)
                 else:
                     out.append(z3.BoolVal(False))
             else:

@@ -32,7 +32,7 @@ import z3
 
 from niagara_solver.encoding.core import Encoding, Mutant
 from niagara_solver.encoding.end import encode_end
-from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
+from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue, pushes_put_back
 from niagara_solver.encoding.pin import canoe_order, pin_turn
 from niagara_solver.encoding.round import RoundChoice, encode_round
 from niagara_solver.encoding.state import (NAMES, NCOL, Constraint, Expr, SymPosition, card_in_hand, decode, fix,
@@ -202,7 +202,7 @@ class Relations:
         """A free symbolic position, its variables named after ``tag``."""
         return SymPosition.fresh(tag, self.players, self.tables, x_cards=self.rules.x_cards,
                                  x_double=self.rules.x_double, x_beaver=self.rules.x_beaver,
-                                 x_moose=self.rules.x_moose)
+                                 x_moose=self.rules.x_moose, x_whirl=self.rules.x_whirl, x_joe=self.rules.x_joe)
 
     def well_formed(self, sym: SymPosition, phase: Phase, all_acted: bool = False,
                     to_act: int | None = None) -> list[Constraint]:
@@ -276,12 +276,13 @@ class Relations:
         """
         if steps and tag is None:
             raise ValueError("a free number of steps needs a tag to name it")
-        if choice is None and tag is not None and self.free_forks:
+        chosen = self.free_forks or pushes_put_back(self.enc)  # X-WHIRL-4: an owner's push is a choice too
+        if choice is None and tag is not None and chosen:
             choice = self.flow_choice(tag)
         count = z3.Int(f"{tag}.steps") if steps else None
-        t = encode_flow(self.enc, pre, choice if self.free_forks else None, steps=count)
+        t = encode_flow(self.enc, pre, choice if chosen else None, steps=count)
         return FlowStep(pre=pre, constraints=t.constraints, post=t.post, observations=t.observations, extra=t.extra,
-                        choice=t.choice if self.free_forks else choice, free=self.free_forks, steps=count)
+                        choice=t.choice if chosen else choice, free=self.free_forks, steps=count)
 
     def rescue(self, pre: SymPosition, tag: str = "rescue", *, choice: RescueChoice | None = None) -> RescueStep:
         """Phase I's rescues from ``pre`` (a start-of-round position), over fresh decisions named after ``tag``

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import z3
 
 from niagara_solver.encoding.core import Encoding
-from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue
+from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue, pushes_put_back
 from niagara_solver.encoding.state import Constraint, Expr, SymPosition
 from niagara_solver.encoding.turn import Transition, TurnChoice, encode_turn
 
@@ -28,12 +28,15 @@ class RoundChoice:
         return cls(RescueChoice.fresh(f"{tag}.rescue", n),
                    [TurnChoice.fresh(f"{tag}.turn{p}", enc.rules.capacity, n, enc.rules) for p in range(n)],
                    [z3.Bool(f"{tag}.swap{p}") for p in range(n)],
-                   FlowChoice.fresh(f"{tag}.flow", enc) if enc.rules.fork_policy.value == "free" else None)
+                   FlowChoice.fresh(f"{tag}.flow", enc)
+                   if enc.rules.fork_policy.value == "free" or pushes_put_back(enc) else None)
 
 
 def encode_round(enc: Encoding, pre: SymPosition, choice: RoundChoice, lifebuoy: int = 0) -> Transition:
     """The round from a start-of-round position ``pre`` whose lifebuoy is held by seat ``lifebuoy``."""
     out: list[Constraint] = []
+    if pre.lifebuoy is not None:  # R-COMP-5: the seat holding the lifebuoy (Joe paddles by its card, X-JOE-2)
+        out.append(("R-COMP-5", pre.lifebuoy == lifebuoy))
     rescue = encode_rescue(enc, pre, choice.rescue)
     out += rescue.constraints
     state = rescue.post
@@ -53,5 +56,7 @@ def encode_round(enc: Encoding, pre: SymPosition, choice: RoundChoice, lifebuoy:
         state.hand[p] = [z3.Or(h, empty) for h in state.hand[p]]
         if state.budget is not None:  # the cards leave the table (X-CARDS-3: no budget chosen any more)
             state.budget[p] = z3.IntVal(0)
+    if state.lifebuoy is not None:  # R-BUOY-1
+        state.lifebuoy = z3.IntVal((lifebuoy + 1) % n)
     return Transition(out, state, extra={"k": flow.extra["k"], "lifebuoy": z3.IntVal((lifebuoy + 1) % n)},
                       choice=choice)

@@ -13,8 +13,8 @@ from typing import Any
 
 import z3
 
-from niagara_solver.model.atoms import COLOURS, CanoeKind, Card, Gems, Moose, Phase
-from niagara_solver.model.position import Canoe, Player, Position
+from niagara_solver.model.atoms import COLOURS, NEXT, CanoeKind, Card, Gems, Moose, Phase
+from niagara_solver.model.position import Canoe, Joe, Player, Position
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.encoding.tables import BoardTables
 
@@ -57,10 +57,19 @@ class SymPosition:
     #: With ``x_moose``: where the moose is (0 waiting, 1 held, 2 returning) and which canoe holds it (X-MOOSE-1..3).
     moose: Expr | None = None
     holder: list[list[Expr]] | None = None
+    #: With ``x_whirl``: the place of the whirlpool's disc, 0 (the port's index) while it waits as ``"next"`` to come
+    #: back at the top (X-WHIRL-1).
+    whirl: Expr | None = None
+    #: With ``x_joe``: Diamond Joe's disc and his cargo per colour (X-JOE-1), and the lifebuoy holder's seat, whose
+    #: card Joe paddles by (X-JOE-2).
+    joe: Expr | None = None
+    joe_gem: list[Expr] | None = None
+    lifebuoy: Expr | None = None
 
     @classmethod
     def fresh(cls, tag: str, players: int, tables: "BoardTables | _Markers", x_cards: bool = False,
-              x_double: bool = False, x_beaver: bool = False, x_moose: bool = False) -> "SymPosition":
+              x_double: bool = False, x_beaver: bool = False, x_moose: bool = False, x_whirl: bool = False,
+              x_joe: bool = False) -> "SymPosition":
         integer, boolean = z3.Int, z3.Bool
         cards = X_CARDS if x_cards else CARDS
         return cls(
@@ -79,6 +88,10 @@ class SymPosition:
             beaver=integer(f"{tag}.beaver") if x_beaver else None,
             moose=integer(f"{tag}.moose") if x_moose else None,
             holder=[[boolean(f"{tag}.holder.{p}.{k}") for k in range(2)] for p in range(players)] if x_moose else None,
+            whirl=integer(f"{tag}.whirl") if x_whirl else None,
+            joe=integer(f"{tag}.joe") if x_joe else None,
+            joe_gem=[integer(f"{tag}.joe.{c}") for c in range(NCOL)] if x_joe else None,
+            lifebuoy=integer(f"{tag}.lifebuoy") if x_joe else None,
         )
 
     @property
@@ -94,7 +107,8 @@ class SymPosition:
                        moored=[list(r) for r in self.moored] if self.moored is not None else None,
                        budget=list(self.budget) if self.budget is not None else None,
                        double=[list(r) for r in self.double] if self.double is not None else None,
-                       holder=[list(r) for r in self.holder] if self.holder is not None else None)
+                       holder=[list(r) for r in self.holder] if self.holder is not None else None,
+                       joe_gem=list(self.joe_gem) if self.joe_gem is not None else None)
 
     def materialize(self, tag: str) -> tuple["SymPosition", list["Constraint"]]:
         """Fresh variables equal to this position's terms (definitions tagged ``DEF``).
@@ -104,7 +118,8 @@ class SymPosition:
         """
         fresh = SymPosition.fresh(tag, self.players, _Markers(self.marker), x_cards=self.moored is not None,
                                   x_double=self.double is not None, x_beaver=self.beaver is not None,
-                                  x_moose=self.moose is not None)
+                                  x_moose=self.moose is not None, x_whirl=self.whirl is not None,
+                                  x_joe=self.joe is not None)
         defs: list[Constraint] = []
         for a, b in zip(_flat(fresh), _flat(self)):
             defs.append(("DEF", a == b))
@@ -127,10 +142,11 @@ class SymPosition:
         return z3.Sum(self.cargo[p][k])
 
     def total(self, c: int) -> Expr:
-        """Gems of colour ``c`` in caves, on canoes and in banks (R-PROP-3)."""
+        """Gems of colour ``c`` in caves, on canoes (and on Diamond Joe, X-PROP-3) and in banks (R-PROP-3)."""
         return z3.Sum([self.cave[cc][c] for cc in range(NCOL)]
                       + [self.cargo[p][k][c] for p in range(self.players) for k in range(2)]
-                      + [self.bank[p][c] for p in range(self.players)])
+                      + [self.bank[p][c] for p in range(self.players)]
+                      + ([self.joe_gem[c]] if self.joe_gem is not None else []))
 
 
 class _Markers:
@@ -148,6 +164,10 @@ def _flat(pos: SymPosition) -> list[Expr]:
         expansion.append(pos.beaver)
     if pos.moose is not None and pos.holder is not None:
         expansion += [pos.moose, *(h for row in pos.holder for h in row)]
+    if pos.whirl is not None:
+        expansion.append(pos.whirl)
+    if pos.joe is not None and pos.joe_gem is not None and pos.lifebuoy is not None:
+        expansion += [pos.joe, *pos.joe_gem, pos.lifebuoy]
     return ([x for row in pos.place for x in row] + [g for row in pos.cargo for k in row for g in k]
             + [g for row in pos.cave for g in row] + [g for row in pos.bank for g in row] + [pos.weather]
             + list(pos.marker.values()) + [h for row in pos.hand for h in row] + list(pos.card) + expansion)
@@ -198,6 +218,17 @@ def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Ph
         out.append(("X-MOOSE-1", holders == z3.If(pos.moose == 1, 1, 0)))
         out += [("X-MOOSE-1", z3.Implies(pos.holder[p][k], t.is_disc(pos.place[p][k])))
                 for p in range(pos.players) for k in range(2)]
+    if pos.whirl is not None:  # X-WHIRL-1: on a disc, or "next"; X-PROP-2: no canoe on it but a moored one
+        out.append(("X-WHIRL-1", z3.Or(pos.whirl == 0, t.is_disc(pos.whirl))))
+        for p in range(pos.players):
+            for k in range(2):
+                free = z3.Not(pos.moored[p][k]) if pos.moored is not None else z3.BoolVal(True)
+                out.append(("X-WHIRL-2", z3.Implies(z3.And(free, t.is_disc(pos.whirl)), pos.place[p][k] != pos.whirl)))
+    if pos.joe is not None and pos.joe_gem is not None and pos.lifebuoy is not None:  # X-JOE-1: a disc, one place
+        out.append(("X-JOE-1", t.is_disc(pos.joe)))
+        out += [("X-JOE-1", g >= 0) for g in pos.joe_gem]
+        out.append(("X-JOE-1", z3.Sum(pos.joe_gem) <= 1))
+        out.append(("R-COMP-5", z3.And(pos.lifebuoy >= 0, pos.lifebuoy < pos.players)))
     for f, m in pos.marker.items():
         out.append(("R-FLOW-4", z3.And(m >= 0, m < len(t.labels[f]))))
     return out
@@ -262,6 +293,15 @@ def fix(pos: SymPosition, concrete: Position, tables: BoardTables,
         for p, player in enumerate(concrete.players):
             canoes = [player.canoes[i] for i in (order or {}).get(p, (0, 1))]
             out += [pos.holder[p][k] == canoe.moose for k, canoe in enumerate(canoes)]
+    if pos.whirl is not None:
+        out.append(pos.whirl == (0 if concrete.whirlpool in (None, NEXT) else tables.index[concrete.whirlpool]))
+    if pos.joe is not None and pos.joe_gem is not None and pos.lifebuoy is not None:
+        joe = concrete.joe or Joe(concrete.board.top)
+        out.append(pos.joe == tables.index[joe.place])
+        out += [pos.joe_gem[c] == int(joe.gem is not None and joe.gem == COLOURS[c]) for c in range(NCOL)]
+        out.append(pos.lifebuoy == concrete.lifebuoy)
+        if concrete.players[concrete.lifebuoy].card is None:  # X-JOE-2: no card known yet is worth 0 points to Joe
+            out.append(pos.card[concrete.lifebuoy] == 0)
     for fork, label in concrete.forks:
         f = tables.index[fork]
         out.append(pos.marker[f] == tables.labels[f].index(label))
@@ -302,5 +342,12 @@ def decode(model: z3.ModelRef, pos: SymPosition, tables: BoardTables, rules: Rul
     if pos.beaver is not None and value(model, pos.beaver) != 0:
         beaver = tables.name.get(value(model, pos.beaver))
     moose = MOOSE_STATES[value(model, pos.moose) % 3] if pos.moose is not None else None
+    whirlpool = base.whirlpool
+    if pos.whirl is not None:
+        whirlpool = tables.name.get(value(model, pos.whirl), NEXT) if value(model, pos.whirl) != 0 else NEXT
+    joe = base.joe
+    if pos.joe is not None and pos.joe_gem is not None:
+        carried = [COLOURS[c] for c in range(NCOL) if value(model, pos.joe_gem[c]) >= 1]
+        joe = Joe(tables.name.get(value(model, pos.joe), base.board.top), carried[0] if carried else None)
     return base.replace(players=tuple(players), caves=caves, weather=value(model, pos.weather), forks=forks,
-                        beaver=beaver, moose=moose)
+                        beaver=beaver, moose=moose, whirlpool=whirlpool, joe=joe)

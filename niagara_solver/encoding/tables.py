@@ -64,6 +64,10 @@ class BoardTables:
             self.index[d]: (self.index[board.down[d][0]] if len(board.down[d]) == 1 else None)
             for d in self.discs if len(board.down[d]) <= 1}
         self.brinks = [self.index[b] for b in board.brinks]
+        self.top = self.index[board.top]
+        #: the discs one disc below each disc (several below a fork, none below a brink)
+        self.children: dict[int, list[int]] = {self.index[d]: [self.index[b] for b in board.below(d, 1)]
+                                               for d in self.discs}
 
     # -- relations --------------------------------------------------------------------------------------
 
@@ -112,6 +116,21 @@ class BoardTables:
         for d in self.disc_ids:
             first.setdefault(self.depth[d], d)
         return lookup(n, first, 0)
+
+    def up_costs(self, x: int, whirl: int | None, leave: bool) -> list[tuple[int, int]]:
+        """Every place upstream of place ``x`` (the port last) with the points an upstream movement there costs: 1 a
+        step, and 2 for the step onto the whirlpool on disc ``whirl`` (or, with ``leave``, off it): X-WHIRL-3."""
+        out: list[tuple[int, int]] = []
+        here, total = x, 0
+        for there in self.above.get(x, []):
+            total += 2 if whirl is not None and (here if leave else there) == whirl else 1
+            out.append((there, total))
+            here = there
+        return out
+
+    def down_at(self, x: int, distance: int) -> list[int]:
+        """The discs ``distance`` discs downstream of place ``x`` (the top disc is one disc below the port)."""
+        return [self.index[d] for d in self.board.below(self.name[x], distance)] if distance >= 1 else []
 
     def colours(self) -> list[int]:
         return [int(c) for c in Colour]

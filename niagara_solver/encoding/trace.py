@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import z3
 
-from niagara_solver.model.notation import (CanoeAction, CanoeRef, Load, Move, Rescue, Steal, Step, TakeMoose, Turn,
-                                           Unload)
+from niagara_solver.model.notation import (CanoeAction, CanoeRef, Load, Move, Push, Rescue, Steal, Step, TakeMoose,
+                                           Trade, Turn, Unload)
 from niagara_solver.model.atoms import COLOURS, Card, Colour
 from niagara_solver.encoding.flow import FlowChoice, RescueChoice
 from niagara_solver.encoding.state import NAMES, SymPosition, value
@@ -61,6 +61,7 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
         return pre.double is not None and bool(value(model, pre.double[p][k]))
 
     actions = []
+    joe = [COLOURS[c] for c, g in enumerate(pre.joe_gem or ()) if value(model, g)]
     for slot in choice.slots:
         if not value(model, slot.on):
             continue
@@ -70,6 +71,8 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
         move = value(model, slot.move)
         if move:
             steps.append(Move(tables.name[value(model, slot.dest)], move == 1))
+        if slot.push is not None and value(model, slot.push):  # X-WHIRL-2: pushed one disc down
+            steps.append(Push(tables.name[value(model, slot.push)]))
         steps += _ops(model, slot.post)
         for j in range(len(slot.steals)):
             for q, canoes in enumerate(slot.steals[j]):
@@ -83,6 +86,12 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
                             if twin_at == at and twin == cargo and pre.double is not None:  # X-DOUBLE-3
                                 kind = "double" if double(q, v) else "single"
                             steps.append(Steal(NAMES[q], COLOURS[c], named, kind))
+        if slot.take_joe is not None and slot.give_joe is not None:  # X-JOE-3: Joe's gem as earlier trades left it
+            given = [COLOURS[c] for c, g in enumerate(slot.give_joe) if value(model, g)]
+            taken = joe[0] if value(model, slot.take_joe) and joe else None
+            if given or taken is not None:
+                steps.append(Trade(given[0] if given else None, taken))
+                joe = [*(g for g in joe if g != taken), *given]
         actions.append(CanoeAction(ref, tuple(steps)))
     if card is Card.ONE_TWO_THREE and choice.budget is not None:  # X-CARDS-3: the budget chosen
         return card, Turn(tuple(actions), budget=value(model, choice.budget))

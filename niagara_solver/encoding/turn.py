@@ -95,15 +95,31 @@ class SlotChoice:
     dest: Expr
     post: list[GemOp]
     steals: list[list[list[list[Expr]]]]  # [j][player][canoe][colour] 0/1
+    #: With the whirlpool: the place the canoe is pushed to (0: not pushed), its owner's choice at a fork (X-WHIRL-2).
+    push: Expr | None = None
+    #: With Diamond Joe: the trade at the end of the action (X-JOE-3): whether the canoe takes Joe's gem, and the
+    #: colour of the gem it gives him (0/1 per colour).
+    take_joe: Expr | None = None
+    give_joe: list[Expr] | None = None
 
     @classmethod
-    def fresh(cls, tag: str, capacity: int, who: int, players: int) -> "SlotChoice":
+    def fresh(cls, tag: str, capacity: int, who: int, players: int, x_whirl: bool = False,
+              x_joe: bool = False) -> "SlotChoice":
         return cls(on=z3.Bool(f"{tag}.on"), who=who,
                    pre=[GemOp.fresh(f"{tag}.pre{i}") for i in range(OPS)],
                    move=z3.Int(f"{tag}.move"), dest=z3.Int(f"{tag}.dest"),
                    post=[GemOp.fresh(f"{tag}.post{i}") for i in range(OPS)],
                    steals=[[[[_bit(f"{tag}.steal{j}.{q}.{v}.{c}") for c in range(NCOL)] for v in range(2)]
-                            for q in range(players)] for j in range(capacity)])
+                            for q in range(players)] for j in range(capacity)],
+                   push=z3.Int(f"{tag}.push") if x_whirl else None,
+                   take_joe=z3.Bool(f"{tag}.joe.take") if x_joe else None,
+                   give_joe=[_bit(f"{tag}.joe.give.{c}") for c in range(NCOL)] if x_joe else None)
+
+    def trades(self) -> Expr:
+        """The canoe trades with Diamond Joe (X-JOE-3)."""
+        if self.take_joe is None or self.give_joe is None:
+            return z3.BoolVal(False)
+        return z3.Or(self.take_joe, z3.Sum(self.give_joe) >= 1)
 
     def steal_cells(self, j: int) -> list[Expr]:
         return [x for q in self.steals[j] for v in q for x in v]
@@ -112,8 +128,10 @@ class SlotChoice:
         return z3.Sum(self.steal_cells(j)) == 1
 
     def variables(self) -> list[Expr]:
+        whirl = [self.push] if self.push is not None else []
+        joe = [self.take_joe, *self.give_joe] if self.take_joe is not None and self.give_joe is not None else []
         return [self.on, *(x for op in (*self.pre, *self.post) for x in op.cells()), self.move, self.dest,
-                *(x for j in range(len(self.steals)) for x in self.steal_cells(j))]
+                *(x for j in range(len(self.steals)) for x in self.steal_cells(j)), *whirl, *joe]
 
 
 @dataclass
@@ -134,8 +152,10 @@ class TurnChoice:
         x_cards = rules is not None and rules.x_cards
         if rules is not None and rules.x_double:  # a double canoe steals up to two gems (X-DOUBLE-3)
             capacity = max(capacity, 2)
+        x_whirl = rules is not None and rules.x_whirl
+        x_joe = rules is not None and rules.x_joe
         return cls(card=z3.Int(f"{tag}.card"), step=z3.Int(f"{tag}.weather_step"),
-                   slots=[SlotChoice.fresh(f"{tag}.slot{s}", capacity, s, players) for s in range(2)],
+                   slots=[SlotChoice.fresh(f"{tag}.slot{s}", capacity, s, players, x_whirl, x_joe) for s in range(2)],
                    budget=z3.Int(f"{tag}.budget") if x_cards else None,
                    moor=([z3.Bool(f"{tag}.moor{k}") for k in range(2)]
                          if x_cards and rules is not None and rules.lasso_scope is LassoScope.ONE else None),
@@ -159,6 +179,13 @@ class SlotObservation:
     pre_ops: list[GemOp]
     post_ops: list[GemOp]
     move: Expr
+    #: With the whirlpool: the movement ended on it and the canoe was pushed (X-WHIRL-2), over the falls (``fell``);
+    #: the canoe had no legal action and stayed (X-WHIRL-5).
+    pushed: Expr = field(default_factory=lambda: z3.BoolVal(False))
+    fell: Expr = field(default_factory=lambda: z3.BoolVal(False))
+    stayed: Expr = field(default_factory=lambda: z3.BoolVal(False))
+    #: With Diamond Joe: the canoe traded with him (X-JOE-3).
+    traded: Expr = field(default_factory=lambda: z3.BoolVal(False))
 
     @property
     def kinds(self) -> list[Expr]:
@@ -254,6 +281,7 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
     for s in slots:
         active = z3.And(s.on, paddle)
         slot_points = points
+        stuck = _stuck(enc, state, P, s.who, points) if state.whirl is not None else None
         if choice.take is not None and state.holder is not None and state.moose is not None:
             k = s.who
             take = choice.take[k]
@@ -267,13 +295,14 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
             assert state.holder is not None
             state.holder[P][k] = z3.Or(state.holder[P][k], take)
             slot_points = points + enc.rule("X-MOOSE-2")(enc, state.holder[P][k])
-        obs, state, cons = _slot(enc, state, P, s, active, slot_points)
+        obs, state, cons = _slot(enc, state, P, s, active, slot_points, stuck)
         out += cons
         observations.append(obs)
-        if state.holder is not None and state.moose is not None:  # X-MOOSE-3: home with the moose, it returns
-            k = s.who
-            state.moose = z3.If(z3.And(obs.home, state.holder[P][k]), 2, state.moose)
-            state.holder[P][k] = z3.And(state.holder[P][k], z3.Not(obs.home))
+        if state.holder is not None and state.moose is not None:  # X-MOOSE-3: home (or over the falls, pushed by
+            k = s.who                                              # the whirlpool) with the moose, it returns
+            gone = z3.Or(obs.home, obs.fell)
+            state.moose = z3.If(z3.And(gone, state.holder[P][k]), 2, state.moose)
+            state.holder[P][k] = z3.And(state.holder[P][k], z3.Not(gone))
     # The card leaves the hand and is on the table (R-CARD-2).
     state.hand[P] = [z3.And(h, card != c) for c, h in enumerate(pre.hand[P])]
     state.card[P] = card
@@ -288,14 +317,36 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
     return Transition(out, state, observations, choice=choice)
 
 
-def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr,
-          budget_points: Expr) -> tuple[SlotObservation, SymPosition, list[Constraint]]:
-    """One canoe's action (R-MOVE-1): gem actions, a movement, gem actions, steals."""
+def _stuck(enc: Encoding, state: SymPosition, P: int, k: int, points: Expr) -> Expr:
+    """X-WHIRL-5: the canoe ``k`` of player ``P`` has no legal action at all with the card's ``points`` (and the
+    moose's 2 if it holds it), nor with 2 more after taking the waiting moose if it may."""
+    assert state.whirl is not None
+    t = enc.tables
+    start = state.place[P][k]
+    capacity = state.capacity(P, k, enc.rules.capacity)
+    held = state.holder[P][k] if state.holder is not None else z3.BoolVal(False)
+    n = points + z3.If(held, 2, 0)
+    has = enc.rule("X-WHIRL-5")(enc, start, n, state.whirl, state.cargo[P][k], state.cave, capacity)
+    if state.moose is not None:  # X-MOOSE-1: a canoe on a last disc, not moored, may take the waiting moose first
+        free = z3.Not(state.moored[P][k]) if state.moored is not None else z3.BoolVal(True)
+        may = z3.And(state.moose == 0, member(start, t.brinks), free)
+        has = z3.Or(has, z3.And(may, enc.rule("X-WHIRL-5")(enc, start, n + 2, state.whirl, state.cargo[P][k],
+                                                           state.cave, capacity)))
+    return z3.Not(has)
+
+
+def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, budget_points: Expr,
+          stuck: Expr | None = None) -> tuple[SlotObservation, SymPosition, list[Constraint]]:
+    """One canoe's action (R-MOVE-1): gem actions, a movement, gem actions, steals; with Diamond Joe a trade. A canoe
+    with no legal action (``stuck``, X-WHIRL-5) acts by staying: like an idle slot."""
     t = enc.tables
     out: list[Constraint] = []
     k = s.who
     start = state.place[P][k]
     double = state.double[P][k] if state.double is not None else None
+    whirl = state.whirl
+    stayed = z3.And(on, stuck) if stuck is not None else z3.BoolVal(False)
+    active = z3.And(on, z3.Not(stuck)) if stuck is not None else on
 
     def room(cargo: list[Expr]) -> list[Constraint]:
         """R-GEM-2, or for the double canoe its two places (X-DOUBLE-1)."""
@@ -333,12 +384,29 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr
     out += [(r, z3.Implies(active, e)) for r, e in enc.rule("R-MOVE-4")(enc, start, dest, s.move)]
     distance = z3.If(s.move == 1, t.depth_of(dest) - t.depth_of(start),
                      z3.If(s.move == -1, t.depth_of(start) - t.depth_of(dest), 0))
+    extra: Expr = z3.IntVal(0)
+    pushed: Expr = z3.BoolVal(False)
+    fell: Expr = z3.BoolVal(False)
+    if whirl is not None:
+        assert s.push is not None
+        extra = enc.rule("X-WHIRL-3")(enc, start, dest, s.move, whirl)
+        distance = distance + extra
+        # X-WHIRL-2: a movement ending on the whirlpool spends the last point there (R-MOVE-3 holds: the destination
+        # is a disc), with no gem action after it; the canoe is pushed one disc down.
+        pushed = z3.And(active, s.move != 0, dest == whirl, t.is_disc(whirl))
+        fell = z3.And(pushed, s.push == t.FALLEN)
+        out += [(r, z3.Implies(pushed, e)) for r, e in enc.rule("X-WHIRL-2")(enc, whirl, s.push)]
+        out.append(("X-WHIRL-2", z3.Implies(z3.Not(pushed), s.push == 0)))
+        out.append(("X-WHIRL-2", z3.Implies(pushed, z3.And([op.kind == 0 for op in s.post]))))
+        out += enc.rule("X-WHIRL-2:brink")(enc, z3.And(pushed, member(whirl, t.brinks)), start, budget_points,
+                                           whirl, state.cave, state.capacity(P, k, enc.rules.capacity))
     out.append(("R-MOVE-5", z3.Implies(home, z3.And([op.kind == 0 for op in s.post]))))
     cargo, cave = stop(s.post, dest, cargo, cave)
     out += [(r, z3.Implies(active, e)) for r, e in enc.rule("R-GEM-4")(enc, ops)]
     spent = enc.rule("R-MOVE-2")(enc, ops, distance)
     pre_spent = enc.rule("R-MOVE-2")(enc, s.pre, z3.IntVal(0))
-    out += enc.rule("R-MOVE-3")(enc, active, spent, budget_points, home, start, pre_spent)
+    out += enc.rule("R-MOVE-3")(enc, active, spent, budget_points, home, start, pre_spent,
+                                *([extra] if whirl is not None else []))
     loaded = z3.Or([op.is_load for op in ops])
     unloaded = z3.Or([op.is_unload for op in ops])
     out += enc.rule("R-GEM-5")(enc, home, loaded)
@@ -347,6 +415,10 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr
     banked = [z3.If(home, cargo[c], 0) for c in range(NCOL)]
     bank = [state.bank[P][c] + banked[c] for c in range(NCOL)]
     cargo = [cargo[c] - banked[c] for c in range(NCOL)]
+    if whirl is not None:  # R-FLOW-6: pushed over the falls, its gems go back to the caves of their own colours
+        lost = [z3.If(fell, cargo[c], 0) for c in range(NCOL)]
+        cave = enc.rule("R-FLOW-6")(enc, cave, lost)
+        cargo = [cargo[c] - lost[c] for c in range(NCOL)]
 
     # Steals (R-STEAL-1..5): one gem from each chosen canoe of another player on the disc.
     others = [[list(state.cargo[q][v]) for v in range(2)] for q in range(state.players)]
@@ -368,6 +440,8 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr
             out += [("X-CARDS-4", z3.Implies(z3.Sum(cells[q][v]) == 1, z3.Not(state.moored[q][v])))
                     for q in range(state.players) for v in range(2)]
         out.append(("R-STEAL-2", z3.Implies(taking, active)))
+        if whirl is not None:  # X-WHIRL-2: a pushed canoe cannot steal
+            out.append(("X-WHIRL-2", z3.Implies(taking, z3.Not(pushed))))
         if j > 0:
             out.append(("R-STEAL-2", z3.Implies(taking, s.taking(j - 1))))
             out += [("R-STEAL-2", z3.Sum(cells[q][v]) + z3.Sum(s.steals[j - 1][q][v]) <= 1)
@@ -383,16 +457,33 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, active: Expr
         # R-STEAL-2: a canoe steals at most as many gems as it has room for (R-GEM-2).
         out += [("R-STEAL-2", z3.Implies(taking, e)) for _, e in room(cargo)]
 
+    traded: Expr = z3.BoolVal(False)
+    joe_gem = state.joe_gem
+    if state.joe is not None and state.joe_gem is not None:
+        assert s.take_joe is not None and s.give_joe is not None
+        out += [("DOMAIN", z3.And(x >= 0, x <= 1)) for x in s.give_joe]
+        traded = s.trades()
+        # X-JOE-3: a canoe that moved (not pushed, not home) and ended its action on Joe's disc.
+        out.append(("X-JOE-3", z3.Implies(traded, z3.And(active, s.move != 0, z3.Not(pushed), z3.Not(home),
+                                                          dest == state.joe))))
+        out += enc.rule("X-JOE-3")(enc, s.take_joe, s.give_joe, state.joe_gem, cargo)
+        out += [("X-JOE-3", z3.Implies(traded, e)) for _, e in room(
+            [cargo[c] + z3.If(s.take_joe, state.joe_gem[c], 0) - s.give_joe[c] for c in range(NCOL)])]
+        cargo = [cargo[c] + z3.If(s.take_joe, state.joe_gem[c], 0) - s.give_joe[c] for c in range(NCOL)]
+        joe_gem = [state.joe_gem[c] - z3.If(s.take_joe, state.joe_gem[c], 0) + s.give_joe[c] for c in range(NCOL)]
+
     # An idle slot has no gem action, movement, banking or steal (R-MOVE-1, R-STEAL-2): caves, banks and cargo
     # come out unchanged without a case split.
     new = state.copy()
+    new.joe_gem = joe_gem
     new.cave = cave
     new.bank[P] = bank
     for q in range(state.players):
         for v in range(2):
             new.cargo[q][v] = list(others[q][v])
-    new.place[P][k] = z3.If(active, dest, start)
+    new.place[P][k] = z3.If(active, z3.If(pushed, s.push, dest) if s.push is not None else dest, start)
     new.cargo[P][k] = cargo
-    obs = SlotObservation(on=active, who=k, start=start, end=dest, home=home, ops=ops, pre_ops=list(s.pre),
-                          post_ops=list(s.post), move=s.move)
+    obs = SlotObservation(on=on, who=k, start=start, end=dest, home=home, ops=ops, pre_ops=list(s.pre),
+                          post_ops=list(s.post), move=s.move, pushed=pushed, fell=fell, stayed=stayed,
+                          traded=traded)
     return obs, new, out

@@ -206,9 +206,10 @@ def _put_back(pos: Position, pushes: Sequence[str] | None) -> _PutBack:
     caves = list(pos.caves)
     moose = pos.moose
     fell: list[tuple[int, str, tuple[Colour, ...]]] = []
-    players = list(pos.players)
+    # Each canoe by its index in ``pos``: a player's canoes are re-sorted when one changes (canonical order).
+    canoes = [list(p.canoes) for p in pos.players]
     for q, k in moored:
-        canoe = dataclasses.replace(players[q].canoes[k], moored=False)
+        canoe = dataclasses.replace(pos.players[q].canoes[k], moored=False)
         if whirl not in (None, NEXT) and canoe.place == whirl:
             below = pos.board.below(whirl, 1)
             if below:
@@ -220,9 +221,10 @@ def _put_back(pos: Position, pushes: Sequence[str] | None) -> _PutBack:
                 if canoe.moose:
                     moose = Moose.RETURNING
                 canoe = dataclasses.replace(canoe, place=FALLEN, gems=(), moose=False)
-        players[q] = dataclasses.replace(players[q], canoes=tuple(
-            canoe if j == k else c for j, c in enumerate(players[q].canoes)))
-    return _PutBack(pos.replace(players=tuple(players), caves=tuple(caves), moose=moose), tuple(fell))
+        canoes[q][k] = canoe
+    players = tuple(dataclasses.replace(p, canoes=tuple(canoes[q])) if canoes[q] != list(p.canoes) else p
+                    for q, p in enumerate(pos.players))
+    return _PutBack(pos.replace(players=players, caves=tuple(caves), moose=moose), tuple(fell))
 
 
 def _phase_end(pos: Position, beaver_fell: bool) -> Position:

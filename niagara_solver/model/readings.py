@@ -22,12 +22,10 @@ from niagara_solver.model.ruleset import SWITCHES, Ruleset
 Reading = Literal["engine", "encoding", "solver"]
 READINGS: tuple[Reading, ...] = ("engine", "encoding", "solver")
 
-_MODULES = ("x_whirl", "x_joe")
-
 #: Reading -> switch -> the values (as a file writes them) that reading does not cover yet.
 NOT_COVERED: dict[Reading, dict[str, tuple[Any, ...]]] = {
     "engine": {},
-    "encoding": {m: (True,) for m in _MODULES},
+    "encoding": {},
     "solver": {},
 }
 

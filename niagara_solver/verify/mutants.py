@@ -50,10 +50,10 @@ def _two_steps(enc: Encoding, weather: Expr, step: Expr) -> Expr:
 
 
 def _port_unlimited(enc: Encoding, active: Expr, spent: Expr, budget_points: Expr, home: Expr, start: Expr,
-                    pre_spent: Expr) -> list[Constraint]:
+                    pre_spent: Expr, extra: Expr = 0) -> list[Constraint]:
     t = enc.tables
     return [("R-MOVE-3", z3.Implies(z3.And(active, z3.Not(home), start != t.PORT), spent == budget_points)),
-            ("R-MOVE-5", z3.Implies(z3.And(active, home), pre_spent + t.depth_of(start) <= budget_points))]
+            ("R-MOVE-5", z3.Implies(z3.And(active, home), pre_spent + t.depth_of(start) + extra <= budget_points))]
 
 
 def _swap_allowed(enc: Encoding, ops: list[Any]) -> list[Constraint]:
@@ -115,6 +115,15 @@ def _moose_no_bonus(enc: Encoding, held: Expr) -> Expr:
     return z3.IntVal(0)
 
 
+def _whirl_step_free(enc: Encoding, start: Expr, dest: Expr, move: Expr, whirl: Expr) -> Expr:
+    return z3.IntVal(0)
+
+
+def _joe_gem_vanishes(enc: Encoding, home: list[list[Expr]], over: Expr,
+                      gem: list[Expr]) -> tuple[list[list[Expr]], list[Expr]]:
+    return [list(row) for row in home], [z3.If(over, 0, g) for g in gem]
+
+
 #: The mutants: a name, the rule group replaced, the replacement, what it gets wrong (and the module it needs).
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("fork-marker-stuck", "R-FLOW-4", _marker_stuck, "the fork marker never switches"),
@@ -137,6 +146,10 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("beaver-no-calm", "X-BEAVER-2", _beaver_no_calm, "the weather stays when the beaver goes over the falls",
            "x_beaver"),
     Mutant("moose-no-bonus", "X-MOOSE-2", _moose_no_bonus, "the moose gives no extra points", "x_moose"),
+    Mutant("whirl-step-free", "X-WHIRL-3", _whirl_step_free, "the step onto the whirlpool costs 1 like any other",
+           "x_whirl"),
+    Mutant("joe-gem-vanishes", "X-JOE-1", _joe_gem_vanishes, "Joe's gem vanishes when he goes over the falls",
+           "x_joe"),
 )
 
 BY_NAME = {m.name: m for m in MUTANTS}

@@ -160,10 +160,44 @@ def actions(ops: list[Any]) -> Expr:
 
 
 def cost_of(ctx: Context, ops: list[Any], start: Expr, end: Expr) -> Expr:
-    """Points a canoe spent, recomputed: 2 a gem action, 1 a disc between where it started and ended."""
+    """Points a canoe spent, recomputed: 2 a gem action, 1 a disc between where it started and ended; restated with
+    the whirlpool: 1 more for an upstream movement across it (X-WHIRL-3)."""
     t = ctx.t
     distance = depth(t, end) - depth(t, start)
-    return 2 * actions(ops) + z3.If(distance < 0, -distance, distance)
+    return 2 * actions(ops) + z3.If(distance < 0, -distance, distance) + whirl_toll(ctx, start, end)
+
+
+def whirl_toll(ctx: Context, start: Expr, end: Expr) -> Expr:
+    """X-WHIRL-3, recomputed: an upstream movement from ``start`` to ``end`` pays 1 more when the whirlpool lies on its
+    way: strictly above the start and at or below the end (``whirl_cost_step: enter``: the step onto it; ``leave``:
+    the step off it, so the end lies strictly above it)."""
+    t, w = ctx.t, ctx.pre.whirl
+    if w is None:
+        return z3.IntVal(0)
+    from niagara_solver.model.ruleset import WhirlCostStep
+    beyond = t.upstream_of(end, w)
+    if ctx.enc.rules.whirl_cost_step is WhirlCostStep.ENTER:
+        beyond = z3.Or(end == w, beyond)
+    return z3.If(z3.And(t.is_disc(w), t.upstream_of(w, start), beyond, depth(t, end) < depth(t, start)), 1, 0)
+
+
+def pushed_to(ctx: Context, at: Expr) -> Expr:
+    """``at`` is where the whirlpool pushes a canoe: one disc below it, or over the falls from a last disc
+    (X-WHIRL-2)."""
+    t, w = ctx.t, ctx.pre.whirl
+    if w is None:
+        return z3.BoolVal(False)
+    return z3.Or([z3.And(w == x, z3.Or([at == b for b in below]) if below else at == t.FALLEN)
+                  for x, below in t.children.items()])
+
+
+def whirl_above(ctx: Context, start: Expr) -> Expr:
+    """The whirlpool is on a disc upstream of ``start`` (the only case in which a canoe may stay, X-WHIRL-5, or be
+    pushed back where it started, X-WHIRL-2)."""
+    w = ctx.pre.whirl
+    if w is None:
+        return z3.BoolVal(False)
+    return z3.And(ctx.t.is_disc(w), ctx.t.upstream_of(w, start))
 
 
 def end_of(ctx: Context, slot: SlotObservation) -> Expr:
@@ -268,7 +302,9 @@ def branch_speed(ctx: Context) -> Expr:
         below = [b for b in t.brinks if x in t.above[b] or b == x]
         fall_distance = min(t.depth[b] for b in below) - t.depth[x] + 1
         for p, c in probe(ctx):
-            at = pre.place[p][c] == x
+            # Restated with the whirlpool like R-PROP-11: for a canoe that is not moored (a moored canoe put back
+            # onto the whirlpool is pushed one disc more, X-WHIRL-4).
+            at = riding(ctx, p, c, pre.place[p][c] == x) if pre.whirl is not None else pre.place[p][c] == x
             b = post.place[p][c]
             moved = z3.If(b == t.FALLEN, fall_distance, depth(t, b) - t.depth[x])
             parts.append(z3.Implies(at, moved <= most))
@@ -293,8 +329,10 @@ def canoes_conserved(ctx: Context) -> Expr:
     for p, k in per_canoe(ctx):
         a, b = pre.place[p][k], post.place[p][k]
         parts.append(z3.And(b >= 0, b <= t.FALLEN))
-        if ctx.phase != FLOW:  # only the flow sends canoes over the falls
-            parts.append(z3.Implies(a != t.FALLEN, b != t.FALLEN))
+        if ctx.phase != FLOW:  # only the flow sends canoes over the falls; restated: or a whirlpool on a last disc
+            # pushes a canoe over them in its own action (X-WHIRL-2)
+            brink = z3.Or([pre.whirl == x for x in t.brinks]) if pre.whirl is not None else z3.BoolVal(False)
+            parts.append(z3.Implies(a != t.FALLEN, z3.Or(b != t.FALLEN, brink if ctx.phase == TURN else False)))
     return z3.And(parts)
 
 
@@ -352,15 +390,27 @@ def banks_pay_rescues(ctx: Context) -> Expr:
 # -- phase II -------------------------------------------------------------------------------------------
 
 def exact_budget(ctx: Context) -> Expr:
+    """Restated with the whirlpool: a pushed canoe spent its points where its movement ended (its declared
+    destination, the whirlpool), and is one disc below it; a canoe may stay, spending nothing, only with the
+    whirlpool upstream of it (X-WHIRL-5)."""
     t = ctx.t
     parts = []
     for s in slots(ctx):
         n = canoe_points(ctx, s)
         start, end = start_of(ctx, s), end_of(ctx, s)
+        landed: Expr = z3.BoolVal(True)
+        stayed: Expr = z3.BoolVal(False)
+        if ctx.pre.whirl is not None:
+            landed = z3.Or(end == s.end, z3.And(s.end == ctx.pre.whirl, pushed_to(ctx, end)))
+            stayed = z3.And(end == start, actions(s.ops) == 0, whirl_above(ctx, start),
+                            z3.And([g == h for g, h in zip(ctx.pre.cargo[ctx.player][s.who],
+                                                           ctx.post.cargo[ctx.player][s.who])]))
+            end = s.end
         spent = cost_of(ctx, s.ops, start, end)
-        before_home = 2 * actions(s.pre_ops) + depth(t, start)
+        before_home = 2 * actions(s.pre_ops) + depth(t, start) + whirl_toll(ctx, start, z3.IntVal(t.PORT))
         home = z3.And(end == t.PORT, start != t.PORT)
-        parts.append(z3.Implies(s.on, z3.Or(spent == n, z3.And(home, before_home <= n))))
+        parts.append(z3.Implies(s.on, z3.Or(z3.And(landed, z3.Or(spent == n, z3.And(home, before_home <= n))),
+                                            stayed)))
     return z3.And(parts)
 
 
@@ -395,12 +445,21 @@ def steal_soundness(ctx: Context) -> Expr:
                               empty,
                               actions(s.post_ops) == 0,                              # budget spent moving
                               cost_of(ctx, s.ops, start, end) == canoe_points(ctx, s),
-                              z3.Sum(post.cargo[P][s.who]) >= 1]                     # and took the gem
+                              z3.Or(z3.Sum(post.cargo[P][s.who]) >= 1, gave_joe(ctx))]  # and took the gem
                 if not ctx.enc.rules.steal_after_unload:
                     conditions.append(z3.Not(unloaded_any))
                 thieves.append(z3.And(conditions))
             parts.append(z3.Implies(lost, z3.Or(thieves)))
     return parts
+
+
+def gave_joe(ctx: Context) -> Expr:
+    """Restated with Diamond Joe: a thief may give the stolen gem to Joe at the end of its action, and the player's
+    other canoe may take it from him (X-JOE-3): the thief carries a gem after, or a canoe of the player traded."""
+    if ctx.pre.joe_gem is None:
+        return z3.BoolVal(False)
+    assert isinstance(ctx.choice, TurnChoice)
+    return z3.Or([slot.trades() for slot in ctx.choice.slots])
 
 
 def no_swap(ctx: Context) -> Expr:
@@ -420,7 +479,8 @@ def along_the_river(ctx: Context) -> Expr:
         start, end = start_of(ctx, s), end_of(ctx, s)
         down = z3.And(t.is_disc(end), t.upstream_of(start, end))
         up = z3.And(t.is_disc(start), t.upstream_of(end, start))
-        parts.append(z3.Implies(s.on, z3.Or(end == start, down, up)))
+        # Restated with the whirlpool: or where the whirlpool pushed it (X-WHIRL-2).
+        parts.append(z3.Implies(s.on, z3.Or(end == start, down, up, pushed_to(ctx, end))))
     return z3.And(parts)
 
 
@@ -432,7 +492,10 @@ def river_canoes_act(ctx: Context) -> Expr:
         on_river = t.is_disc(pre.place[P][k])
         same = z3.And(post.place[P][k] == pre.place[P][k],
                       z3.And([post.cargo[P][k][c] == pre.cargo[P][k][c] for c in range(NCOL)]))
-        parts.append(z3.Implies(z3.And(every_canoe_acts(ctx), on_river), z3.Not(same)))
+        # Restated with the whirlpool: unless the whirlpool is upstream of it, which may push it back where it
+        # started or leave it no action (X-WHIRL-2, X-WHIRL-5).
+        parts.append(z3.Implies(z3.And(every_canoe_acts(ctx), on_river),
+                                z3.Or(z3.Not(same), whirl_above(ctx, pre.place[P][k]))))
     if ctx.enc.rules.x_cards:  # restated: with the Lasso the river canoes are moored instead (X-CARDS-4)
         from niagara_solver.model.ruleset import LassoScope
         assert post.moored is not None
@@ -456,6 +519,44 @@ def every_canoe_acts(ctx: Context) -> Expr:
     from niagara_solver.model.ruleset import Card123Canoes
     paddle = z3.And(card(ctx) >= 1, card(ctx) <= 7)
     return z3.Or(paddle, card(ctx) == 9) if ctx.enc.rules.card_123_canoes is Card123Canoes.ALL else paddle
+
+
+def off_the_whirlpool(ctx: Context) -> Expr:
+    """X-PROP-2: no canoe that is not moored stands on the whirlpool's disc."""
+    post = ctx.post
+    if post.whirl is None:
+        return z3.BoolVal(True)
+    parts = []
+    for p, k in canoes(ctx):
+        free = z3.Not(post.moored[p][k]) if post.moored is not None else z3.BoolVal(True)
+        parts.append(z3.Implies(z3.And(free, ctx.t.is_disc(post.whirl)), post.place[p][k] != post.whirl))
+    return z3.And(parts)
+
+
+def pushed_never_steal(ctx: Context) -> Expr:
+    """X-PROP-5: a canoe whose movement ended on the whirlpool (so it was pushed), or that is moored, takes no gem
+    from another canoe and trades none with Diamond Joe in that action."""
+    pre, post = ctx.pre, ctx.post
+    assert isinstance(ctx.choice, TurnChoice)
+    P = ctx.player
+    parts = []
+    for slot in ctx.choice.slots:
+        k = slot.who
+        took = z3.Or([z3.Sum(slot.steal_cells(j)) >= 1 for j in range(len(slot.steals))] + [slot.trades()])
+        pushed = (z3.And(slot.move != 0, slot.dest == pre.whirl, ctx.t.is_disc(pre.whirl))
+                  if pre.whirl is not None else z3.BoolVal(False))
+        moored = (z3.Or(pre.moored[P][k], post.moored[P][k]) if pre.moored is not None and post.moored is not None
+                  else z3.BoolVal(False))
+        parts.append(z3.Implies(z3.Or(pushed, moored), z3.Not(took)))
+    return z3.And(parts)
+
+
+def joe_carries_one(ctx: Context) -> Expr:
+    """X-PROP-3 (Diamond Joe): Joe carries at most one gem, and gem conservation counts it."""
+    post = ctx.post
+    if post.joe_gem is None:
+        return z3.BoolVal(True)
+    return z3.And(z3.Sum(post.joe_gem) <= 1, *(g >= 0 for g in post.joe_gem), gems_conserved(ctx))
 
 
 # -- phase I --------------------------------------------------------------------------------------------
@@ -523,7 +624,13 @@ CATALOGUE: tuple[Property, ...] = (
 EXPANSION: tuple[Property, ...] = (
     Property("X-PROP-1", "one moose", ("X-MOOSE-1", "X-MOOSE-3"),
              ((RESCUE, moose_held_once), (TURN, moose_held_once), (FLOW, moose_held_once)), module="x_moose"),
+    Property("X-PROP-2", "off the whirlpool", ("X-WHIRL-1", "X-WHIRL-2", "X-WHIRL-4"),
+             ((TURN, off_the_whirlpool), (FLOW, off_the_whirlpool)), module="x_whirl"),
+    Property("X-PROP-3", "Joe's one gem", ("X-JOE-1", "X-JOE-2", "X-JOE-3", "R-COMP-3"),
+             ((RESCUE, joe_carries_one), (TURN, joe_carries_one), (FLOW, joe_carries_one)), module="x_joe"),
     Property("X-PROP-4", "beaver calm", ("X-BEAVER-1", "X-BEAVER-2"), ((FLOW, beaver_calm),), module="x_beaver"),
+    Property("X-PROP-5", "no theft when pushed", ("X-WHIRL-2", "X-CARDS-4", "X-JOE-3"),
+             ((TURN, pushed_never_steal),), module="x_whirl"),
 )
 
 BY_ID = {p.id: p for p in (*CATALOGUE, *EXPANSION)}

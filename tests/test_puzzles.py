@@ -122,8 +122,8 @@ DECIDING_CARDS = (7, "lasso", "123")
 @pytest.mark.parametrize("name", EXPANSION_PUZZLES)
 def test_expansion_puzzle_answer_and_the_module_decides_it(name):
     # The search backend answers as recorded (card and turn for a "yes"); with the puzzle's module off (the position
-    # without its pieces), the answer is different: the module decides the question. The smt backend does not cover
-    # the modules yet (niagara_solver/model/readings.py).
+    # without its pieces), the answer is different: the module decides the question. The smt backend's answers are
+    # compared below for the puzzles one round ahead.
     path = os.path.join(EXPANSION, name)
     pos, extras = load_document(path)
     puzzle = extras["puzzle"]
@@ -162,8 +162,8 @@ def _in_the_encoding(name: str) -> bool:
 
 @pytest.mark.parametrize("name", [n for n in EXPANSION_PUZZLES if _in_the_encoding(n)])
 def test_expansion_puzzles_the_encoding_covers_get_the_same_answer_from_the_smt_backend(name):
-    """Where the encoding covers a puzzle's modules (x_cards, x_double, x_beaver, six players, tie-breaks), the smt
-    backend, a second reading of the rules, gives the recorded answer too."""
+    """The smt backend, a second reading of the rules (it covers every module), gives the recorded answer too, on the
+    puzzles one round ahead."""
     pos, extras = load_document(os.path.join(EXPANSION, name))
     puzzle = extras["puzzle"]
     answer = solve(pos, pos.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], "smt", timeout=600)

@@ -27,7 +27,7 @@ LONG_BOARD = Board.from_json({
 # The expansion's modules with their own switches, and ``reveal`` (which the smt backend refuses at once), stay at
 # their defaults here: each has its own tests (tests/test_x_*.py, tests/test_reveal.py), and the random tests built on
 # these draws compare readings that speak the base game (the brute force over the notation, both solver backends).
-_OWN_TESTS = ("X-CARDS", "X-DOUBLE", "X-BEAVER", "X-MOOSE", "R-TURN-1")
+_OWN_TESTS = ("X-CARDS", "X-DOUBLE", "X-WHIRL", "X-BEAVER", "X-MOOSE", "X-JOE", "R-TURN-1")
 SWITCH_VALUES = {name: [v for v in row.tries if covered(name, v)] if not row.rule.startswith(_OWN_TESTS)
                  else [row.tries[0]] for name, row in SWITCHES.items()}
 

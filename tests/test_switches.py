@@ -206,6 +206,60 @@ def test_presets_and_unknown_switches():
     assert err.value.rule == "R-FLOW-2"
 
 
+@shows("x_whirl")
+def test_x_whirl():
+    # X-WHIRL-2: a canoe ending its movement on the whirlpool (on 3) is pushed one disc down; without it, it stays.
+    players = (P("a", "port", "fallen"), P("b", "port", "port"))
+    assert_turns(position(*players, ruleset={"x_whirl": True}, whirlpool="3"), "a", 3, ["port: >3 ~4", "stay"])
+    assert_turns(position(*players), "a", 3, ["port: >3", "stay"])
+
+
+@pytest.mark.rule("X-WHIRL-1")
+@shows("whirl_start")
+def test_whirl_start():
+    # X-WHIRL-1: the whirlpool starts on whirl_start's disc; on 3 the first canoe out with a 3 is pushed to 4.
+    from niagara_solver.model.atoms import Phase
+    from niagara_solver.model.position import Position
+    for start, turns in (("3", ["port: >3 ~4"]), ("1", ["port: >3"])):
+        pos = Position.initial(["a", "b"], ruleset=Ruleset.from_json({"x_whirl": True, "whirl_start": start}))
+        assert pos.whirlpool == start
+        assert sorted(notations(pos.replace(phase=Phase.TURNS), "a", 3)) == turns
+
+
+@pytest.mark.rule("X-WHIRL-3")
+@shows("whirl_cost_step")
+def test_whirl_cost_step():
+    # From 5 with 3 points, the whirlpool on 3: "enter" makes the step onto it cost 2 (1 + 2: onto it with the last
+    # point, pushed to 4); "leave" makes only the step off it cost 2, so 3 points overshoot it and cannot stop there.
+    players = (P("a", "5", "fallen"), P("b", "port", "port"))
+    common = ["5: +amber <4", "5: +amber >6L", "5: +amber >6R", "5: <4 +diamond", "5: >6L +sapphire",
+              "5: >6R +sapphire"]
+    assert_turns(position(*players, ruleset={"x_whirl": True}, whirlpool="3"), "a", 3, [*common, "5: <3 ~4"])
+    assert_turns(position(*players, ruleset={"x_whirl": True, "whirl_cost_step": "leave"}, whirlpool="3"), "a", 3,
+                 common)
+
+
+@pytest.mark.rule("X-WHIRL-2")
+@shows("whirl_brink")
+def test_whirl_brink():
+    # A canoe on 6L with the whirlpool on 7L: pushed over the falls only with "allowed" (with "avoid" only where
+    # every action falls, and here it may go up).
+    players = (P("a", {"at": "6L", "gems": ["sapphire"]}, "fallen"), P("b", "port", "port"))
+    assert_turns(position(*players, ruleset={"x_whirl": True}, whirlpool="7L"), "a", 1, ["6L: <5"])
+    assert_turns(position(*players, ruleset={"x_whirl": True, "whirl_brink": "allowed"}, whirlpool="7L"), "a", 1,
+                 ["6L: <5", "6L: >7L ~fallen"])
+
+
+@pytest.mark.rule("X-JOE-3")
+@shows("x_joe")
+def test_x_joe():
+    # X-JOE-3: a canoe that moved onto Diamond Joe's disc may take his gem; without Joe there is nothing to take.
+    players = (P("a", "4", "fallen"), P("b", "port", "port"))
+    assert_turns(position(*players, ruleset={"x_joe": True}, joe={"at": "3", "gem": "ruby"}), "a", 1,
+                 ["4: <3", "4: <3 trade+ruby", "4: >5"])
+    assert_turns(position(*players), "a", 1, ["4: <3", "4: >5"])
+
+
 def test_every_switch_is_shown_to_change_what_may_happen():
     # A switch is shown to matter by an exact outcome test here or by a diff witness the engine confirms.
     from test_designer import WITNESS_VALUES

@@ -289,4 +289,35 @@ def test_rules_of_modules_that_are_off_are_shown_as_not_applicable_with_the_reas
     assert player_counts(rules) == [3, 4, 5, 6] and player_counts(Ruleset()) == [2, 3, 4, 5]
     assert {g.name for g in goals_for(rules)} - {g.name for g in GOALS} == {
         "one-two-three", "lasso-moors", "seven-and-lasso-in-the-flow", "double-canoe-loads-a-second-gem",
-        "steal-two-gems", "cloud-brings-the-beaver", "beaver-over-the-falls", "take-the-moose", "moose-returns"}
+        "steal-two-gems", "cloud-brings-the-beaver", "beaver-over-the-falls", "take-the-moose", "moose-returns",
+        "whirlpool-push-from-below", "whirlpool-push-over-the-falls", "stay-below-the-whirlpool",
+        "whirlpool-over-the-falls", "whirlpool-comes-back", "put-back-onto-the-whirlpool"}
+    joe = {g.name for g in goals_for(PRESETS["flussgeister-joe"])} - {g.name for g in goals_for(rules)}
+    assert joe == {"take-joes-gem", "swap-with-joe", "give-joe-a-gem", "joe-over-the-falls-with-a-gem",
+                   "joe-loads-and-paddles"}
+    # A goal needing two modules is asked only with both on (the put-back onto the whirlpool needs the Lasso).
+    assert "put-back-onto-the-whirlpool" not in {g.name for g in goals_for(Ruleset(x_whirl=True))}
+
+
+WHIRL_GOALS = ["whirlpool-push-from-below", "whirlpool-push-over-the-falls", "stay-below-the-whirlpool",
+               "whirlpool-over-the-falls", "whirlpool-comes-back", "put-back-onto-the-whirlpool"]
+JOE_GOALS = ["take-joes-gem", "swap-with-joe", "give-joe-a-gem", "joe-over-the-falls-with-a-gem",
+             "joe-loads-and-paddles"]
+
+
+@pytest.mark.parametrize("module, names, rules", [
+    ("x_whirl", WHIRL_GOALS, ("X-WHIRL-1", "X-WHIRL-2", "X-WHIRL-3", "X-WHIRL-4", "X-WHIRL-5", "X-CARDS-4")),
+    ("x_joe", JOE_GOALS, ("X-JOE-1", "X-JOE-2", "X-JOE-3")),
+])
+def test_the_whirlpools_and_joes_goals_make_each_of_their_rules_matter(module, names, rules):
+    # Each goal is met by a position on which engine and encoding agree, and together they exercise every rule of
+    # the module (the Lasso is on for the put-back onto the whirlpool, X-WHIRL-4).
+    ruleset = Ruleset.from_json({module: True, "x_cards": True})
+    report = crosscheck(standard_board(), ruleset, count=0, rounds=False, goals=names)
+    assert report.mismatches == []
+    # Under whirl_brink "avoid" no action is ever forced over the falls by a push: another action with the same
+    # budget always exists (X-WHIRL-2), and the encoding proves it.
+    unreachable = {"whirlpool-push-over-the-falls"} if module == "x_whirl" else set()
+    assert report.goals == {n: "unreachable under these rules" if n in unreachable else "checked" for n in names}
+    for rule in rules:
+        assert report.coverage[rule] > 0, rule

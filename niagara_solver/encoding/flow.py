@@ -64,6 +64,11 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
         choice = FlowChoice.fresh("flow", enc)
     state = pre.copy()
     joe_home: list[list[Expr]] = [[z3.IntVal(0)] * NCOL for _ in range(NCOL)]  # Joe's gems back to the caves
+    # What the flow did on the way, for questions about it (the cross-check's goals): the whirlpool or Joe went over
+    # the falls at some step (X-WHIRL-1, X-JOE-1), a moored canoe was put back onto the whirlpool (X-WHIRL-4).
+    whirl_over: list[Expr] = []
+    joe_over: list[Expr] = []
+    put_back: list[Expr] = []
     for i in range(max_steps(enc)):
         active = k > i
         if free:
@@ -117,11 +122,13 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
             for d in t.disc_ids:
                 went = z3.If(z3.And(active, w == d, on_path[d]), _below(t, d, routing, 0), went)
             new.whirl = z3.If(z3.And(active, w == 0), t.top, went)
+            whirl_over.append(z3.And(active, t.is_disc(w), went == 0))
         if state.joe is not None and state.joe_gem is not None:
             went_joe: Expr = state.joe
             for d in t.disc_ids:
                 went_joe = z3.If(z3.And(active, state.joe == d, on_path[d]), _below(t, d, routing, t.FALLEN), went_joe)
             over = went_joe == t.FALLEN
+            joe_over.append(over)
             joe_home, new.joe_gem = enc.rule("X-JOE-1")(enc, joe_home, over, state.joe_gem)
             new.joe = z3.If(over, t.top, went_joe)
         if not free:
@@ -136,6 +143,7 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
             for v in range(2):
                 push = choice.pushes[p][v]
                 put = z3.And(pre.moored[p][v], state.place[p][v] == state.whirl, t.is_disc(state.whirl))
+                put_back.append(put)
                 out += [("X-WHIRL-4", z3.Implies(put, e)) for _, e in enc.rule("X-WHIRL-2")(enc, state.whirl, push)]
                 out.append(("X-WHIRL-4", z3.Implies(z3.Not(put), push == 0)))
                 state.place[p][v] = z3.If(put, push, state.place[p][v])
@@ -163,7 +171,9 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
         # X-JOE-2: after phase III, Joe loads and paddles by the lifebuoy holder's card.
         state.joe, state.joe_gem, state.cave = enc.rule("X-JOE-2")(enc, state.joe, state.joe_gem, state.cave,
                                                                   _joe_points(enc, state))
-    return Transition(out, state, extra={"k": k, "sum": total}, choice=choice)
+    extra = {"k": k, "sum": total, "whirl_over": z3.Or(whirl_over), "joe_over": z3.Or(joe_over),
+             "put_back_on_whirl": z3.Or(put_back)}
+    return Transition(out, state, extra=extra, choice=choice)
 
 
 def _below(t: BoardTables, d: int, routing: dict[int, Expr], over: int) -> Expr:

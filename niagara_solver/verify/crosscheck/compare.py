@@ -161,7 +161,8 @@ def _x_flow_rules(pos: Position, steps: int | None, outcomes: list[Position]) ->
     moored = [c for _, c in pos.canoes() if c.moored]
     if moored:
         rules.add("X-CARDS-4")
-        if pos.whirlpool is not None and any(c.place == pos.whirlpool for c in moored):
+        # Put back onto the disc now at its board place: the whirlpool, if the flow left it there (X-WHIRL-4).
+        if any(after.whirlpool is not None and c.place == after.whirlpool for c in moored for after in outcomes):
             rules.add("X-WHIRL-4")
     if pos.whirlpool is not None:
         rules.add("X-WHIRL-1")

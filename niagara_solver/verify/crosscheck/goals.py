@@ -49,8 +49,8 @@ class CoverageGoal:
     phase: str
     rules: tuple[str, ...]
     condition: Callable[["GoalQuestion"], Any]
-    #: The expansion's module (a ruleset switch, RULES.md section X) the goal needs; asked only with it on.
-    module: str | None = None
+    #: The expansion's modules (ruleset switches, RULES.md section X) the goal needs; asked only with all of them on.
+    modules: tuple[str, ...] = ()
 
 
 @dataclass
@@ -127,31 +127,52 @@ GOALS: tuple[CoverageGoal, ...] = (
                                   c.pre.place[0][1] == c.tables.FALLEN, z3.Sum(c.pre.bank[0]) > 0)),
     # The expansion's modules (RULES.md section X), each asked only with its module on.
     CoverageGoal("one-two-three", "turn", ("X-CARDS-1", "X-CARDS-3"),
-                 lambda c: z3.And(c.step.card == ONE_TWO_THREE, z3.Or([s.on for s in _slots(c)])), "x_cards"),
+                 lambda c: z3.And(c.step.card == ONE_TWO_THREE, z3.Or([s.on for s in _slots(c)])), ("x_cards",)),
     CoverageGoal("lasso-moors", "turn", ("X-CARDS-4",),
-                 lambda c: z3.And(c.step.card == LASSO, c.tables.is_disc(c.pre.place[0][0])), "x_cards"),
+                 lambda c: z3.And(c.step.card == LASSO, c.tables.is_disc(c.pre.place[0][0])), ("x_cards",)),
     CoverageGoal("seven-and-lasso-in-the-flow", "flow", ("X-CARDS-2",),
-                 lambda c: z3.And(c.pre.card[0] == int(Card.SEVEN), c.pre.card[1] == LASSO), "x_cards"),
+                 lambda c: z3.And(c.pre.card[0] == int(Card.SEVEN), c.pre.card[1] == LASSO), ("x_cards",)),
     CoverageGoal("double-canoe-loads-a-second-gem", "turn", ("X-DOUBLE-1", "X-DOUBLE-2"),
-                 lambda c: _second_gem(c), "x_double"),
+                 lambda c: _second_gem(c), ("x_double",)),
     CoverageGoal("steal-two-gems", "turn", ("X-DOUBLE-3",),
                  lambda c: z3.Or([z3.Sum([z3.If(s.taking(j), 1, 0) for j in range(len(s.steals))]) >= 2
-                                  for s in c.step.choice.slots]), "x_double"),
+                                  for s in c.step.choice.slots]), ("x_double",)),
     CoverageGoal("cloud-brings-the-beaver", "turn", ("X-BEAVER-1",),
                  lambda c: z3.And(c.step.card == 0, c.pre.weather == 1, c.pre.beaver == c.tables.PORT,
-                                  c.step.post.weather == 2), "x_beaver"),
+                                  c.step.post.weather == 2), ("x_beaver",)),
     CoverageGoal("beaver-over-the-falls", "flow", ("X-BEAVER-2",),
-                 lambda c: z3.And(c.pre.beaver != c.tables.PORT, c.step.post.beaver == c.tables.PORT), "x_beaver"),
+                 lambda c: z3.And(c.pre.beaver != c.tables.PORT, c.step.post.beaver == c.tables.PORT), ("x_beaver",)),
     CoverageGoal("take-the-moose", "turn", ("X-MOOSE-1", "X-MOOSE-2"),
-                 lambda c: z3.Or(c.step.choice.take), "x_moose"),
+                 lambda c: z3.Or(c.step.choice.take), ("x_moose",)),
     CoverageGoal("moose-returns", "flow", ("X-MOOSE-3",),
-                 lambda c: z3.And(c.pre.moose == 1, c.step.post.moose != 1), "x_moose"),
+                 lambda c: z3.And(c.pre.moose == 1, c.step.post.moose != 1), ("x_moose",)),
+    CoverageGoal("whirlpool-push-from-below", "turn", ("X-WHIRL-2", "X-WHIRL-3"),
+                 lambda c: z3.Or([z3.And(s.pushed, z3.Not(s.fell), c.tables.depth_of(s.start) > c.tables.depth_of(
+                     c.pre.whirl)) for s in _slots(c)]), ("x_whirl",)),
+    CoverageGoal("whirlpool-push-over-the-falls", "turn", ("X-WHIRL-2",),
+                 lambda c: z3.Or([s.fell for s in _slots(c)]), ("x_whirl",)),
+    CoverageGoal("stay-below-the-whirlpool", "turn", ("X-WHIRL-5", "X-WHIRL-3"),
+                 lambda c: z3.Or([s.stayed for s in _slots(c)]), ("x_whirl",)),
+    CoverageGoal("whirlpool-over-the-falls", "flow", ("X-WHIRL-1",),
+                 lambda c: c.step.extra["whirl_over"], ("x_whirl",)),
+    CoverageGoal("whirlpool-comes-back", "flow", ("X-WHIRL-1",),
+                 lambda c: z3.And(c.pre.whirl == 0, c.step.k >= 1), ("x_whirl",)),
+    CoverageGoal("put-back-onto-the-whirlpool", "flow", ("X-WHIRL-4", "X-CARDS-4"),
+                 lambda c: c.step.extra["put_back_on_whirl"], ("x_whirl", "x_cards")),
+    CoverageGoal("take-joes-gem", "turn", ("X-JOE-3",), lambda c: _trade(c, take=True, give=False), ("x_joe",)),
+    CoverageGoal("swap-with-joe", "turn", ("X-JOE-3",), lambda c: _trade(c, take=True, give=True), ("x_joe",)),
+    CoverageGoal("give-joe-a-gem", "turn", ("X-JOE-3",), lambda c: _trade(c, take=False, give=True), ("x_joe",)),
+    CoverageGoal("joe-over-the-falls-with-a-gem", "flow", ("X-JOE-1",),
+                 lambda c: z3.And(c.step.extra["joe_over"], z3.Sum(c.pre.joe_gem) == 1), ("x_joe",)),
+    CoverageGoal("joe-loads-and-paddles", "flow", ("X-JOE-2",),
+                 lambda c: z3.And(z3.Sum(c.pre.joe_gem) == 0, z3.Sum(c.step.post.joe_gem) == 1,
+                                  c.step.post.joe != c.pre.joe), ("x_joe",)),
 )
 
 
 def goals_for(rules: Ruleset) -> tuple[CoverageGoal, ...]:
     """The goals asked under ``rules``: every base goal, and each module's goals with the module on."""
-    return tuple(g for g in GOALS if g.module is None or getattr(rules, g.module))
+    return tuple(g for g in GOALS if all(getattr(rules, m) for m in g.modules))
 
 
 def _second_gem(q: GoalQuestion) -> Any:
@@ -171,6 +192,16 @@ def _steal_back(q: GoalQuestion) -> Any:
                   z3.Or(step.steals_with(0), step.steals_with(1)), z3.Or(second.steals_with(0), second.steals_with(1)),
                   step.card <= 3, second.card <= 3,
                   z3.Not(step.choice.slots[1].on), *[g == 0 for row in pre.bank for g in row])
+
+
+def _trade(q: GoalQuestion, take: bool, give: bool) -> Any:
+    """One of player 0's canoes trades with Joe (X-JOE-3): takes his gem, gives him one, or both (a swap)."""
+    out = []
+    for s in q.step.choice.slots:
+        assert s.take_joe is not None and s.give_joe is not None  # asked only with x_joe
+        gives = z3.Sum(s.give_joe) >= 1
+        out.append(z3.And(s.take_joe if take else z3.Not(s.take_joe), gives if give else z3.Not(gives)))
+    return z3.Or(out)
 
 
 def _fork_depth(q: GoalQuestion) -> int:

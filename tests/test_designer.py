@@ -1,6 +1,7 @@
 """The designers' and CI's commands: render, check, diff (witnesses), sweep, report, parallel runs and progress."""
 
 import io
+import itertools
 import json
 import os
 import shutil
@@ -44,7 +45,7 @@ def puzzle_folder(tmp_path, *names):
     folder = tmp_path / "puzzles"
     folder.mkdir()
     for name in names:
-        shutil.copy(os.path.join(PUZZLES, f"{name}.json"), folder / f"{name}.json")
+        shutil.copy(os.path.join(PUZZLES, f"{name}.json"), folder / f"{os.path.basename(name)}.json")
     return folder
 
 
@@ -314,6 +315,26 @@ def test_sweep_reports_refuted_properties_per_combination(tmp_path, capsys, shar
     status, out, _ = run(capsys, "sweep", str(path), "--json")
     rows = json.loads(out)["rows"]
     assert [r["refuted"] for r in rows] == [[], ["R-PROP-2", "R-PROP-12"]] and status == 1
+
+
+def test_sweep_over_a_module_proves_its_own_property_and_shows_the_puzzles_it_decides(tmp_path, capsys):
+    # The expansion's modules are switches like any other (RULES.md section X): the moose adds X-PROP-1 to the
+    # catalogue, and the puzzle whose win exists only thanks to the moose loses it with the module off.
+    folder = puzzle_folder(tmp_path, "expansion/moose-carries-the-win-home", "expansion/seven-loads-and-goes-home")
+    path = grid_file(tmp_path, folder, switches={"x_moose": [False, True]}, players=3)
+    status, out, _ = run(capsys, "sweep", str(path), "--json")
+    data = json.loads(out)
+    assert [(r["switches"], r["players"], len(r["proved"]), r["refuted"], "X-PROP-1" in r["proved"])
+            for r in data["rows"]] == [({"x_moose": False}, 3, 16, [], False), ({"x_moose": True}, 3, 17, [], True)]
+    assert [[c["name"] for c in p["changed"]] for p in data["puzzles"]] == [["moose-carries-the-win-home"], []]
+    assert status == 1
+    # The bundled grid of module combinations names every module but the whirlpool (whose proofs take minutes).
+    from niagara_solver.design.sweep import load_grid
+    grid = load_grid(os.path.join(PUZZLES, "grids", "modules.json"))
+    assert grid.size == 32 and grid.players == [3]
+    assert {frozenset(k for k, v in switches.items() if v) for switches, _ in grid.variants} == {
+        frozenset(c) for n in range(6) for c in itertools.combinations(
+            ["x_cards", "x_double", "x_beaver", "x_moose", "x_joe"], n)}
 
 
 @pytest.mark.parametrize("grid, where", [

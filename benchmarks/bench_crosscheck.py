@@ -5,7 +5,10 @@ run, over the same goal positions, seeded playout positions and first rounds (st
   for turns, every model of a round enumerated, the goal positions searched;
 - ``incremental, goals searched``: each relation asserted once per player count, the engine's outcomes confirmed
   and one question for any other, flows evaluated; the goal positions searched (a cold cache);
-- ``incremental, goals kept``: the same, the goal positions read from the cache the run before wrote.
+- ``incremental, goals kept``: the same, the goal positions read from the cache the run before wrote;
+- ``incremental, plain solver, goals kept``: the same, but each question for other results (a turn's, a round's)
+  put to a plain solver rather than one that simplifies the pinned relation first (``preprocess=False``: the
+  incremental path before that change).
 
 Each variant runs in this process from a fresh z3 context; wall-clock seconds and this process's CPU seconds are
 both shown (the CPU figure is the steadier one on a shared machine). ``--repeat N`` runs the variants N times,
@@ -42,7 +45,8 @@ def main() -> None:
     board, rules = standard_board(), Ruleset()
     print(f"crosscheck benchmark on {machine()}")
     print(f"standard rules and board, --count {args.count} --seed {args.seed}, {args.repeat} run(s) per variant")
-    variants = [("incremental, goals searched", False, "cold"), ("incremental, goals kept", False, "warm")]
+    variants = [("incremental, goals searched", False, "cold"),
+                ("incremental, plain solver, goals kept", False, "plain"), ("incremental, goals kept", False, "warm")]
     if not args.no_reference:
         variants.insert(0, ("reference (earlier path)", True, None))
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in variants}
@@ -52,7 +56,7 @@ def main() -> None:
             for name, reference, goals in variants:
                 cpu = time.process_time()
                 report = crosscheck(board, rules, count=args.count, seed=args.seed, reference=reference,
-                                    cache=cache if goals else None)
+                                    cache=cache if goals else None, preprocess=goals != "plain")
                 runs[name].append((report.seconds, time.process_time() - cpu))
                 shapes[name] = (report.positions, dict(sorted(report.cases.items())), report.outcomes,
                                 len(report.mismatches) + len(report.unknown))
@@ -65,11 +69,18 @@ def main() -> None:
           f"mismatches and unknown: {', '.join(str(s[3]) for s in shapes.values())}")
     base = statistics.median(w for w, _ in runs[variants[0][0]])
     base_cpu = statistics.median(c for _, c in runs[variants[0][0]])
-    print(f"{'variant':32} {'wall s':>8} {'positions/s':>12} {'CPU s':>8} {'ratio (wall)':>13} {'ratio (CPU)':>12}")
+    print(f"{'variant':40} {'wall s':>8} {'positions/s':>12} {'CPU s':>8} {'per CPU s':>10} {'cases/s':>8} "
+          f"{'ratio (wall)':>13} {'ratio (CPU)':>12}")
     for name, _, _ in variants:
         wall = statistics.median(w for w, _ in runs[name])
         cpu = statistics.median(c for _, c in runs[name])
-        print(f"{name:32} {wall:8.1f} {positions / wall:12.2f} {cpu:8.1f} {base / wall:12.1f}x {base_cpu / cpu:11.1f}x")
+        print(f"{name:40} {wall:8.1f} {positions / wall:12.2f} {cpu:8.1f} {positions / cpu:10.2f} "
+              f"{sum(cases.values()) / wall:8.2f} {base / wall:12.1f}x {base_cpu / cpu:11.1f}x")
+    plain, kept = runs["incremental, plain solver, goals kept"], runs["incremental, goals kept"]
+    print(f"simplifying the pinned relation first, against a plain solver (goals kept): "
+          f"{statistics.median(w for w, _ in plain) / statistics.median(w for w, _ in kept):.2f}x wall-clock, "
+          f"{statistics.median(c for _, c in plain) / statistics.median(c for _, c in kept):.2f}x CPU")
+    print(f"load average after the runs: {' '.join(open('/proc/loadavg').read().split()[:3])}")
 
 
 if __name__ == "__main__":

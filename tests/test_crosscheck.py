@@ -278,6 +278,19 @@ def test_the_expansion_rules_a_turn_exercises_are_read_from_its_notation():
     assert all(not any(r.startswith("X-") for r in turn_rules(pos, o.turn, 1)) for o in legal_turns(pos, 1, Card.TWO))
 
 
+def test_a_cloud_turn_exercises_the_expansion_rules_it_triggers():
+    # A cloud to +2 with the beaver off the river brings it on (X-BEAVER-1); a cloud down does not.
+    from helpers import P, doc
+    from niagara_solver.engine.turns import legal_turns
+    from niagara_solver.model.atoms import Card
+    from niagara_solver.model.format import position_from_json
+    from niagara_solver.verify.crosscheck import turn_rules
+    pos = position_from_json(doc(P("a", "port", "4:ruby"), P("b", "2:amber", "port"), ruleset={"x_beaver": True},
+                                 weather=1))
+    found = {str(o.turn): turn_rules(pos, o.turn, 0) for o in legal_turns(pos, 0, Card.CLOUD)}
+    assert found == {"cloud up": {"R-TURN-2", "R-WEATHER-1", "X-BEAVER-1"}, "cloud down": {"R-TURN-2", "R-WEATHER-1"}}
+
+
 def test_rules_of_modules_that_are_off_are_shown_as_not_applicable_with_the_reason():
     from niagara_solver.verify.crosscheck import goals_for, player_counts, unreachable_rules
     from niagara_solver.model.ruleset import PRESETS
@@ -321,3 +334,40 @@ def test_the_whirlpools_and_joes_goals_make_each_of_their_rules_matter(module, n
     assert report.goals == {n: "unreachable under these rules" if n in unreachable else "checked" for n in names}
     for rule in rules:
         assert report.coverage[rule] > 0, rule
+
+
+def test_preprocessed_questions_find_the_outcomes_the_plain_solver_finds():
+    # The question for other results goes to a solver that simplifies the pinned relation first (the default) or,
+    # as before, to a plain solver: on seeded playout positions (each player's turns with every card of the hand,
+    # under the standard rules and with the expansion's cards and Diamond Joe) and on a whole round, the two give
+    # the same outcome sets, and a planted encoding bug (loading a gem costs no paddle point) still gives outcomes
+    # the engine does not have.
+    from niagara_solver.model.atoms import Card
+    from niagara_solver.model.position import Position
+    from niagara_solver.verify.crosscheck import playout_positions
+    board = standard_board()
+    compared = 0
+    for rules in (Ruleset(), Ruleset.from_json({"x_cards": True, "x_joe": True})):
+        fast, plain = CrossChecker(board, rules), CrossChecker(board, rules, preprocess=False)
+        for _, rec in playout_positions(board, rules, 2, 7):
+            pos = rec.turns_start
+            for player in (i for i in range(len(pos.players)) if i not in pos.acted):
+                chosen = pos.players[player].card
+                for card in [chosen] if chosen is not None else sorted(pos.players[player].hand)[:2]:
+                    new, old = fast.turn(pos, player, card), plain.turn(pos, player, card)
+                    assert new.unknown is None and old.unknown is None
+                    assert set(new.encoding) == set(old.encoding) == set(new.engine), new.describe()
+                    compared += 1
+    assert compared >= 8
+    rules = Ruleset()
+    start = Position.initial(["red", "blue"], board, rules, lifebuoy=1)
+    cards = {0: Card.TWO, 1: Card.CLOUD}
+    new, old = CrossChecker(board, rules).round(start, cards), CrossChecker(board, rules, preprocess=False).round(
+        start, cards)
+    assert new is not None and old is not None and new.agrees
+    assert set(new.encoding) == set(old.encoding)
+    from helpers import P, position
+    pos = position(P("red", "4:ruby", "port", card=2), P("blue", "port", "port", card=3))
+    for preprocess in (True, False):
+        case = CrossChecker(board, rules, BY_NAME["free-loading"], preprocess=preprocess).turn(pos, 0, Card.TWO)
+        assert case.disagrees and set(case.encoding) - set(case.engine)

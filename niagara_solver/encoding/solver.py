@@ -24,8 +24,11 @@ class TimedSolver(z3.Solver):
     """A z3 solver whose every question stops at the command's time limit (model/limits.py) as well as at its own
     timeout: a question asked with no time left answers ``unknown`` at once, without asking z3."""
 
-    def __init__(self, timeout: float | None) -> None:
-        super().__init__()
+    def __init__(self, timeout: float | None, tactic: z3.Tactic | None = None) -> None:
+        if tactic is None:
+            super().__init__()
+        else:
+            super().__init__(z3.Z3_mk_solver_from_tactic(tactic.ctx.ref(), tactic.tactic), tactic.ctx)
         self.own_timeout = timeout
 
     def check(self, *assumptions: Any) -> z3.CheckSatResult:
@@ -40,6 +43,28 @@ class TimedSolver(z3.Solver):
 def make_solver(timeout: float | None = None) -> z3.Solver:
     """A solver with fixed seeds and, if given, a timeout in seconds; it also heeds the command's time limit."""
     solver = TimedSolver(timeout)
+    solver.set("random_seed", SEED)
+    z3.set_param("sat.random_seed", SEED)
+    z3.set_param("smt.random_seed", SEED)
+    if timeout is not None:
+        solver.set("timeout", max(1, int(timeout * 1000)))
+    return solver
+
+
+def preprocessing_tactic() -> z3.Tactic:
+    """Simplification before the search, for a question asked once of a relation with a position pinned: the
+    pinned values propagated and their variables eliminated, equalities solved, unconstrained terms dropped and
+    bounds propagated, then z3's SMT core. Each step keeps satisfiability and maps a model back to every variable.
+    Measured 2.2-3.5 times faster than a plain solver on the cross-check's "any other result?" questions
+    (docs/CROSSCHECK.md, "Speed")."""
+    return z3.Then(z3.With("simplify", elim_and=True, blast_distinct=True), "propagate-values", "solve-eqs",
+                   "elim-uncnstr", "propagate-ineqs", "smt")
+
+
+def make_preprocessing_solver(timeout: float | None = None) -> z3.Solver:
+    """A solver like :func:`make_solver` that simplifies its assertions before each question
+    (:func:`preprocessing_tactic`); it is not incremental: each ``check`` starts again from every assertion."""
+    solver = TimedSolver(timeout, preprocessing_tactic())
     solver.set("random_seed", SEED)
     z3.set_param("sat.random_seed", SEED)
     z3.set_param("smt.random_seed", SEED)

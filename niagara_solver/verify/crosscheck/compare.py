@@ -99,8 +99,8 @@ def turn_rules(pos: Position, turn: Turn, player: int | None = None,
                stolen: frozenset[StolenMark] = frozenset()) -> set[str]:
     """The rules a turn exercises, read from its notation and the position it starts from (and, for R-STEAL-4,
     the gems stolen earlier in this phase)."""
-    if turn.is_cloud:
-        return {"R-TURN-2", "R-WEATHER-1"}
+    if turn.is_cloud:  # the weather moves; with the expansion the beaver may come, a canoe may take the moose
+        return {"R-TURN-2", "R-WEATHER-1"} | (_x_turn_rules(pos, turn, player) if player is not None else set())
     rules = {"R-TURN-3"} if not turn.actions else {"R-TURN-3", "R-MOVE-1", "R-MOVE-2", "R-MOVE-3"}
     if len(turn.actions) == 2:
         rules.add("R-TURN-4")
@@ -240,15 +240,18 @@ class CrossChecker:
 
     ``timeout``: the seconds the encoding's side of one comparison may take (None: no limit); past it the case
     is UNKNOWN. ``reference``: ask the earlier :class:`Enumerator` (a fresh solver per position for turns), which
-    the benchmark runs beside the incremental one; both give the same outcome sets."""
+    the benchmark runs beside the incremental one; both give the same outcome sets. ``preprocess``: the incremental
+    enumerator's questions for other results simplify the pinned relation first (with False, a plain solver, as
+    before; the same outcome sets)."""
 
     def __init__(self, board: Board, rules: Ruleset, mutant: Mutant | None = None, timeout: float | None = 60,
-                 reference: bool = False) -> None:
+                 reference: bool = False, preprocess: bool = True) -> None:
         self.board = board
         self.rules = rules
         self.mutant = mutant
         self.timeout = timeout
         self.reference = reference
+        self.preprocess = preprocess
         self._enumerators: dict[int, Enumerator] = {}
         self._incremental: dict[int, IncrementalEnumerator] = {}
 
@@ -263,7 +266,7 @@ class CrossChecker:
         """The incremental enumerator for a player count: its relations are built and asserted once, on first use."""
         if players not in self._incremental:
             self._incremental[players] = IncrementalEnumerator(Relations(self.board, self.rules, players,
-                                                                         self.mutant))
+                                                                         self.mutant), self.preprocess)
         return self._incremental[players]
 
     def _encoding(self, case: Case, ask: Callable[[float | None], dict[Any, str]]) -> None:

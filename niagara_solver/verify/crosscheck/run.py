@@ -155,20 +155,23 @@ def positions_planned(count: int, goals: bool | list[str] = True, rounds: bool =
 def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mutant: Mutant | None = None,
                puzzles: list[Position] | None = None, goals: bool | list[str] = True, rounds: bool = True,
                timeout: float | None = 60, progress: Callable[[str], None] | None = None,
-               reference: bool = False, cache: str | Path | None = None) -> CrosscheckReport:
+               reference: bool = False, cache: str | Path | None = None,
+               preprocess: bool = True) -> CrosscheckReport:
     """Compare the engine and the encoding on goal positions, ``count`` playout positions and ``puzzles``.
 
     ``timeout``: the seconds each comparison's encoding side (and each goal's search) may take; past it the
     comparison is UNKNOWN. ``progress`` is called with a note as each position is taken up
     (:func:`positions_planned` of them). ``reference``: compare with the earlier enumerator, a fresh solver per
-    position (the benchmark's "before"). ``cache``: a folder where the goal positions are kept between runs
+    position (the benchmark's "before"). ``preprocess``: False puts the incremental enumerator's questions for other
+    results to a plain solver rather than one that simplifies the pinned relation first (the same outcome sets;
+    the benchmark's middle variant). ``cache``: a folder where the goal positions are kept between runs
     (:func:`~niagara_solver.verify.crosscheck.goals.goal_answers`).
 
     Runs in a fresh z3 context, so the goal positions (and so the report) are the same whatever the process
     asked z3 before (``fresh_context``)."""
     fresh_context()
     start = time.perf_counter()
-    checker = CrossChecker(board, rules, mutant, timeout, reference=reference)
+    checker = CrossChecker(board, rules, mutant, timeout, reference=reference, preprocess=preprocess)
     report = CrosscheckReport(not_applicable=unreachable_rules(rules))
     rng = random.Random(seed)
     smallest = player_counts(rules)[0]
@@ -246,7 +249,7 @@ def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mut
         round_rules = rules if smallest == 2 else dataclasses.replace(rules, x_sixth_player=False,
                                                                       gems_per_colour=gems)
         round_checker = checker if round_rules == rules else CrossChecker(board, round_rules, mutant, timeout,
-                                                                         reference=reference)
+                                                                         reference=reference, preprocess=preprocess)
         for game in range(2):
             note(f"the first round of game {seed * 100 + game}")
             start_pos = Position.initial(list(NAMES[:2]), board, round_rules, lifebuoy=game)

@@ -371,3 +371,20 @@ def test_preprocessed_questions_find_the_outcomes_the_plain_solver_finds():
     for preprocess in (True, False):
         case = CrossChecker(board, rules, BY_NAME["free-loading"], preprocess=preprocess).turn(pos, 0, Card.TWO)
         assert case.disagrees and set(case.encoding) - set(case.engine)
+
+
+@pytest.mark.rule("R-STEAL-1")
+def test_the_encodings_turns_name_the_victim_and_the_canoe_as_the_position_does():
+    # The symbolic positions seat the standard colours; a turn decoded at a position whose players have other
+    # names names the victim by the position's name, as the engine's notation does. And where the model chose the
+    # other canoe order (the relation's swap), the acting canoe is still the one on 4, not the one in the port.
+    from helpers import P, position
+    from niagara_solver.encoding.enumerate import IncrementalEnumerator
+    from niagara_solver.engine.turns import legal_turns
+    from niagara_solver.model.atoms import Card
+    pos = position(P("ann", "4", "port"), P("bob", "3:ruby", "port"))
+    engine = {o.position: str(o.turn) for o in legal_turns(pos, 0, Card.ONE)}
+    encoding = IncrementalEnumerator.of(pos).check_turns(pos, 0, Card.ONE, {})
+    assert set(encoding) == set(engine) and "4: <3 xbob/ruby" in engine.values()
+    steals = [encoding[after] for after, turn in engine.items() if "xbob" in turn]
+    assert len(steals) == 2 and all("4: <3 xbob/ruby" in label and "blue" not in label for label in steals), steals

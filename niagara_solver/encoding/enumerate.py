@@ -186,7 +186,7 @@ class Enumerator:
                                        a.card_budget if i == player else p.card_budget)
                                 for i, (p, a) in enumerate(zip(pos.players, after.players)))
                 result = after.replace(players=players, acted=(*pos.acted, player))
-                found.setdefault(result, str(relations.decode_turn(model, step)[1]))
+                found.setdefault(result, str(relations.decode_turn(model, step, _names(pos))[1]))
                 return result
             self._collect(solver, step.post, pos, finish, limit)
         return found
@@ -244,7 +244,7 @@ class Enumerator:
                     raise TimeoutError("the solver gave no answer in time")
                 model = solver.model()
                 extra = result(model)
-                found.setdefault(extra, str(relations.decode_turn(model, step)[1]))
+                found.setdefault(extra, str(relations.decode_turn(model, step, _names(pos))[1]))
                 solver.add(z3.Not(_same_position(step.post, extra, self.tables)))
         return found
 
@@ -557,7 +557,7 @@ class IncrementalEnumerator:
         while _check(outside, deadline):
             model = outside.model()
             known = result(model)
-            found.setdefault(known, str(relations.decode_turn(model, step)[1]))
+            found.setdefault(known, str(relations.decode_turn(model, step, _names(pos))[1]))
             outside.add(z3.Not(_same(step.post, model)))
         return found
 
@@ -664,3 +664,7 @@ def turn_outcomes(pos: Position, player: int, card: Card, limit: int = 100000,
     """The positions ``player`` can reach with ``card`` according to the encoding (phase II position)."""
     return Enumerator.of(pos).turns(pos, player, card, limit)
 
+
+def _names(pos: Position) -> list[str]:
+    """The players' names in seat order, for the turns decoded from a model at ``pos``."""
+    return [p.name for p in pos.players]

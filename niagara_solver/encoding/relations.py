@@ -27,6 +27,7 @@ z3 context, later questions also depend on the order in which earlier terms were
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import z3
 
@@ -39,7 +40,7 @@ from niagara_solver.encoding.state import (NAMES, NCOL, Constraint, Expr, SymPos
                                            value, well_formed)
 from niagara_solver.encoding.tables import BoardTables
 from niagara_solver.encoding.trace import decode_branches, decode_rescues, decode_turn
-from niagara_solver.encoding.turn import OPS, SlotObservation, TurnChoice, encode_turn
+from niagara_solver.encoding.turn import OPS, SlotObservation, TurnChoice, encode_turn, swap_canoes
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.notation import Rescue, Turn
@@ -312,9 +313,14 @@ class Relations:
         each player's canoes in canonical order)."""
         return decode(model, sym, self.tables, self.rules, base)
 
-    def decode_turn(self, model: z3.ModelRef, step: TurnStep) -> tuple[Card, Turn]:
-        """The card and the turn (in the notation) a model chose."""
-        return decode_turn(model, step.choice, self.tables, step.pre, step.player)
+    def decode_turn(self, model: z3.ModelRef, step: TurnStep, names: Sequence[str] | None = None) -> tuple[Card, Turn]:
+        """The card and the turn (in the notation) a model chose; ``names``: the players' names in seat order, for a
+        steal's victim (default: the standard seat colours of the symbolic positions)."""
+        pre = step.pre
+        if step.swap is not None and z3.is_true(model.eval(step.swap, model_completion=True)):
+            # The canoe order was a choice and the model exchanged the player's canoes: slot s acted on canoe 1 - s.
+            pre = swap_canoes(pre, step.player, z3.BoolVal(True))
+        return decode_turn(model, step.choice, self.tables, pre, step.player, names)
 
     def decode_rescues(self, model: z3.ModelRef, step: RescueStep) -> dict[int, Rescue]:
         """Each player's rescue decision."""

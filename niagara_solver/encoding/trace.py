@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import z3
 
 from niagara_solver.model.notation import (CanoeAction, CanoeRef, Load, Move, Push, Rescue, Steal, Step, TakeMoose,
@@ -17,9 +19,11 @@ from niagara_solver.encoding.turn import GemOp, TurnChoice
 
 
 def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre: SymPosition,
-                player: int = 0) -> tuple[Card, Turn]:
-    """The card and the turn a model chose (canoes named by their place, and cargo when needed)."""
+                player: int = 0, names: Sequence[str] | None = None) -> tuple[Card, Turn]:
+    """The card and the turn a model chose (canoes named by their place, and cargo when needed; a steal's victim
+    by ``names``, the players' names in seat order, or else the standard seat colours the symbolic positions use)."""
     card = Card(value(model, choice.card))
+    seats = names if names is not None else NAMES
 
     def canoe(p: int, k: int) -> tuple[str, tuple[Colour, ...]]:
         cargo: list[Colour] = []
@@ -85,7 +89,7 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
                             kind = None
                             if twin_at == at and twin == cargo and pre.double is not None:  # X-DOUBLE-3
                                 kind = "double" if double(q, v) else "single"
-                            steps.append(Steal(NAMES[q], COLOURS[c], named, kind))
+                            steps.append(Steal(seats[q], COLOURS[c], named, kind))
         if slot.take_joe is not None and slot.give_joe is not None:  # X-JOE-3: Joe's gem as earlier trades left it
             given = [COLOURS[c] for c, g in enumerate(slot.give_joe) if value(model, g)]
             taken = joe[0] if value(model, slot.take_joe) and joe else None

@@ -20,7 +20,6 @@ unknown, never accepted; a certificate that fails a check is refused, naming the
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -28,14 +27,14 @@ from typing import Any, Iterable
 import z3
 
 from niagara_solver.encoding.enumerate import IncrementalEnumerator, Session, _same_position
-from niagara_solver.encoding.relations import NAMES, Relations, SymPosition, TurnStep, canoe_order
+from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, canoe_order
 # A question asked once (a pinned turn, "any turn outside the certificate?", a lemma) goes to a solver that
 # simplifies it with the position's values in place first: 1.4 times faster at the median on the bundled puzzles'
 # certificates (docs/SOLVER.md); the incremental chain of the last round's turns stays on a plain solver.
 from niagara_solver.encoding.solver import make_preprocessing_solver, make_solver
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.limits import OutOfTime, time_left
-from niagara_solver.model.notation import Steal, Turn
+from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.readings import UncoveredRulesError, require
 from niagara_solver.model.ruleset import Reveal
@@ -296,8 +295,7 @@ class _Checker:
             solver.add(step.steals() if self.goal is Goal.STEAL else self.relations.reached_goal(step.post, self.x))
             self.questions += 1
             if _ask(solver, self.deadline):
-                card, turn = self.relations.decode_turn(solver.model(), step)
-                turn = _named(turn, pos)
+                card, turn = self.relations.decode_turn(solver.model(), step, self.names)
                 rule = "R-STEAL-1" if self.goal is Goal.STEAL else "R-END-1"
                 what = "steals" if self.goal is Goal.STEAL else "reaches the goal"
                 raise Refused(i, rule, f"{name}'s turn {card.label}: {turn} {what} (by the encoding)")
@@ -313,8 +311,7 @@ class _Checker:
                 solver.add(z3.Sum(step.post.bank[self.x]) > sum(pos.players[self.x].bank) + gems)
                 self.questions += 1
                 if _ask(solver, self.deadline):
-                    card, turn = self.relations.decode_turn(solver.model(), step)
-                    turn = _named(turn, pos)
+                    card, turn = self.relations.decode_turn(solver.model(), step, self.names)
                     raise Refused(i, "R-GEM-5", f"{name}'s turn {card.label}: {turn} banks more than {gems} gem(s) "
                                                 "(by the encoding)")
             more = gems + 2 * pos.ruleset.capacity * (left - 1)
@@ -504,8 +501,7 @@ class _Checker:
         self.questions += 1
         if _ask(solver, self.deadline):
             model = solver.model()
-            card, turn = self.relations.decode_turn(model, step)
-            turn = _named(turn, pos)
+            card, turn = self.relations.decode_turn(model, step, self.names)
             what = "steals" if steal and z3.is_true(model.eval(step.steals(), model_completion=True)) else \
                 "is not covered"
             raise Refused(i, "R-STEAL-1" if what == "steals" else "R-TURN-1",
@@ -599,20 +595,6 @@ def _kept(pos: Position) -> _Kept:
         relations = Relations.of(pos)
         _KEPT[key] = _Kept(relations, IncrementalEnumerator(relations))
     return _KEPT[key]
-
-
-def _named(turn: Turn, pos: Position) -> Turn:
-    """A decoded turn with each victim named as in the position (the decoder names seats by their standard
-    colours, encoding/state.py NAMES)."""
-    names = [p.name for p in pos.players]
-    seats = {name: k for k, name in enumerate(NAMES)}
-
-    def renamed(step: Any) -> Any:
-        if isinstance(step, Steal) and seats.get(step.victim, len(names)) < len(names):
-            return dataclasses.replace(step, victim=names[seats[step.victim]])
-        return step
-    actions = tuple(dataclasses.replace(a, steps=tuple(renamed(s) for s in a.steps)) for a in turn.actions)
-    return dataclasses.replace(turn, actions=actions)
 
 
 def _hand(player: Player) -> list[Card]:

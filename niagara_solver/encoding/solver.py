@@ -42,7 +42,11 @@ class TimedSolver(z3.Solver):
 
 def make_solver(timeout: float | None = None) -> z3.Solver:
     """A solver with fixed seeds and, if given, a timeout in seconds; it also heeds the command's time limit."""
-    solver = TimedSolver(timeout)
+    return _seeded(TimedSolver(timeout), timeout)
+
+
+def _seeded(solver: "TimedSolver", timeout: float | None) -> "TimedSolver":
+    """``solver`` with the fixed seeds and, if given, its timeout in seconds."""
     solver.set("random_seed", SEED)
     z3.set_param("sat.random_seed", SEED)
     z3.set_param("smt.random_seed", SEED)
@@ -64,13 +68,7 @@ def preprocessing_tactic() -> z3.Tactic:
 def make_preprocessing_solver(timeout: float | None = None) -> z3.Solver:
     """A solver like :func:`make_solver` that simplifies its assertions before each question
     (:func:`preprocessing_tactic`); it is not incremental: each ``check`` starts again from every assertion."""
-    solver = TimedSolver(timeout, preprocessing_tactic())
-    solver.set("random_seed", SEED)
-    z3.set_param("sat.random_seed", SEED)
-    z3.set_param("smt.random_seed", SEED)
-    if timeout is not None:
-        solver.set("timeout", max(1, int(timeout * 1000)))
-    return solver
+    return _seeded(TimedSolver(timeout, preprocessing_tactic()), timeout)
 
 
 def fresh_context() -> None:

@@ -56,7 +56,10 @@ def interpreted(pos: Position, player: int, card: Card) -> None:
     outcomes = legal_turns(pos, player, card)
     assert len({o.position for o in outcomes}) == len(outcomes)
     for o in outcomes:
-        assert apply_turn(pos, player, o.turn, card).position == o.position, str(o.turn)
+        made = apply_turn(pos, player, o.turn, card).position
+        assert made == o.position, str(o.turn)
+        # Equal positions hash equal: a position the generator copies keeps no hash of the one it was copied from.
+        assert hash(made) == hash(o.position), str(o.turn)
         assert position_problems(o.position) == []
 
 

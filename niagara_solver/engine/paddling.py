@@ -71,7 +71,9 @@ def _made(cls: type[V], fields: dict[str, Any]) -> V:
     classes whose ``__init__`` only stores the fields (:class:`Position`, :class:`Player` given its canoes in
     canonical order and its hand in hand order, :class:`Turn`, :class:`CanoeAction`, :class:`TurnOutcome`):
     ``dataclasses.replace`` re-runs ``__init__`` and ``__post_init__`` for each outcome, the largest cost of the
-    generator once its search is compact. ``fields`` names every field and becomes the instance's own."""
+    generator once its search is compact. ``fields`` names every field and becomes the instance's own; a copied
+    instance's kept hash (Position.__hash__) is dropped, since the copy's fields differ."""
+    fields.pop("_hash", None)
     new = object.__new__(cls)
     object.__setattr__(new, "__dict__", fields)
     return new
@@ -723,8 +725,7 @@ class _Paddle:
                 bank = player.bank
                 if banked:
                     bank = _banked(bank, banked)
-                moved = object.__new__(Player)
-                object.__setattr__(moved, "__dict__", {**player.__dict__, "canoes": ordered, "bank": bank})
+                moved = _made(Player, {**player.__dict__, "canoes": ordered, "bank": bank})
                 players = (*self.before, moved, *self.after)
             elif not banked and mine == self.start:
                 players = revealed.players
@@ -732,10 +733,8 @@ class _Paddle:
                 player = revealed.players[me]
                 canoes = [self._made_canoe(k, state) for k, state in enumerate(mine)]
                 players = (*self.before, self._player(player, canoes, banked), *self.after)
-            position = object.__new__(Position)
-            object.__setattr__(position, "__dict__", {**revealed.__dict__, "players": players, "caves": caves,
-                                                      "moose": moose, "joe": joe_piece})
-            return position
+            return _made(Position, {**revealed.__dict__, "players": players, "caves": caves, "moose": moose,
+                                    "joe": joe_piece})
         others = self.others[oid]
         dealt = self.others[0]
         touched = {me} | {q for q, states in enumerate(others) if states != dealt[q]}

@@ -121,7 +121,15 @@ class Board:
         return self is other or (isinstance(other, Board) and self._key == other._key)
 
     def __hash__(self) -> int:
-        return hash(self._key)
+        # Kept once computed: positions hash their board at every lookup of the solver's tables. Never pickled
+        # (a string's hash differs from process to process).
+        known: int | None = self.__dict__.get("_hash")
+        if known is None:
+            known = self.__dict__["_hash"] = hash(self._key)
+        return known
+
+    def __getstate__(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
     def __repr__(self) -> str:
         return f"<Board {self.name or 'inline'}: {len(self.discs)} discs, {len(self.forks)} fork(s)>"

@@ -146,6 +146,18 @@ class Position:
     moose: Moose | None = None
     joe: Joe | None = None
 
+    def __hash__(self) -> int:
+        # Kept once computed: the solver looks positions up in its tables many times. Never pickled (a string's
+        # hash differs from process to process).
+        known: int | None = self.__dict__.get("_hash")
+        if known is None:
+            known = self.__dict__["_hash"] = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)
+                                                        if f.compare))
+        return known
+
+    def __getstate__(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     # -- construction -----------------------------------------------------------------------------
 
     @classmethod

@@ -138,6 +138,17 @@ class Ruleset:
     weather_min = -1
     weather_max = 2
 
+    def __hash__(self) -> int:
+        # Kept once computed (every position hashes its ruleset); never pickled: hashes differ between processes.
+        known: int | None = self.__dict__.get("_hash")
+        if known is None:
+            known = self.__dict__["_hash"] = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)
+                                                        if f.compare))
+        return known
+
+    def __getstate__(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
     def player_counts(self) -> range:
         """How many players may play: 2 to 5 (R-COMP-1), 3 to 6 with the sixth player (X-SIX-1)."""
         return range(3, MOST_PLAYERS + 1) if self.x_sixth_player else range(MIN_PLAYERS, MAX_PLAYERS + 1)
@@ -163,7 +174,11 @@ class Ruleset:
     @property
     def modules(self) -> tuple[str, ...]:
         """The expansion modules that are on (``x_…`` switches), in RULES.md's order."""
-        return tuple(name for name in SWITCHES if name.startswith("x_") and getattr(self, name))
+        known: tuple[str, ...] | None = self.__dict__.get("_modules")
+        if known is None:  # asked at every node of the solver's search
+            known = self.__dict__["_modules"] = tuple(name for name in SWITCHES
+                                                      if name.startswith("x_") and getattr(self, name))
+        return known
 
     def switches(self) -> dict[str, Any]:
         """Every switch and its value, as JSON values."""

@@ -388,3 +388,21 @@ def test_the_encodings_turns_name_the_victim_and_the_canoe_as_the_position_does(
     assert set(encoding) == set(engine) and "4: <3 xbob/ruby" in engine.values()
     steals = [encoding[after] for after, turn in engine.items() if "xbob" in turn]
     assert len(steals) == 2 and all("4: <3 xbob/ruby" in label and "blue" not in label for label in steals), steals
+
+
+def test_crosscheck_in_two_processes_reports_what_one_process_reports():
+    # --jobs: the goal positions are found first, in this process; each position is compared in a pool of two
+    # spawned processes. The report is the same, case for case, its seconds aside.
+    args = dict(count=2, seed=1, goals=["steal", "fall-with-a-gem", "steal-a-stolen-gem"], rounds=True, timeout=120)
+    one, two = (crosscheck(standard_board(), Ruleset(), jobs=jobs, **args).to_json() for jobs in (1, 2))
+    one.pop("seconds"), two.pop("seconds")
+    assert one == two
+    assert one["positions"] == 7 and one["mismatches"] == [] and one["unknown"] == []
+    assert one["cases"]["round"] >= 2 and one["cases"]["turn"] >= 4 and one["cases"]["flow"] >= 20
+
+
+def test_a_planted_bug_is_found_with_jobs_too():
+    # A mutant stays in this process (the pool is for the plain encoding); the bug is found and shrunk as before.
+    report = crosscheck(standard_board(), Ruleset(), count=0, rounds=False, mutant=BY_NAME["fork-marker-stuck"],
+                        goals=["odd-flow-with-canoes-in-both-branches"], jobs=2)
+    assert report.mismatches and all(m.case.kind == "flow" for m in report.mismatches)

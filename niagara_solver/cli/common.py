@@ -162,6 +162,9 @@ def players_counts(default: str, what: str = "Player counts") -> Callable[[F], F
 board_option = click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json",
                             help="The river: a board preset or a board file (docs/FORMAT.md).")
 #: ``--ruleset`` wherever a command proves or checks under one ruleset, the standard one unless told.
+#: ``--jobs N``: the independent checks of a command in N processes (the same results whatever N).
+jobs_option = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+                           help="Run the independent checks in this many processes.")
 ruleset_option = click.option("--ruleset", "ruleset_spec", default="standard", show_default=True,
                               metavar="PRESET|FILE.json",
                               help="The rules: a preset (standard, bga-2013-05-09, ...) or a ruleset file.")

@@ -21,11 +21,10 @@ from niagara_solver.design.simulate import MAX_GAMES
 from niagara_solver.model.estimates import difference_row
 from niagara_solver.engine.playout import POLICIES
 from niagara_solver.model.format import dumps_position, load_board, load_ruleset
-from niagara_solver.cli.common import (BUNDLED, PUZZLES, board_option, command_time_limit, emit_json, load,
-                                       parse_card, player_index, players_counts, players_option, timeout_option)
+from niagara_solver.cli.common import (BUNDLED, PUZZLES, board_option, command_time_limit, emit_json, jobs_option,
+                                       load, parse_card, player_index, players_counts, players_option, timeout_option)
 
-_jobs = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="Run the independent checks in this many processes.")
+_jobs = jobs_option
 _scheduler = click.option("--scheduler", metavar="ADDRESS",
                           help="Run the checks on a Dask cluster (tcp://host:8786); needs the dask extra.")
 

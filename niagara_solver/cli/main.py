@@ -34,8 +34,8 @@ from niagara_solver.cli.common import load as _load
 from niagara_solver.cli.common import parse_card as _card
 from niagara_solver.cli.common import player_index as _player_index
 from niagara_solver.cli.common import players_option as _players_option
-from niagara_solver.cli.common import (STEPS, TIMEOUT, began_at_process_start, board_option, players_counts,
-                                       ruleset_option, timeout_option)
+from niagara_solver.cli.common import (STEPS, TIMEOUT, began_at_process_start, board_option, jobs_option,
+                                       players_counts, ruleset_option, timeout_option)
 
 if TYPE_CHECKING:
     from niagara_solver.verify.mutants import MutantResult
@@ -686,15 +686,20 @@ def why(position: str, ruleset_spec: str | None, player_name: str, card_text: st
 @click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True,
               help="Seconds the encoding may take for each comparison (and each goal's search); past it that "
                    "comparison is UNKNOWN (exit 3).")
+@jobs_option
 @click.option("--json", "as_json", is_flag=True, help="An object with positions, mismatches and coverage.")
 def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goals: bool, no_rounds: bool,
-               no_cache: bool, timeout: float, as_json: bool) -> int:
+               no_cache: bool, timeout: float, jobs: int, as_json: bool) -> int:
     """Compare the engine and the SMT encoding outcome by outcome (exit 0 agreement, 1 a mismatch, 3 unknown).
+
+    The report is the same whatever --jobs (the goal positions are found first, then the positions are compared in
+    that many processes).
 
     \b
     Examples:
       niagara-solve crosscheck --count 2 --no-rounds
       niagara-solve crosscheck --ruleset bga-2013-05-09 --seed 3 --json
+      niagara-solve crosscheck --count 100 --jobs 2
     """
     from niagara_solver.model.puzzles import bundled_puzzles, positions_under
     from niagara_solver.verify.crosscheck import crosscheck as run_crosscheck
@@ -707,7 +712,7 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
                    not as_json)  # on a terminal only
     report = run_crosscheck(board, rules, count, seed, puzzles=puzzles, goals=not no_goals, rounds=not no_rounds,
                             timeout=timeout, progress=bar.step if bar.enabled else None,
-                            cache=None if no_cache else default_cache())
+                            cache=None if no_cache else default_cache(), jobs=jobs)
     bar.close()
     if as_json:
         _emit_json(report.to_json())

@@ -5,9 +5,11 @@ every comparison whose time ran out (UNKNOWN: neither an agreement nor a mismatc
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import random
 import time
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -21,6 +23,7 @@ from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.catalogue import RULES
 from niagara_solver.model.errors import NiagaraError
+from niagara_solver.model.limits import deadline, deadline_at
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.model.verdict import Verdict
@@ -152,11 +155,96 @@ def positions_planned(count: int, goals: bool | list[str] = True, rounds: bool =
     return chosen + (2 if rounds else 0) + count + len(puzzles or [])
 
 
+#: One comparison planned: ("turn", position, player, card, stolen) | ("rescue", position) | ("end", position) |
+#: ("flow", position, steps) | ("round", position, cards). A round's position is a first round's start under
+#: :func:`_round_rules`.
+Op = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """One position's comparisons, planned with every random choice made, so that it runs the same in this process
+    or in another (``jobs``)."""
+
+    source: str
+    ops: tuple[Op, ...]
+    #: A first round of a game (counted as a position only if the encoding could take it up).
+    first_round: bool = False
+    #: Already noted for the progress bar (a goal's position, noted as its search starts).
+    noted: bool = False
+
+
+def _round_rules(rules: Ruleset) -> Ruleset:
+    """The rules whole rounds are compared under: a round of three players is too large a question for the
+    encoding (over a minute), so with the sixth player (3 to 6 players, X-SIX-1) the rounds are 2-player rounds of
+    the same modules, with the gems of the fewest players allowed: the sixth player changes only how many play,
+    not what a round does."""
+    smallest = player_counts(rules)[0]
+    if smallest == 2:
+        return rules
+    gems = rules.gems_for(smallest)
+    assert gems is not None  # player_counts keeps only counts with gems
+    return dataclasses.replace(rules, x_sixth_player=False, gems_per_colour=gems)
+
+
+class _Checkers:
+    """The cross-checkers of one run: the ruleset's, and the round rules' where they differ (built when first
+    asked, so that a process that only shrinks or only runs some units builds what it needs)."""
+
+    def __init__(self, board: Board, rules: Ruleset, mutant: Mutant | None, timeout: float | None, reference: bool,
+                 preprocess: bool) -> None:
+        self.spec = (board, rules, mutant, timeout, reference, preprocess)
+        self._made: dict[Ruleset, CrossChecker] = {}
+
+    def __call__(self, rules: Ruleset) -> CrossChecker:
+        if rules not in self._made:
+            board, _, mutant, timeout, reference, preprocess = self.spec
+            self._made[rules] = CrossChecker(board, rules, mutant, timeout, reference=reference, preprocess=preprocess)
+        return self._made[rules]
+
+    def run(self, unit: _Unit) -> list[Case | None]:
+        """The unit's cases, in order (None: a round the encoding could not set up in time, skipped)."""
+        rules = self.spec[1]
+        out: list[Case | None] = []
+        for op in unit.ops:
+            kind, pos, *args = op
+            if kind == "turn":
+                out.append(self(rules).turn(pos, *args))
+            elif kind == "rescue":
+                out.append(self(rules).rescue(pos))
+            elif kind == "end":
+                out.append(self(rules).end(pos))
+            elif kind == "flow":
+                out.append(self(rules).flow(pos, *args))
+            else:
+                try:
+                    out.append(self(pos.ruleset).round(pos, *args))
+                except TimeoutError:
+                    out.append(None)
+        return out
+
+
+#: The checkers of a worker process (``jobs``), made by :func:`_start_worker`.
+_WORKER: _Checkers | None = None
+
+
+def _start_worker(spec: tuple[Any, ...]) -> None:
+    global _WORKER
+    fresh_context()
+    _WORKER = _Checkers(*spec)
+
+
+def _run_in_worker(unit: _Unit, moment: float | None) -> list[Case | None]:
+    assert _WORKER is not None
+    with deadline_at(moment):
+        return _WORKER.run(unit)
+
+
 def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mutant: Mutant | None = None,
                puzzles: list[Position] | None = None, goals: bool | list[str] = True, rounds: bool = True,
                timeout: float | None = 60, progress: Callable[[str], None] | None = None,
                reference: bool = False, cache: str | Path | None = None,
-               preprocess: bool = True) -> CrosscheckReport:
+               preprocess: bool = True, jobs: int = 1) -> CrosscheckReport:
     """Compare the engine and the encoding on goal positions, ``count`` playout positions and ``puzzles``.
 
     ``timeout``: the seconds each comparison's encoding side (and each goal's search) may take; past it the
@@ -165,16 +253,16 @@ def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mut
     position (the benchmark's "before"). ``preprocess``: False puts the incremental enumerator's questions for other
     results to a plain solver rather than one that simplifies the pinned relation first (the same outcome sets;
     the benchmark's middle variant). ``cache``: a folder where the goal positions are kept between runs
-    (:func:`~niagara_solver.verify.crosscheck.goals.goal_answers`).
+    (:func:`~niagara_solver.verify.crosscheck.goals.goal_answers`). ``jobs``: compare the positions in this many
+    processes (the goal positions are found first, in this one); the report is the same whatever the number, its
+    seconds aside. With a ``mutant`` the comparisons stay in this process.
 
     Runs in a fresh z3 context, so the goal positions (and so the report) are the same whatever the process
     asked z3 before (``fresh_context``)."""
     fresh_context()
     start = time.perf_counter()
-    checker = CrossChecker(board, rules, mutant, timeout, reference=reference, preprocess=preprocess)
+    checkers = _Checkers(board, rules, mutant, timeout, reference, preprocess)
     report = CrosscheckReport(not_applicable=unreachable_rules(rules))
-    rng = random.Random(seed)
-    smallest = player_counts(rules)[0]
 
     def record(case: Case, source: str) -> None:
         if case.unknown is not None:  # the encoding's side is not known: neither agreement nor mismatch
@@ -187,116 +275,131 @@ def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mut
             report.coverage[rule] += 1
         if case.disagrees:
             # Shrinking costs many more comparisons: the first few disagreements are shrunk, the rest shown as found.
-            shrunk = shrunk_case(checker, case) if len(report.mismatches) < SHRINK_FIRST else case
+            shrunk = (shrunk_case(checkers(case.position.ruleset), case) if len(report.mismatches) < SHRINK_FIRST
+                      else case)
             report.mismatches.append(Mismatch(shrunk, source))
 
-    def turns(pos: Position, source: str, only: tuple[int, Card] | None = None) -> None:
+    def note(text: str) -> None:
+        if progress:
+            progress(text)
+    def results(units: Iterator[_Unit]) -> Iterator[tuple[_Unit, list[Case | None]]]:
+        """Each unit with its cases, in the order planned: from a pool of ``jobs`` processes (each unit handed over
+        as soon as it is planned, so the pool compares while goal positions are still searched here), or one by
+        one. A goal's position is noted as its search starts, any other as its comparisons start (one by one) or
+        end (in the pool)."""
+        if jobs > 1 and mutant is None:
+            context = multiprocessing.get_context("spawn")  # a process running z3 is never forked
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker,
+                                     initargs=(checkers.spec,)) as pool:
+                futures = [(unit, pool.submit(_run_in_worker, unit, deadline())) for unit in units]
+                for unit, future in futures:
+                    cases = future.result()
+                    if not unit.noted:
+                        note(unit.source)
+                    yield unit, cases
+        else:
+            for unit in units:
+                if not unit.noted:
+                    note(unit.source)
+                yield unit, checkers.run(unit)
+
+    for unit, cases in results(_plan(board, rules, count, seed, puzzles, goals, rounds, timeout, cache, report,
+                                     note)):
+        for case in cases:
+            if case is None:
+                report.skipped_rounds += 1
+            else:
+                record(case, unit.source)
+        if unit.first_round and cases[0] is not None:  # a first round counts once the encoding could take it up
+            report.positions += 1
+            report.sources["first rounds"] += 1
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _plan(board: Board, rules: Ruleset, count: int, seed: int, puzzles: list[Position] | None,
+          goals: bool | list[str], rounds: bool, timeout: float | None, cache: str | Path | None,
+          report: CrosscheckReport, note: Callable[[str], None]) -> Iterator[_Unit]:
+    """Every position to compare, with its comparisons, in order: the goal positions (searched now, or read from
+    the cache; noted as each search starts), the first rounds, the playouts and the puzzles. Counts the positions
+    and their sources in ``report`` (a first round once it could be compared: :func:`crosscheck`)."""
+    rng = random.Random(seed)
+    smallest = player_counts(rules)[0]
+
+    def turn(pos: Position, only: tuple[int, Card] | None = None) -> Op:
         if pos.phase is Phase.CARDS:
             pos = begin_turns(pos, {i: rescue_options(pos, i)[0] for i in range(len(pos.players))})
         if only is None:  # one player of the position, with their card (or a card of their hand)
             player = rng.choice([i for i in range(len(pos.players)) if i not in pos.acted])
             chosen = pos.players[player].card
             only = (player, chosen if chosen is not None else rng.choice(pos.players[player].hand))
-        record(checker.turn(pos, *only), source)
+        return ("turn", pos, *only)
 
-    def note(text: str) -> None:
-        if progress:
-            progress(text)
+    def counted(kind: str) -> None:
+        report.positions += 1
+        report.sources[kind] += 1
 
     if goals:
         chosen = goals if isinstance(goals, list) else None
         asked = iter([g.name for g in goals_for(rules) if chosen is None or g.name in chosen])
         note(f"goal {next(asked, '')}")  # the search for each goal is noted before it starts
-        # The fewest players the ruleset allows keep the goal positions' outcomes few.
+        # The fewest players the ruleset allows keep the goal positions' outcomes few. Every goal is searched
+        # before any comparison, so that what z3 finds does not depend on what it compared before (or where).
+        answers = []
         for answer in goal_answers(board, rules, players=smallest, timeout=timeout, names=chosen, cache=cache):
-            goal, pos, card = answer.goal, answer.position, answer.card
+            answers.append(answer)
             upcoming = next(asked, None)
+            if upcoming is not None:
+                note(f"goal {upcoming}")
+        for answer in answers:
+            goal, pos, card = answer.goal, answer.position, answer.card
             if pos is None:
                 report.goals[goal.name] = ("unknown: no position was found in time" if answer.status == "unknown"
                                            else "unreachable under these rules")
-                if upcoming is not None:
-                    note(f"goal {upcoming}")
-                continue
-            report.goals[goal.name] = "checked"
-            report.positions += 1
-            report.sources["goals"] += 1
-            source = f"goal {goal.name}"
-            if goal.phase == "turn" and card is not None:
-                turns(pos, source, (0, card))
-            elif goal.phase == "two-turns" and card is not None:
-                turns(pos, source, (0, card))
-                after = _after_a_steal(pos, card)
-                if after is not None:  # player 1's turns, once player 0 has stolen a gem they can take back
-                    mid, stolen = after
-                    second_card = mid.players[1].card
-                    assert second_card is not None
-                    record(checker.turn(mid, 1, second_card, stolen), source)
-            elif goal.phase == "flow":
-                for steps in (None, *FLOW_STEPS):
-                    record(checker.flow(pos, steps), source)
-            else:  # a start-of-round position: rescues and the end check
-                record(checker.rescue(pos), source)
-                record(checker.end(pos), source)
-            if upcoming is not None:
-                note(f"goal {upcoming}")
+            else:
+                report.goals[goal.name] = "checked"
+                counted("goals")
+                ops: list[Op] = []
+                if goal.phase == "turn" and card is not None:
+                    ops.append(turn(pos, (0, card)))
+                elif goal.phase == "two-turns" and card is not None:
+                    ops.append(turn(pos, (0, card)))
+                    after = _after_a_steal(pos, card)
+                    if after is not None:  # player 1's turns, once player 0 has stolen a gem they can take back
+                        mid, stolen = after
+                        second_card = mid.players[1].card
+                        assert second_card is not None
+                        ops.append(("turn", mid, 1, second_card, stolen))
+                elif goal.phase == "flow":
+                    ops.extend(("flow", pos, steps) for steps in (None, *FLOW_STEPS))
+                else:  # a start-of-round position: rescues and the end check
+                    ops.extend((("rescue", pos), ("end", pos)))
+                yield _Unit(f"goal {goal.name}", tuple(ops), noted=True)
     if rounds:
-        # Whole rounds from the first round of 2-player games: every canoe in the port keeps the outcomes few. A
-        # round of three players is too large a question for the encoding (over a minute), so with the sixth
-        # player (3 to 6 players, X-SIX-1) the rounds are 2-player rounds of the same modules, with the gems of the
-        # fewest players allowed: the sixth player changes only how many play, not what a round does.
-        gems = rules.gems_for(smallest)
-        assert gems is not None  # player_counts keeps only counts with gems
-        round_rules = rules if smallest == 2 else dataclasses.replace(rules, x_sixth_player=False,
-                                                                      gems_per_colour=gems)
-        round_checker = checker if round_rules == rules else CrossChecker(board, round_rules, mutant, timeout,
-                                                                         reference=reference, preprocess=preprocess)
+        # Whole rounds from the first round of 2-player games: every canoe in the port keeps the outcomes few.
+        round_rules = _round_rules(rules)
         for game in range(2):
-            note(f"the first round of game {seed * 100 + game}")
+            source = f"the first round of game {seed * 100 + game}"
             start_pos = Position.initial(list(NAMES[:2]), board, round_rules, lifebuoy=game)
             first = next(random_playout(start_pos, seed * 100 + game, rounds=1))
             cards = {i: p.card for i, p in enumerate(first.turns_start.players) if p.card is not None}
-            try:
-                case = round_checker.round(start_pos, cards)
-            except TimeoutError:
-                case = None
-            if case is None:
-                report.skipped_rounds += 1
-            else:
-                report.positions += 1
-                report.sources["first rounds"] += 1
-                record(case, f"the first round of game {seed * 100 + game}")
+            yield _Unit(source, (("round", start_pos, cards),), first_round=True)
     for source, rec in playout_positions(board, rules, count, seed):
-        report.positions += 1
-        report.sources["playouts"] += 1
-        note(source)
-        record(checker.rescue(rec.start), source)
-        record(checker.end(rec.start), source)
-        turns(rec.turns_start, source)
-        for steps in (None, *FLOW_STEPS):
-            record(checker.flow(rec.before_flow, steps), source)
+        counted("playouts")
+        ops = [("rescue", rec.start), ("end", rec.start), turn(rec.turns_start)]
+        ops.extend(("flow", rec.before_flow, steps) for steps in (None, *FLOW_STEPS))
         if rounds and len(rec.start.players) == 2:
-            cards = {i: p.card for i, p in enumerate(rec.turns_start.players) if p.card is not None}
-            try:
-                case = checker.round(rec.start, cards)
-            except TimeoutError:
-                case = None
-            if case is None:
-                report.skipped_rounds += 1
-            else:
-                record(case, source)
+            ops.append(("round", rec.start, {i: p.card for i, p in enumerate(rec.turns_start.players)
+                                             if p.card is not None}))
+        yield _Unit(source, tuple(ops))
     for pos in puzzles or []:
-        report.positions += 1
-        report.sources["puzzles"] += 1
-        note("puzzle")
-        if pos.phase is Phase.CARDS:
-            record(checker.rescue(pos), "puzzle")
-            record(checker.end(pos), "puzzle")
+        counted("puzzles")
+        ops = [("rescue", pos), ("end", pos)] if pos.phase is Phase.CARDS else []
         try:
-            turns(pos, "puzzle")
+            ops.append(turn(pos))
         except NiagaraError:
             pass  # a puzzle whose phase I needs a choice of rescue: its turns are checked from the goals instead
-    report.seconds = time.perf_counter() - start
-    return report
+        yield _Unit("puzzle", tuple(ops))
 
 
 def _after_a_steal(pos: Position, card: Card) -> tuple[Position, frozenset[StolenMark]] | None:

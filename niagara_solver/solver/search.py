@@ -356,12 +356,15 @@ class Search:
                      killer: str | None = None) -> Iterable[tuple[str, Any]]:
         name = pos.players[p].name
         for card in cards:
-            labelled = [(f"{name} ({card.label}): {o.turn}", o)
-                        for o in self._order(pos, legal_turns(pos, p, card), mine=False)]
-            if killer is not None:
-                labelled.sort(key=lambda item: item[0] != killer)  # stable: the others keep their order
-            for label, o in labelled:
-                yield label, lambda o=o: self.turn_stage(o.position, left)
+            prefix = f"{name} ({card.label}): "
+            ordered = self._order(pos, legal_turns(pos, p, card), mine=False)
+            if killer is not None and killer.startswith(prefix):
+                # The killer's turn first (stable: the others keep their order); only this card's turns are written
+                # out to find it, the others' texts only when their child is tried.
+                turn = killer[len(prefix):]
+                ordered.sort(key=lambda o: str(o.turn) != turn)
+            for o in ordered:
+                yield prefix + str(o.turn), lambda o=o: self.turn_stage(o.position, left)
 
     def _after_x(self, pos: Position, outcome: TurnOutcome, left: int) -> Node:
         if (asked := self._ask("_after_x", pos, outcome, left)) is not None:
@@ -531,13 +534,16 @@ class Search:
 
     def _order(self, pos: Position, outcomes: list[TurnOutcome], mine: bool) -> list[TurnOutcome]:
         x = self.x
+        before, bank = x_gems(pos, x), pos.players[x].bank.total  # once, not per outcome
+        stealing = self.goal is Goal.STEAL
 
         def score(o: TurnOutcome) -> tuple[int, ...]:
             after = o.position
-            gain = x_gems(after, x) - x_gems(pos, x)
-            banked = after.players[x].bank.total - pos.players[x].bank.total
-            steal = 1 if has_steal(o.turn) else 0
-            return (-(steal if self.goal is Goal.STEAL else 0), -banked, -gain) if mine else (gain, -steal)
+            gain = x_gems(after, x) - before
+            if mine:
+                steal = 1 if stealing and has_steal(o.turn) else 0
+                return (-steal, bank - after.players[x].bank.total, -gain)
+            return (gain, -1 if has_steal(o.turn) else 0)
         return sorted(outcomes, key=score)
 
     # -- AND / OR ----------------------------------------------------------------------------------------------

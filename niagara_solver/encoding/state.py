@@ -260,51 +260,76 @@ def card_in_hand(pos: SymPosition, p: int, card: Expr) -> Expr:
     return z3.Or([z3.And(card == c, pos.hand[p][c]) for c in range(len(pos.hand[p]))])
 
 
+class Pins(list[Expr]):
+    """Constraints ``variable == value`` pinning a symbolic position to a concrete one, with the (variable, value)
+    pairs they were made of (:attr:`pairs`): evaluating a relation at a pinned position reads the pairs instead of
+    taking every constraint apart again through z3's Python API (the larger part of the time of an evaluation)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pairs: list[tuple[Expr, Expr]] = []
+
+    def pin(self, term: Expr, value: int | bool) -> None:
+        """``term == value``; a Python ``bool`` is a Boolean literal, any other int an integer one."""
+        literal = z3.BoolVal(value, term.ctx) if isinstance(value, bool) else z3.IntVal(value, term.ctx)
+        self.append(term == literal)
+        self.pairs.append((term, literal))
+
+
 def fix(pos: SymPosition, concrete: Position, tables: BoardTables,
-        order: dict[int, tuple[int, int]] | None = None) -> list[Expr]:
+        order: dict[int, tuple[int, int]] | None = None) -> "Pins":
     """Constraints making ``pos`` equal to a concrete position.
 
     A player's canoes are in canonical order unless ``order`` gives another (symbolic canoe k is the
     concrete canoe ``order[p][k]``): the encoding's canoe 0 is the one that acts first.
     """
-    out = []
+    out = Pins()
+    pin = out.pin
     for p, player in enumerate(concrete.players):
         canoes = [player.canoes[i] for i in (order or {}).get(p, (0, 1))]
         for k, canoe in enumerate(canoes):
-            out.append(pos.place[p][k] == tables.index[canoe.place])
+            pin(pos.place[p][k], tables.index[canoe.place])
             g = Gems.of(canoe.gems)
-            out += [pos.cargo[p][k][c] == g[c] for c in range(NCOL)]
-        out += [pos.bank[p][c] == player.bank[c] for c in range(NCOL)]
-        out += [pos.hand[p][c] == (Card(c) in player.hand) for c in range(len(pos.hand[p]))]
+            for c in range(NCOL):
+                pin(pos.cargo[p][k][c], g[c])
+        for c in range(NCOL):
+            pin(pos.bank[p][c], player.bank[c])
+        for c in range(len(pos.hand[p])):
+            pin(pos.hand[p][c], (Card(c) in player.hand))
         if player.card is not None:
-            out.append(pos.card[p] == int(player.card))
+            pin(pos.card[p], int(player.card))
         if pos.double is not None:
-            out += [pos.double[p][k] == canoe.double for k, canoe in enumerate(canoes)]
+            for k, canoe in enumerate(canoes):
+                pin(pos.double[p][k], canoe.double)
         if pos.moored is not None and pos.budget is not None:
-            out += [pos.moored[p][k] == canoe.moored for k, canoe in enumerate(canoes)]
-            out.append(pos.budget[p] == (player.card_budget or 0))
+            for k, canoe in enumerate(canoes):
+                pin(pos.moored[p][k], canoe.moored)
+            pin(pos.budget[p], (player.card_budget or 0))
     for cc in range(NCOL):
-        out += [pos.cave[cc][c] == concrete.caves[cc][c] for c in range(NCOL)]
-    out.append(pos.weather == concrete.weather)
+        for c in range(NCOL):
+            pin(pos.cave[cc][c], concrete.caves[cc][c])
+    pin(pos.weather, concrete.weather)
     if pos.beaver is not None:
-        out.append(pos.beaver == (tables.index[concrete.beaver] if concrete.beaver is not None else 0))
+        pin(pos.beaver, (tables.index[concrete.beaver] if concrete.beaver is not None else 0))
     if pos.moose is not None and pos.holder is not None:
-        out.append(pos.moose == MOOSE_STATES.index(concrete.moose or Moose.WAITING))
+        pin(pos.moose, MOOSE_STATES.index(concrete.moose or Moose.WAITING))
         for p, player in enumerate(concrete.players):
             canoes = [player.canoes[i] for i in (order or {}).get(p, (0, 1))]
-            out += [pos.holder[p][k] == canoe.moose for k, canoe in enumerate(canoes)]
+            for k, canoe in enumerate(canoes):
+                pin(pos.holder[p][k], canoe.moose)
     if pos.whirl is not None:
-        out.append(pos.whirl == (0 if concrete.whirlpool in (None, NEXT) else tables.index[concrete.whirlpool]))
+        pin(pos.whirl, (0 if concrete.whirlpool in (None, NEXT) else tables.index[concrete.whirlpool]))
     if pos.joe is not None and pos.joe_gem is not None and pos.lifebuoy is not None:
         joe = concrete.joe or Joe(concrete.board.top)
-        out.append(pos.joe == tables.index[joe.place])
-        out += [pos.joe_gem[c] == int(joe.gem is not None and joe.gem == COLOURS[c]) for c in range(NCOL)]
-        out.append(pos.lifebuoy == concrete.lifebuoy)
+        pin(pos.joe, tables.index[joe.place])
+        for c in range(NCOL):
+            pin(pos.joe_gem[c], int(joe.gem is not None and joe.gem == COLOURS[c]))
+        pin(pos.lifebuoy, concrete.lifebuoy)
         if concrete.players[concrete.lifebuoy].card is None:  # X-JOE-2: no card known yet is worth 0 points to Joe
-            out.append(pos.card[concrete.lifebuoy] == 0)
+            pin(pos.card[concrete.lifebuoy], 0)
     for fork, label in concrete.forks:
         f = tables.index[fork]
-        out.append(pos.marker[f] == tables.labels[f].index(label))
+        pin(pos.marker[f], tables.labels[f].index(label))
     return out
 
 

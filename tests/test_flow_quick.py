@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import P, doc, position
+from helpers import P, position
 from niagara_solver.engine.flow import _quick_flow, flow_choices
 from niagara_solver.engine.playout import random_playout
 from niagara_solver.model.position import Position

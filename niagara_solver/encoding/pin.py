@@ -10,6 +10,7 @@ from niagara_solver.model.notation import Load, Move, Push, Steal, TakeMoose, Tr
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.position import Position
 from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.solver import zeros
 from niagara_solver.encoding.state import NCOL
 from niagara_solver.encoding.turn import GemOp, TurnChoice
 
@@ -60,15 +61,15 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
     if card in (Card.CLOUD, Card.LASSO):  # no canoe paddles: an action here only takes the moose
         for slot in slots:
             out.append(z3.Not(slot.on))
-            out += [x == 0 for op in (*slot.pre, *slot.post) for x in op.cells()]
-            out += [x == 0 for j in range(len(slot.steals)) for x in slot.steal_cells(j)]
+            out += zeros(x for op in (*slot.pre, *slot.post) for x in op.cells())
+            out += zeros(x for j in range(len(slot.steals)) for x in slot.steal_cells(j))
         return out
     # The first action belongs to slot 0 (canoe 0 after the reordering), the second to slot 1.
     for s, slot in enumerate(slots):
         if s >= len(acting):
             out.append(z3.Not(slot.on))
-            out += [x == 0 for op in (*slot.pre, *slot.post) for x in op.cells()]
-            out += [x == 0 for j in range(len(slot.steals)) for x in slot.steal_cells(j)]
+            out += zeros(x for op in (*slot.pre, *slot.post) for x in op.cells())
+            out += zeros(x for j in range(len(slot.steals)) for x in slot.steal_cells(j))
             continue
         action = acting[s]
         out.append(slot.on)
@@ -106,29 +107,29 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
             if j < len(thefts):
                 q = names.index(thefts[j].victim) if thefts[j].victim in names else -1
                 c = int(thefts[j].colour) - 1
-                out += [x == 0 for qq, canoes in enumerate(cells) for v, row in enumerate(canoes)
-                        for cc, x in enumerate(row) if qq != q or cc != c]
+                out += zeros(x for qq, canoes in enumerate(cells) for v, row in enumerate(canoes)
+                             for cc, x in enumerate(row) if qq != q or cc != c)
                 if q >= 0:
                     # A victim named by its kind (X-DOUBLE-3) is that canoe; the other players' canoes keep their order.
                     kind = thefts[j].victim_kind
                     named = [v for v in range(2) if kind is None or pos.players[q].canoes[v].kind.value == kind]
-                    out += [cells[q][v][c] == 0 for v in range(2) if v not in named]
+                    out += zeros(cells[q][v][c] for v in range(2) if v not in named)
                     out.append(z3.Sum([cells[q][v][c] for v in named]) == 1)
                 else:
                     out.append(z3.BoolVal(False))
             else:
-                out += [x == 0 for x in slot.steal_cells(j)]
+                out += zeros(x for x in slot.steal_cells(j))
     return out
 
 
 def _pin_op(op: GemOp, step: Load | Unload | None) -> list[Any]:
     """A written gem action: its kind and colour; the cave is whichever lies beside the canoe."""
     if step is None:
-        return [x == 0 for x in op.cells()]
+        return zeros(x for x in op.cells())
     c = int(step.colour) - 1
     chosen = op.load if isinstance(step, Load) else op.unload
     other = op.unload if isinstance(step, Load) else op.load
-    out = [x == 0 for row in other for x in row]
-    out += [chosen[cc][col] == 0 for cc in range(NCOL) for col in range(NCOL) if col != c]
+    out = zeros(x for row in other for x in row)
+    out += zeros(chosen[cc][col] for cc in range(NCOL) for col in range(NCOL) if col != c)
     out.append(z3.Sum([chosen[cc][c] for cc in range(NCOL)]) == 1)
     return out

@@ -227,10 +227,11 @@ def test_a_comparison_past_its_time_limit_is_unknown_not_an_agreement():
     report = crosscheck(standard_board(), Ruleset(), count=1, seed=0, goals=False, rounds=False, timeout=1e-9)
     assert report.mismatches == [] and report.verdict is Verdict.UNKNOWN and report.verdict.exit_status == 3
     kinds = {item["kind"] for item in report.unknown}
-    assert {"turn", "rescue", "end"} <= kinds and "turn" not in report.cases
+    assert {"turn", "rescue"} <= kinds and "turn" not in report.cases
     assert all(item["source"].startswith("playout") for item in report.unknown)
-    # Flows under alternation leave the encoding no choice once pinned: they are evaluated, not asked, and count.
-    assert report.cases["flow"] == 10
+    # Flows under alternation and the end check leave the encoding no choice once pinned: they are evaluated, not
+    # asked, and count.
+    assert report.cases["flow"] == 10 and report.cases["end"] == 1 and "end" not in kinds
 
 
 def test_goal_positions_are_kept_in_a_cache_keyed_by_the_question(tmp_path, monkeypatch):

@@ -158,9 +158,12 @@ def prove(ruleset: RulesetRef = "standard", board: BoardRef = "standard", player
 
 
 def crosscheck(ruleset: RulesetRef = "standard", board: BoardRef = "standard", count: int = 10, seed: int = 0,
-               timeout: float | None = 60) -> object:
-    """Compare the engine and the encoding outcome by outcome (a report with ``mismatches`` and coverage)."""
-    return _crosscheck(load_board(board), load_ruleset(ruleset), count, seed, timeout=timeout)
+               timeout: float | None = 60, jobs: int = 1) -> object:
+    """Compare the engine and the encoding outcome by outcome (a report with ``mismatches`` and coverage).
+
+    ``jobs``: compare the positions in that many spawned processes (the same report); a script calling this with
+    ``jobs`` above 1 runs it under ``if __name__ == "__main__":``, as any script starting processes must."""
+    return _crosscheck(load_board(board), load_ruleset(ruleset), count, seed, timeout=timeout, jobs=jobs)
 
 
 def check(ruleset: RulesetRef = "standard", board: BoardRef = "standard", puzzles: str | None = None,

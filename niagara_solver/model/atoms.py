@@ -5,6 +5,7 @@ Closed sets are enums; gem counts are small immutable tuples indexed by colour.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from enum import Enum, IntEnum, StrEnum
 from functools import lru_cache
@@ -199,6 +200,22 @@ def place_key(place: str) -> tuple[int, tuple[tuple[int, int | str], ...]]:
         return (2, ())
     parts = tuple((0, int(p)) if p.isdigit() else (1, p) for p in _NATURAL.split(place) if p)
     return (1, parts)
+
+
+class KeptHash:
+    """For a frozen dataclass looked up many times (a position in the solver's tables, the ruleset every position
+    hashes): its hash, over the fields it is compared by, is computed once and kept. It is never pickled (a string's
+    hash differs between processes); a copy made by taking another instance's ``__dict__`` must drop ``_hash``."""
+
+    def __hash__(self) -> int:
+        known: int | None = self.__dict__.get("_hash")
+        if known is None:
+            known = self.__dict__["_hash"] = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)  # type: ignore[arg-type]
+                                                        if f.compare))
+        return known
+
+    def __getstate__(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
 
 class Gems(tuple[int, ...]):

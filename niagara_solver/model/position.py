@@ -13,7 +13,8 @@ from typing import Iterator
 
 from niagara_solver.model.board import Board, standard_board
 from niagara_solver.model.atoms import (COLOURS, DOUBLE_CAPACITY, EXPANSION_HAND, FALLEN, FULL_HAND, NO_GEMS, PORT,
-                                        CanoeKind, Card, Colour, Gems, Moose, Phase, hand_order, place_key)
+                                        CanoeKind, Card, Colour, Gems, KeptHash, Moose, Phase, hand_order,
+                                        place_key)
 from niagara_solver.model.ruleset import STANDARD, Ruleset
 
 
@@ -146,17 +147,9 @@ class Position:
     moose: Moose | None = None
     joe: Joe | None = None
 
-    def __hash__(self) -> int:
-        # Kept once computed: the solver looks positions up in its tables many times. Never pickled (a string's
-        # hash differs from process to process).
-        known: int | None = self.__dict__.get("_hash")
-        if known is None:
-            known = self.__dict__["_hash"] = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)
-                                                        if f.compare))
-        return known
-
-    def __getstate__(self) -> dict[str, object]:
-        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+    # The solver looks positions up in its tables many times: the hash is kept (KeptHash).
+    __hash__ = KeptHash.__hash__
+    __getstate__ = KeptHash.__getstate__
 
     # -- construction -----------------------------------------------------------------------------
 

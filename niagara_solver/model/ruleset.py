@@ -13,7 +13,7 @@ from typing import Any
 
 from niagara_solver.model.errors import RulesetError, quoted
 from niagara_solver.model.limits import MAX_GEMS_PER_COLOUR
-from niagara_solver.model.atoms import MIN_PLAYERS, MAX_PLAYERS, MOST_PLAYERS
+from niagara_solver.model.atoms import MIN_PLAYERS, MAX_PLAYERS, MOST_PLAYERS, KeptHash
 from niagara_solver.model.switches import (BOOLEAN, Choice, GemCount, GemTable, Integer, Place, Switch, as_json,
                                            rows_of, switch)
 
@@ -138,16 +138,9 @@ class Ruleset:
     weather_min = -1
     weather_max = 2
 
-    def __hash__(self) -> int:
-        # Kept once computed (every position hashes its ruleset); never pickled: hashes differ between processes.
-        known: int | None = self.__dict__.get("_hash")
-        if known is None:
-            known = self.__dict__["_hash"] = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)
-                                                        if f.compare))
-        return known
-
-    def __getstate__(self) -> dict[str, object]:
-        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+    # Every position hashes its ruleset: the hash is kept (KeptHash).
+    __hash__ = KeptHash.__hash__
+    __getstate__ = KeptHash.__getstate__
 
     def player_counts(self) -> range:
         """How many players may play: 2 to 5 (R-COMP-1), 3 to 6 with the sixth player (X-SIX-1)."""

@@ -5,7 +5,9 @@
   and, side by side in the same run, with the expansion's modules (presets ``flussgeister`` and
   ``flussgeister-joe``, positions from games of 3 to 6 players). Three generators on the same queries: the
   fast generator ``legal_turns`` (engine/paddling.py: every paddle card of every preset; the cloud and the Lasso are
-  shared code), the generator it replaced, ``legal_turns_reference``, in alternating passes; and, on a fixed subset
+  shared code; every outcome's position made, though the generator leaves it to be made on first use), the
+  generator it replaced, ``legal_turns_reference``, in alternating passes, and the fast generator's turns alone
+  (positions left unmade, as a search lists turns to order them); and, on a fixed subset
   of the base game's queries (it takes seconds a query), the naive enumerator of tests/brute.py: every short action
   the notation can write, judged by the rule-by-rule interpreter. Each pass of the fast generator starts with its
   caches cleared (``clear_caches``), as a fresh process would;
@@ -67,21 +69,28 @@ def queries(positions: list[Position]) -> list[tuple[Position, int, object]]:
 Work = list[tuple[Position, int, object]]
 
 
-def one_pass(work: Work, generate: Callable[..., list[Any]]) -> tuple[float, int]:
-    """Seconds and outcomes of one pass over ``work``; the fast generator's caches cleared first."""
+def one_pass(work: Work, generate: Callable[..., list[Any]], positions: bool = True) -> tuple[float, int]:
+    """Seconds and outcomes of one pass over ``work``; the fast generator's caches cleared first. Each outcome's
+    position is made (the fast generator makes it on first use) unless ``positions`` is false."""
     clear_caches()
     start = time.perf_counter()
-    total = sum(len(generate(pos, i, card)) for pos, i, card in work)
+    total = 0
+    for pos, i, card in work:
+        outcomes = generate(pos, i, card)
+        total += len(outcomes)
+        if positions:
+            for outcome in outcomes:
+                outcome.position
     return time.perf_counter() - start, total
 
 
 def bench_turns(work: Work) -> dict[str, tuple[float, int, float]]:
     """Per generator: median outcomes/s, outcomes per pass, spread of the rates; passes alternate."""
-    times: dict[str, list[float]] = {"fast": [], "reference": []}
+    times: dict[str, list[float]] = {"fast": [], "reference": [], "listed": []}
     totals: dict[str, int] = {}
     for _ in range(REPEATS):
-        for name, generate in (("fast", legal_turns), ("reference", legal_turns_reference)):
-            seconds, totals[name] = one_pass(work, generate)
+        for name, generate in (("fast", legal_turns), ("reference", legal_turns_reference), ("listed", legal_turns)):
+            seconds, totals[name] = one_pass(work, generate, positions=name != "listed")
             times[name].append(seconds)
     out = {}
     for name, seconds in times.items():
@@ -128,9 +137,11 @@ def main() -> None:
               f"distinct outcomes/s (median of {REPEATS}; {len(work)} queries, {total} outcomes per pass; spread "
               f"{spread:.0%}; {rate / base:.2f}x the base game); the reference generator {reference:,.0f}/s "
               f"(spread {rates['reference'][2]:.0%}): {rate / reference:.1f}x")
+        print(f"  the fast generator's turns listed, their positions left to be made on first use (as the search "
+              f"orders them and tries a few): {rates['listed'][0]:,.0f} outcomes/s")
         if preset == "standard":
             subset = work[::NAIVE_EVERY]
-            naive_seconds, naive_total = one_pass(subset, naive_outcomes)
+            naive_seconds, naive_total = one_pass(subset, naive_outcomes, positions=False)  # positions already
             fast = statistics.median(one_pass(subset, legal_turns)[0] for _ in range(REPEATS))
             slow = statistics.median(one_pass(subset, legal_turns_reference)[0] for _ in range(REPEATS))
             print(f"  on 1 query in {NAIVE_EVERY} ({len(subset)} queries, {naive_total} outcomes): the naive "

@@ -8,7 +8,9 @@ rule-by-rule interpreter (engine/apply.py) makes of its turn.
 
 from __future__ import annotations
 
+import pickle
 import random
+from dataclasses import FrozenInstanceError
 from typing import Iterator
 
 import pytest
@@ -18,7 +20,7 @@ from hypothesis import strategies as st
 from helpers import P, doc, position
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.playout import random_playout
-from niagara_solver.engine.turns import legal_turns, legal_turns_reference
+from niagara_solver.engine.turns import TurnOutcome, legal_turns, legal_turns_reference
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.board import Board, standard_board
 from niagara_solver.model.format import position_from_json
@@ -46,6 +48,13 @@ def same(pos: Position, player: int, card: Card) -> int:
     """The fast generator's outcomes are the reference generator's, turn for turn, in the same order."""
     fast = legal_turns(pos, player, card)
     slow = legal_turns_reference(pos, player, card)
+    # The players and the gems read before the positions are made (TurnOutcome.player, .gems) are the made ones'.
+    before = [tuple(o.player(q) for q in range(len(pos.players))) for o in fast]
+    gems = [tuple(o.gems(q) for q in range(len(pos.players))) for o in legal_turns(pos, player, card)]
+    assert before == [o.position.players for o in fast]
+    assert gems == [tuple((p.bank.total, sum(len(c.gems) for c in p.canoes)) for p in o.position.players)
+                    for o in fast]
+    assert gems == [tuple(o.gems(q) for q in range(len(pos.players))) for o in fast]
     assert [str(o.turn) for o in fast] == [str(o.turn) for o in slow]
     assert [(o.turn, o.position) for o in fast] == [(o.turn, o.position) for o in slow]
     return len(fast)
@@ -145,3 +154,18 @@ def test_equal_boards_built_apart_give_the_same_turns():
     other = pos.replace(board=again)
     assert [(o.turn, o.position.replace(board=pos.board)) for o in legal_turns(other, 0, Card.FIVE)] == \
            [(o.turn, o.position) for o in legal_turns(pos, 0, Card.FIVE)]
+
+
+def test_an_outcome_made_on_first_use_is_the_value_made_at_once():
+    """The fast generator's outcomes make their positions on first use (TurnOutcome): equal, hashed, printed, pickled
+    and frozen as an outcome given its position."""
+    pos = position(P("a", "4", "2:ruby"), P("b", "3:ruby", "port"))
+    outcomes = legal_turns(pos, 0, Card.TWO)
+    assert len(outcomes) > 3
+    for o in outcomes:
+        made = TurnOutcome(o.turn, apply_turn(pos, 0, o.turn, Card.TWO).position)
+        assert o == made and hash(o) == hash(made) and repr(o) == repr(made)
+        assert pickle.loads(pickle.dumps(legal_turns(pos, 0, Card.TWO)[outcomes.index(o)])) == made
+    with pytest.raises(FrozenInstanceError):
+        outcomes[0].turn = outcomes[1].turn
+    assert outcomes[0] != outcomes[1]

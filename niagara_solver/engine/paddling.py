@@ -30,7 +30,7 @@ constructor, once each.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError
 from functools import lru_cache
 from operator import itemgetter
 from typing import Any, Iterator, NamedTuple, Sequence, TypeVar
@@ -54,22 +54,106 @@ V = TypeVar("V")
 
 # -- values built without re-running what their constructors check --------------------------------------------------
 
-@dataclass(frozen=True)
 class TurnOutcome:
-    """A legal turn and the position right after it (phase II, the player marked as having acted)."""
+    """A legal turn and the position right after it (phase II, the player marked as having acted).
+
+    A value: two outcomes are equal when their turns and positions are. The fast generator hands its outcomes out
+    with their positions still to be made, each made on first use (``position``, or one of its players with
+    :meth:`player`): a search lists every turn of a player to order them and tries only a few (at horizon 3, one in
+    ten or fewer), so most positions are never needed. Once made, the position is kept.
+    """
+
+    __slots__ = ("turn", "_position", "_pending", "_players")
 
     turn: Turn
-    position: Position
+    _position: Position | None
+    #: The generator of the position and what it needs (:meth:`_Paddle.players_after`), until it is made.
+    _pending: "tuple[_Paddle, tuple[Any, ...]] | None"
+    #: The players after the turn, where :meth:`player` needed them before the position was made.
+    _players: tuple[Player, ...] | None
+
+    def __init__(self, turn: Turn, position: Position) -> None:
+        put = object.__setattr__
+        put(self, "turn", turn)
+        put(self, "_position", position)
+        put(self, "_pending", None)
+        put(self, "_players", None)
+
+    @classmethod
+    def _deferred(cls, turn: Turn, paddle: "_Paddle", args: tuple[Any, ...]) -> "TurnOutcome":
+        """An outcome whose position ``paddle`` makes from ``args`` when it is first asked for."""
+        outcome = object.__new__(cls)
+        put = object.__setattr__
+        put(outcome, "turn", turn)
+        put(outcome, "_position", None)
+        put(outcome, "_pending", (paddle, args))
+        put(outcome, "_players", None)
+        return outcome
+
+    @property
+    def position(self) -> Position:
+        """The position right after the turn."""
+        pos = self._position
+        if pos is None:
+            paddle, args = self._pending  # type: ignore[misc]
+            pos = paddle.position(args[0], self._players or paddle.players_after(*args), args[2])
+            object.__setattr__(self, "_position", pos)
+            object.__setattr__(self, "_pending", None)  # the generator's state is no longer needed
+            object.__setattr__(self, "_players", None)
+        return pos
+
+    def player(self, index: int) -> Player:
+        """``position.players[index]``, without making the rest of the position when it is not made yet."""
+        if self._position is not None:
+            return self._position.players[index]
+        players = self._players
+        if players is None:
+            paddle, args = self._pending  # type: ignore[misc]
+            if paddle.untouched(index, args[2], args[4]):  # another player, whom the turn leaves alone
+                return args[0].players[index]
+            players = paddle.players_after(*args)
+            object.__setattr__(self, "_players", players)
+        return players[index]
+
+    def gems(self, index: int) -> tuple[int, int]:
+        """The gems of the player ``index`` right after the turn, (banked, carried), read without making the
+        position when it is not made yet."""
+        if self._position is None:
+            paddle, (revealed, mine, rid, banked, _) = self._pending  # type: ignore[misc]
+            return paddle.gems_after(index, revealed, mine, rid, banked)
+        player = self._position.players[index]
+        return player.bank.total, sum(len(c.gems) for c in player.canoes)
 
     @property
     def notation(self) -> str:
         return str(self.turn)
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not TurnOutcome:
+            return NotImplemented
+        assert isinstance(other, TurnOutcome)
+        return self.turn == other.turn and self.position == other.position
+
+    def __hash__(self) -> int:
+        return hash((self.turn, self.position))
+
+    def __repr__(self) -> str:
+        return f"TurnOutcome(turn={self.turn!r}, position={self.position!r})"
+
+    def __reduce__(self) -> tuple[type["TurnOutcome"], tuple[Turn, Position]]:
+        return TurnOutcome, (self.turn, self.position)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
 
 def _made(cls: type[V], fields: dict[str, Any]) -> V:
     """An instance of a frozen dataclass with ``fields`` as they are, as its ``__init__`` would store them, for the
     classes whose ``__init__`` only stores the fields (:class:`Position`, :class:`Player` given its canoes in
-    canonical order and its hand in hand order, :class:`Turn`, :class:`CanoeAction`, :class:`TurnOutcome`):
+    canonical order and its hand in hand order, :class:`Turn`, :class:`CanoeAction`):
     ``dataclasses.replace`` re-runs ``__init__`` and ``__post_init__`` for each outcome, the largest cost of the
     generator once its search is compact. ``fields`` names every field and becomes the instance's own; a copied
     instance's kept hash (Position.__hash__) is dropped, since the copy's fields differ."""
@@ -77,6 +161,9 @@ def _made(cls: type[V], fields: dict[str, Any]) -> V:
     new = object.__new__(cls)
     object.__setattr__(new, "__dict__", fields)
     return new
+
+
+_new, _put = object.__new__, object.__setattr__
 
 
 def _evolve(value: V, **changes: Any) -> V:
@@ -701,18 +788,39 @@ class _Paddle:
                     found[ident] = (first, steps1, second, steps2,
                                     (state1, state2) if first == 0 else (state2, state1), rid2, banked, holder2)
 
-    def position(self, revealed: Position, mine: tuple[CanoeState, ...], rid: int, banked: tuple[Colour, ...],
-                 holder: tuple[int, int] | None) -> Position:
-        """The position ``revealed`` with a result's changes (players untouched by the turn are kept as they are; a
-        changed canoe keeps its kind and marks, but the moose goes with the result's holder)."""
-        caves, oid, moose, joe = self.rests[rid]
-        if joe is not None:
-            joe_piece = revealed.joe
-            if joe_piece is None or (joe_piece.place, joe_piece.gem) != joe:
-                joe_piece = Joe(*joe)
-        else:
-            joe_piece = revealed.joe
+    def done(self) -> None:
+        """Forget what only the search of the outcomes needed: the outcomes keep this generator until their positions
+        are made (:class:`TurnOutcome`), and need only what :meth:`players_after` and :meth:`position` read."""
+        self.memo.clear()
+        self.rest_ids.clear()
+        self.others_ids.clear()
+        self.canonical_ids.clear()
+        self.victims.clear()
+
+    def gems_after(self, q: int, revealed: Position, mine: tuple[CanoeState, ...], rid: int,
+                   banked: tuple[Colour, ...]) -> tuple[int, int]:
+        """The gems of the player ``q`` after a result, (banked, carried)."""
+        bank = revealed.players[q].bank.total
+        if q == self.player:
+            return bank + len(banked), sum([len(gems) for _, gems in mine])
+        return bank, sum([len(gems) for _, gems in self.others[self.rests[rid][1]][q]])
+
+    def untouched(self, q: int, rid: int, holder: tuple[int, int] | None) -> bool:
+        """Whether a result leaves the player ``q`` as dealt: another player, no gem stolen from them, the moose
+        neither taken from nor given to them."""
+        if q == self.player:
+            return False
+        others = self.others[self.rests[rid][1]]
+        if others[q] != self.others[0][q]:
+            return False
+        return holder == self.holder or all(h is None or h[0] != q for h in (holder, self.holder))
+
+    def players_after(self, revealed: Position, mine: tuple[CanoeState, ...], rid: int, banked: tuple[Colour, ...],
+                      holder: tuple[int, int] | None) -> tuple[Player, ...]:
+        """The players of the position ``revealed`` with a result's changes (players untouched by the turn are kept as
+        they are; a changed canoe keeps its kind and marks, but the moose goes with the result's holder)."""
         me = self.player
+        oid = self.rests[rid][1]
         if oid == 0 and holder == self.holder:  # the usual case: only the acting player's canoes changed
             if len(mine) == 2:
                 one, two = mine
@@ -725,16 +833,17 @@ class _Paddle:
                 bank = player.bank
                 if banked:
                     bank = _banked(bank, banked)
-                moved = _made(Player, {**player.__dict__, "canoes": ordered, "bank": bank})
-                players = (*self.before, moved, *self.after)
-            elif not banked and mine == self.start:
-                players = revealed.players
-            else:
-                player = revealed.players[me]
-                canoes = [self._made_canoe(k, state) for k, state in enumerate(mine)]
-                players = (*self.before, self._player(player, canoes, banked), *self.after)
-            return _made(Position, {**revealed.__dict__, "players": players, "caves": caves, "moose": moose,
-                                    "joe": joe_piece})
+                fields = player.__dict__.copy()
+                fields["canoes"] = ordered
+                fields["bank"] = bank
+                moved = _new(Player)
+                _put(moved, "__dict__", fields)
+                return (*self.before, moved, *self.after)
+            if not banked and mine == self.start:
+                return revealed.players
+            player = revealed.players[me]
+            canoes = [self._made_canoe(k, state) for k, state in enumerate(mine)]
+            return (*self.before, self._player(player, canoes, banked), *self.after)
         others = self.others[oid]
         dealt = self.others[0]
         touched = {me} | {q for q, states in enumerate(others) if states != dealt[q]}
@@ -747,8 +856,24 @@ class _Paddle:
             new[q] = self._player(player, [_canoe(state[0], state[1], c.kind, holder == (q, k), c.moored)
                                            for k, (c, state) in enumerate(zip(player.canoes, states))],
                                   banked if q == me else ())
-        return _made(Position, {**revealed.__dict__, "players": tuple(new), "caves": caves, "moose": moose,
-                                "joe": joe_piece})
+        return tuple(new)
+
+    def position(self, revealed: Position, players: tuple[Player, ...], rid: int) -> Position:
+        """The position ``revealed`` with the result ``rid``'s rest (caves, moose, Joe) and ``players``
+        (:meth:`players_after`)."""
+        caves, _, moose, joe = self.rests[rid]
+        joe_piece = revealed.joe
+        if joe is not None and (joe_piece is None or (joe_piece.place, joe_piece.gem) != joe):
+            joe_piece = Joe(*joe)
+        fields = revealed.__dict__.copy()
+        fields.pop("_hash", None)
+        fields["players"] = players
+        fields["caves"] = caves
+        fields["moose"] = moose
+        fields["joe"] = joe_piece
+        pos = _new(Position)
+        _put(pos, "__dict__", fields)
+        return pos
 
     def _made_canoe(self, index: int, state: CanoeState) -> tuple[Canoe, tuple[object, ...]]:
         """The acting player's canoe ``index`` with ``state``, the moose where it was (memoised per query)."""
@@ -839,8 +964,8 @@ def paddle_outcomes(pos: Position, player: int, budget: int, sets: list[tuple[in
                                             f"{texts[k]}: {_steps_text(steps)}" if steps else f"{texts[k]}:")
         return made
 
-    position = paddle.position
-    new, put = object.__new__, object.__setattr__
+    new, put = _new, _put
+    deferred = TurnOutcome._deferred
     for found in paddle.outcomes(sets, canoes):
         turn = new(Turn)
         if len(found) == 8:
@@ -856,8 +981,7 @@ def paddle_outcomes(pos: Position, player: int, budget: int, sets: list[tuple[in
             sort = f"{len(made)}{head}" + ("; ".join([t for _, t in made]) if made else "stay")
             put(turn, "__dict__", {"actions": tuple([a for a, _ in made]), "weather": 0, "budget": chosen,
                                    "lasso": False, "moored": None})
-        outcome = new(TurnOutcome)
-        put(outcome, "__dict__", {"turn": turn, "position": position(revealed, mine, rid, banked, holder)})
-        rows.append((sort, outcome))
+        rows.append((sort, deferred(turn, paddle, (revealed, mine, rid, banked, holder))))
+    paddle.done()
     rows.sort(key=itemgetter(0))
     return [outcome for _, outcome in rows]

@@ -62,7 +62,7 @@ class Greedy(Uniform):
         return self.rng.choice(options)
 
     def _score(self, pos: Position, player: int, outcome: TurnOutcome) -> int:
-        before, after = pos.players[player], outcome.position.players[player]
+        before, after = pos.players[player], outcome.player(player)  # the rest of the position is not needed
         brinks = {d for d in pos.board.discs if pos.board.depth[d] >= pos.board.max_depth - 1}
         carried = sum(len(c.gems) for c in after.canoes) - sum(len(c.gems) for c in before.canoes)
         risky = sum(1 for c in after.canoes if c.place in brinks)

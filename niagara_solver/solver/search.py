@@ -538,11 +538,12 @@ class Search:
         stealing = self.goal is Goal.STEAL
 
         def score(o: TurnOutcome) -> tuple[int, ...]:
-            after = o.position
-            gain = x_gems(after, x) - before
+            # Only X's gems are read: the positions of the turns never tried are never made (TurnOutcome).
+            banked, carried = o.gems(x)
+            gain = banked + carried - before
             if mine:
                 steal = 1 if stealing and has_steal(o.turn) else 0
-                return (-steal, bank - after.players[x].bank.total, -gain)
+                return (-steal, bank - banked, -gain)
             return (gain, -1 if has_steal(o.turn) else 0)
         return sorted(outcomes, key=score)
 

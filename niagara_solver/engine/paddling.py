@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import FrozenInstanceError
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any, Iterator, NamedTuple, Sequence, TypeVar
+from typing import Any, Callable, Iterator, NamedTuple, Sequence, TypeVar
 
 from niagara_solver.model.atoms import DOUBLE_CAPACITY, FALLEN, NEXT, PORT, CanoeKind, Card, Colour, Gems, Moose
 from niagara_solver.model.board import Board
@@ -63,65 +63,45 @@ class TurnOutcome:
     ten or fewer), so most positions are never needed. Once made, the position is kept.
     """
 
-    __slots__ = ("turn", "_position", "_pending", "_players")
+    __slots__ = ("turn", "_made")
 
     turn: Turn
-    _position: Position | None
-    #: The generator of the position and what it needs (:meth:`_Paddle.players_after`), until it is made.
-    _pending: "tuple[_Paddle, tuple[Any, ...]] | None"
-    #: The players after the turn, where :meth:`player` needed them before the position was made.
-    _players: tuple[Player, ...] | None
+    #: The position, or until it is made, its generator and what it reads there: (generator, revealed position,
+    #: the acting player's canoes, the rest, the gems banked, the moose's holder), see :meth:`_Paddle.players_after`.
+    _made: "Position | tuple[Any, ...]"
 
     def __init__(self, turn: Turn, position: Position) -> None:
-        put = object.__setattr__
-        put(self, "turn", turn)
-        put(self, "_position", position)
-        put(self, "_pending", None)
-        put(self, "_players", None)
-
-    @classmethod
-    def _deferred(cls, turn: Turn, paddle: "_Paddle", args: tuple[Any, ...]) -> "TurnOutcome":
-        """An outcome whose position ``paddle`` makes from ``args`` when it is first asked for."""
-        outcome = object.__new__(cls)
-        put = object.__setattr__
-        put(outcome, "turn", turn)
-        put(outcome, "_position", None)
-        put(outcome, "_pending", (paddle, args))
-        put(outcome, "_players", None)
-        return outcome
+        _set_turn(self, turn)
+        _set_made(self, position)
 
     @property
     def position(self) -> Position:
         """The position right after the turn."""
-        pos = self._position
-        if pos is None:
-            paddle, args = self._pending  # type: ignore[misc]
-            pos = paddle.position(args[0], self._players or paddle.players_after(*args), args[2])
-            object.__setattr__(self, "_position", pos)
-            object.__setattr__(self, "_pending", None)  # the generator's state is no longer needed
-            object.__setattr__(self, "_players", None)
-        return pos
+        made = self._made
+        if made.__class__ is tuple:
+            paddle, revealed, mine, rid, banked, holder = made
+            made = paddle.position(revealed, paddle.players_after(revealed, mine, rid, banked, holder), rid)
+            _set_made(self, made)  # the generator's state is no longer needed
+        return made  # type: ignore[return-value]
 
     def player(self, index: int) -> Player:
         """``position.players[index]``, without making the rest of the position when it is not made yet."""
-        if self._position is not None:
-            return self._position.players[index]
-        players = self._players
-        if players is None:
-            paddle, args = self._pending  # type: ignore[misc]
-            if paddle.untouched(index, args[2], args[4]):  # another player, whom the turn leaves alone
-                return args[0].players[index]
-            players = paddle.players_after(*args)
-            object.__setattr__(self, "_players", players)
-        return players[index]
+        made = self._made
+        if made.__class__ is tuple:
+            paddle, revealed, mine, rid, banked, holder = made
+            if paddle.untouched(index, rid, holder):  # another player, whom the turn leaves alone
+                return revealed.players[index]
+            return paddle.players_after(revealed, mine, rid, banked, holder)[index]
+        return made.players[index]  # type: ignore[union-attr]
 
     def gems(self, index: int) -> tuple[int, int]:
         """The gems of the player ``index`` right after the turn, (banked, carried), read without making the
         position when it is not made yet."""
-        if self._position is None:
-            paddle, (revealed, mine, rid, banked, _) = self._pending  # type: ignore[misc]
+        made = self._made
+        if made.__class__ is tuple:
+            paddle, revealed, mine, rid, banked, _ = made
             return paddle.gems_after(index, revealed, mine, rid, banked)
-        player = self._position.players[index]
+        player = made.players[index]  # type: ignore[union-attr]
         return player.bank.total, sum(len(c.gems) for c in player.canoes)
 
     @property
@@ -148,6 +128,11 @@ class TurnOutcome:
 
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+#: The slots' setters: an outcome is written once, by its maker, and frozen for everyone else.
+_set_turn: Callable[[TurnOutcome, Turn], None] = TurnOutcome.__dict__["turn"].__set__
+_set_made: Callable[[TurnOutcome, object], None] = TurnOutcome.__dict__["_made"].__set__
 
 
 def _made(cls: type[V], fields: dict[str, Any]) -> V:
@@ -425,6 +410,9 @@ class _Paddle:
         self.memo: dict[tuple[int, CanoeState, int, tuple[int, int] | None], list[Option]] = {}
         #: The acting player's canoes in the outcomes' positions, per canoe: place and cargo -> (canoe, sort key).
         self.made: list[dict[CanoeState, tuple[Canoe, tuple[object, ...]]]] = [{} for _ in self.start]
+        #: The players after a result where only the acting player's two canoes changed, by their states and the
+        #: gems banked.
+        self.moved: dict[tuple[tuple[CanoeState, ...], tuple[Colour, ...]], tuple[Player, ...]] = {}
         self.rid = self.intern(pos.caves, 0, pos.moose, (pos.joe.place, pos.joe.gem) if pos.joe is not None else None)
 
     def others_id(self, others: Others) -> int:
@@ -756,10 +744,25 @@ class _Paddle:
             for order in orders:
                 if len(order) == 2 and pair:
                     self._both(found, order)
+                elif len(order) == 1:
+                    self._one(found, order[0])
                 else:
                     for found_turn in self.sequences(order):
                         found.setdefault(self.key(*found_turn[1:]), found_turn)
         return list(found.values())
+
+    def _one(self, found: dict[tuple[object, ...], Any], k: int) -> None:
+        """:meth:`sequences` and :meth:`key` for one canoe acting, unrolled."""
+        start, canonical, key, plain = self.start, self.canonical, self.key, self.doubles is None
+        for steps, state, rid, banked, holder in self.options(k, start[k], self.rid, self.holder):
+            mine = _with(start, k, state)
+            if plain and holder is None:  # key() inlined
+                ident: tuple[object, ...] = (canonical[rid], tuple(sorted(mine)),
+                                             tuple(sorted(banked)) if banked else ())
+            else:
+                ident = key(mine, rid, banked, holder)
+            if ident not in found:
+                found[ident] = (((k, steps),), mine, rid, banked, holder)
 
     def _both(self, found: dict[tuple[object, ...], Any], order: tuple[int, ...]) -> None:
         """:meth:`sequences` and :meth:`key` for a player's two canoes both acting, unrolled: the inner loop runs for
@@ -823,6 +826,9 @@ class _Paddle:
         oid = self.rests[rid][1]
         if oid == 0 and holder == self.holder:  # the usual case: only the acting player's canoes changed
             if len(mine) == 2:
+                players = self.moved.get((mine, banked))  # outcomes differing only in the caves share them
+                if players is not None:
+                    return players
                 one, two = mine
                 made = self.made
                 first = made[0].get(one) or self._made_canoe(0, one)
@@ -838,7 +844,8 @@ class _Paddle:
                 fields["bank"] = bank
                 moved = _new(Player)
                 _put(moved, "__dict__", fields)
-                return (*self.before, moved, *self.after)
+                players = self.moved[mine, banked] = (*self.before, moved, *self.after)
+                return players
             if not banked and mine == self.start:
                 return revealed.players
             player = revealed.players[me]
@@ -964,8 +971,7 @@ def paddle_outcomes(pos: Position, player: int, budget: int, sets: list[tuple[in
                                             f"{texts[k]}: {_steps_text(steps)}" if steps else f"{texts[k]}:")
         return made
 
-    new, put = _new, _put
-    deferred = TurnOutcome._deferred
+    new, put, set_turn, set_made = _new, _put, _set_turn, _set_made
     for found in paddle.outcomes(sets, canoes):
         turn = new(Turn)
         if len(found) == 8:
@@ -981,7 +987,10 @@ def paddle_outcomes(pos: Position, player: int, budget: int, sets: list[tuple[in
             sort = f"{len(made)}{head}" + ("; ".join([t for _, t in made]) if made else "stay")
             put(turn, "__dict__", {"actions": tuple([a for a, _ in made]), "weather": 0, "budget": chosen,
                                    "lasso": False, "moored": None})
-        rows.append((sort, deferred(turn, paddle, (revealed, mine, rid, banked, holder))))
+        outcome = new(TurnOutcome)  # its position made on first use
+        set_turn(outcome, turn)
+        set_made(outcome, (paddle, revealed, mine, rid, banked, holder))
+        rows.append((sort, outcome))
     paddle.done()
     rows.sort(key=itemgetter(0))
     return [outcome for _, outcome in rows]

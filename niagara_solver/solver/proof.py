@@ -123,7 +123,7 @@ class _Writer:
         me = pos.players[self.x]
         cards = [me.card] if me.card is not None else list(me.hand)
         if self.goal is Goal.WIN:
-            reaches = any(goal_reached(o.position.players[self.x]) for c in cards for o in legal_turns(pos, self.x, c))
+            reaches = any(goal_reached(o.player(self.x)) for c in cards for o in legal_turns(pos, self.x, c))
         else:
             reaches = any(has_steal(o.turn) for c in cards for o in legal_turns(pos, self.x, c))
         return None if reaches else self.leaf(pos, "unreached", False)

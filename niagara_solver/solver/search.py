@@ -98,9 +98,6 @@ PLAIN = Pruning(deepening=False, bounds=False, killers=False, focus=False)
 #: Goals whose value can only grow with the horizon (a win or a steal within h rounds is one within h + 1);
 #: the safe goal can only shrink (keeping every gem for h + 1 rounds keeps it for h).
 _GROWS = (Goal.WIN, Goal.STEAL)
-#: The most lists of turns a search keeps (Search._turns); each holds its outcomes, most of them with their
-#: positions still to be made.
-TURN_LISTS = 4096
 
 
 class Search:
@@ -122,7 +119,6 @@ class Search:
         self.deadline = time.perf_counter() + left if left is not None else None
         self.memo: dict[Any, Node] = {}
         self._count = [0]  # nodes searched, shared with the pruned search below
-        self._turn_lists: dict[tuple[Position, int, Card | None], list[TurnOutcome]] = {}  # see _turns
         self.baseline: int | None = None
         self.name = "X"
         self.pruning = pruning
@@ -133,7 +129,6 @@ class Search:
             self.oracle = Search(x, goal, horizon, None, progress, pruning, _lines=False)
             self.oracle.deadline = self.deadline
             self.oracle._count = self._count
-            self.oracle._turn_lists = self._turn_lists
         self._probing = False
         # Proofs across horizons (``deepening``): per node without its rounds left, the fewest (most) rounds left
         # at which it was proved to hold and the most (fewest) at which it was proved to fail, for a goal that
@@ -342,7 +337,7 @@ class Search:
                 node = self.turn_stage(pos, left)
                 self.baseline = None
                 return node
-            outcomes = self._turns(pos, p, None)
+            outcomes = self._order(pos, legal_turns(pos, p), mine=True)
             label = player.card.label if player.card else "?"
             node = self._decide(True, ((f"{player.name} ({label}): {o.turn}",
                                         lambda o=o: self._after_x(pos, o, left), player.card, o.turn)
@@ -362,12 +357,12 @@ class Search:
         name = pos.players[p].name
         for card in cards:
             prefix = f"{name} ({card.label}): "
-            ordered = self._turns(pos, p, card)
+            ordered = self._order(pos, legal_turns(pos, p, card), mine=False)
             if killer is not None and killer.startswith(prefix):
                 # The killer's turn first (stable: the others keep their order); only this card's turns are written
                 # out to find it, the others' texts only when their child is tried.
                 turn = killer[len(prefix):]
-                ordered = sorted(ordered, key=lambda o: str(o.turn) != turn)
+                ordered.sort(key=lambda o: str(o.turn) != turn)
             for o in ordered:
                 yield prefix + str(o.turn), lambda o=o: self.turn_stage(o.position, left)
 
@@ -536,18 +531,6 @@ class Search:
             if (rival.bank.value + value if by_value else rival.bank.total + gems) > score:
                 return True
         return False
-
-    def _turns(self, pos: Position, p: int, card: Card | None) -> list[TurnOutcome]:
-        """The legal turns of player ``p`` with ``card`` (None: the card chosen), in the order they are tried; kept
-        (shared with the pruned search): the deepening's horizons and the rebuilding of the plain line come back to
-        the same positions. The list is never changed in place."""
-        key = (pos, p, card)
-        ordered = self._turn_lists.get(key)
-        if ordered is None:
-            if len(self._turn_lists) >= TURN_LISTS:
-                self._turn_lists.clear()
-            ordered = self._turn_lists[key] = self._order(pos, legal_turns(pos, p, card), mine=p == self.x)
-        return ordered
 
     def _order(self, pos: Position, outcomes: list[TurnOutcome], mine: bool) -> list[TurnOutcome]:
         x = self.x

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import P, position
+
 from niagara_solver.encoding.enumerate import Enumerator, IncrementalEnumerator
 from niagara_solver.encoding.relations import Relations
 from niagara_solver.engine.flow import flow_choices, flow_value
 from niagara_solver.engine.playout import random_playout
+from niagara_solver.engine.turns import legal_turns
 from niagara_solver.engine.round import winners
 from niagara_solver.model.board import standard_board
-from niagara_solver.model.position import Position
+from niagara_solver.model.atoms import Card
+from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import PRESETS
 
 
@@ -34,3 +38,41 @@ def test_evaluated_flows_and_winners_equal_the_solvers_and_the_engines(preset, p
         assert evaluated.flows(before, None) == asked.flows(before, None) == engine
         flows += 1
     assert flows >= 5 and ends >= 1  # the games end: some end check names a winner
+
+
+@pytest.mark.parametrize("preset,players,seed", [("standard", 3, 11), ("flussgeister-joe", 3, 12)])
+def test_claimed_turns_evaluated_equal_the_solvers(preset, players, seed):
+    # Each engine turn pinned with every choice a value (the cave of a gem action and a victim's canoe guessed) is
+    # evaluated, not asked (IncrementalEnumerator.check_turns); the encoding's outcomes are the solver's
+    # (Enumerator.check_turns pins and asks each) and the engine's.
+    rules = PRESETS[preset]
+    relations = Relations(standard_board(), rules, players)
+    evaluated, asked = IncrementalEnumerator(relations), Enumerator(relations)
+    start = Position.initial([f"p{i}" for i in range(players)], ruleset=rules)
+    cases = 0
+    for k, record in enumerate(random_playout(start, seed, rounds=12, policy="greedy")):
+        if k % 3 != 2:
+            continue
+        pos, p = record.turns_start, record.turns[0].player
+        for card in pos.players[p].hand[:3]:
+            bare = pos.with_player(p, Player(pos.players[p].name, pos.players[p].canoes, pos.players[p].hand,
+                                             pos.players[p].bank, None, None))
+            claimed = {o.position: o.turn for o in legal_turns(bare, p, card)}
+            before = evaluated.turns_evaluated
+            fast = evaluated.check_turns(bare, p, card, claimed)
+            assert evaluated.turns_evaluated > before or not claimed
+            assert set(fast) == set(asked.check_turns(bare, p, card, claimed)) == set(claimed)
+            cases += 1
+    assert cases >= 6 and evaluated.turns_evaluated >= 20
+
+
+def test_a_claimed_turn_the_rules_refuse_is_asked_and_refused():
+    # A turn of the 3 claimed with the 2 (R-MOVE-3: the budget is spent exactly): evaluated, the relation does not
+    # hold; asked, the solver finds no model; the encoding's outcomes are the 2's alone.
+    pos = position(P("a", "4", "port"), P("b", "port", "port"))
+    fast = IncrementalEnumerator(Relations.of(pos))
+    two = {o.position: o.turn for o in legal_turns(pos, 0, Card.TWO)}
+    three = legal_turns(pos, 0, Card.THREE)[0]
+    found = fast.check_turns(pos, 0, Card.TWO, {**two, three.position: three.turn})
+    assert set(found) == set(two)
+    assert (fast.turns_evaluated, fast.turns_asked) == (len(two), 1)

@@ -11,6 +11,7 @@ from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Colour, Moose
 from niagara_solver.model.format import position_from_json
+from niagara_solver.model.notation import Load, Unload
 from niagara_solver.model.position import Position
 
 
@@ -173,6 +174,20 @@ def test_the_moose_with_the_123_card_and_the_lasso_in_both_readings():
                    rules={"x_cards": True})
     for card in ("123", "lasso", "7"):
         assert same_turns(pos, "red", Card.parse(card))
+
+
+@pytest.mark.rule("X-MOOSE-2", "R-MOVE-2")
+@pytest.mark.parametrize("card, rules", [("6", {}), ("7", {"x_cards": True})])
+def test_a_canoe_with_the_moose_makes_four_gem_actions_at_one_stop_in_both_readings(card, rules):
+    # 2 more points with the moose: a 6 pays for four gem actions where the canoe stands (8 points), a 7 for four and
+    # one disc (9); the encoding's turn has room for four at each stop with the moose (gem_ops).
+    pos = moose_of(P("red", {"at": "7L", "gems": ["diamond", "amber"]}, "port", hand=[int(card), 1]),
+                   P("blue", "port", "port", hand=[3]), rules={"capacity": 2, **rules})
+    found = same_turns(pos, "red", Card.parse(card))
+    four = [str(o.turn) for o in legal_turns(pos, 0, Card.parse(card))
+            if sum(isinstance(s, (Load, Unload)) for a in o.turn.actions for s in a.steps) == 4]
+    assert found and four
+    assert ("7L: moose -diamond -amber +ruby +ruby" in four) == (card == "6")
 
 
 @pytest.mark.rule("X-MOOSE-3")

@@ -30,7 +30,17 @@ from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.state import LASSO, NCOL, ONE_TWO_THREE, Constraint, Expr, SymPosition, card_in_hand
 from niagara_solver.encoding.tables import member
 
-OPS = 3  # gem actions at one stop: at most three (six points)
+OPS = 3  # gem actions at one stop in the base game: at most three (six points)
+
+
+def gem_ops(rules: Ruleset | None) -> int:
+    """The most gem actions at one stop (2 points each, R-MOVE-2): the largest budget halved. A 6 in the base
+    game, a 7 with the expansion's cards (X-CARDS-1), and 2 more points on a canoe holding the moose (X-MOOSE-2):
+    four gem actions where a canoe with the moose stays put with a 6."""
+    budget = 7 if rules is not None and rules.x_cards else 6
+    if rules is not None and rules.x_moose:
+        budget += 2
+    return max(OPS, budget // 2)
 
 
 def _bit(name: str) -> Expr:
@@ -104,11 +114,11 @@ class SlotChoice:
 
     @classmethod
     def fresh(cls, tag: str, capacity: int, who: int, players: int, x_whirl: bool = False,
-              x_joe: bool = False) -> "SlotChoice":
+              x_joe: bool = False, ops: int = OPS) -> "SlotChoice":
         return cls(on=z3.Bool(f"{tag}.on"), who=who,
-                   pre=[GemOp.fresh(f"{tag}.pre{i}") for i in range(OPS)],
+                   pre=[GemOp.fresh(f"{tag}.pre{i}") for i in range(ops)],
                    move=z3.Int(f"{tag}.move"), dest=z3.Int(f"{tag}.dest"),
-                   post=[GemOp.fresh(f"{tag}.post{i}") for i in range(OPS)],
+                   post=[GemOp.fresh(f"{tag}.post{i}") for i in range(ops)],
                    steals=[[[[_bit(f"{tag}.steal{j}.{q}.{v}.{c}") for c in range(NCOL)] for v in range(2)]
                             for q in range(players)] for j in range(capacity)],
                    push=z3.Int(f"{tag}.push") if x_whirl else None,
@@ -155,7 +165,8 @@ class TurnChoice:
         x_whirl = rules is not None and rules.x_whirl
         x_joe = rules is not None and rules.x_joe
         return cls(card=z3.Int(f"{tag}.card"), step=z3.Int(f"{tag}.weather_step"),
-                   slots=[SlotChoice.fresh(f"{tag}.slot{s}", capacity, s, players, x_whirl, x_joe) for s in range(2)],
+                   slots=[SlotChoice.fresh(f"{tag}.slot{s}", capacity, s, players, x_whirl, x_joe, gem_ops(rules))
+                          for s in range(2)],
                    budget=z3.Int(f"{tag}.budget") if x_cards else None,
                    moor=([z3.Bool(f"{tag}.moor{k}") for k in range(2)]
                          if x_cards and rules is not None and rules.lasso_scope is LassoScope.ONE else None),

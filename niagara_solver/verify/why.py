@@ -14,13 +14,14 @@ from typing import Any
 import z3
 
 from niagara_solver.engine.apply import CanoeReport, apply_turn
-from niagara_solver.model.notation import Move, Push, Steal, Turn
+from niagara_solver.model.notation import Load, Move, Push, Steal, Turn, Unload
 from niagara_solver.model.errors import InvalidTurnError, NiagaraError, TurnError, quoted
-from niagara_solver.encoding.relations import OPS, Relations, canoe_order
+from niagara_solver.encoding.relations import Relations, canoe_order, gem_ops
 from niagara_solver.encoding.solver import make_solver
 from niagara_solver.model.atoms import FALLEN, FALLS, PORT, Card
 from niagara_solver.model.catalogue import sentence
 from niagara_solver.model.position import Player, Position
+from niagara_solver.model.ruleset import Ruleset
 
 
 @dataclass
@@ -87,7 +88,7 @@ def check_names(pos: Position, turn: Turn) -> None:
                                        f"{', '.join(names)}")
 
 
-def _structure(turn: Turn) -> tuple[str, str] | None:
+def _structure(turn: Turn, rules: Ruleset) -> tuple[str, str] | None:
     """A turn whose steps cannot fit one canoe action (R-MOVE-1) is refused before any solving."""
     for action in turn.actions:
         moves = [i for i, s in enumerate(action.steps) if isinstance(s, Move)]
@@ -103,8 +104,11 @@ def _structure(turn: Turn) -> tuple[str, str] | None:
             return "R-STEAL-3", f"the canoe on {action.canoe.place} acts after stealing"
         split = moves[0] if moves else len(action.steps)
         end = steals[0] if steals else len(action.steps)
-        if split > OPS or (end - split - 1) > OPS:
-            return "R-MOVE-3", "more than three gem actions at one stop cost more than the largest card"
+        most = gem_ops(rules)
+        gems = [isinstance(st, (Load, Unload)) for st in action.steps]
+        if sum(gems[:split]) > most or sum(gems[split + 1:end]) > most:
+            return "R-MOVE-3", (f"more than {most} gem actions at one stop cost more than the largest budget "
+                                "(R-MOVE-2)")
     return None
 
 
@@ -124,7 +128,7 @@ def why(pos: Position, player: int, card: Card, turn: Turn, timeout: float | Non
     except NiagaraError as err:
         engine_after = None
         result.engine = f"the engine refuses it: {err}"
-    early = _structure(turn)
+    early = _structure(turn, pos.ruleset)
     order, reason = canoe_order(pos, player, turn)
     if early is None and reason is not None:
         early = reason

@@ -1,6 +1,7 @@
 """The encoding's relations evaluated at a pinned position (encoding/enumerate.py: ``Session.evaluate`` for the flow,
 ``IncrementalEnumerator.winners`` for the end check) against the same relations asked of a solver (``Enumerator``):
-the same results on the positions of seeded games, and the engine's (R-FLOW-1..6, R-END-1..3)."""
+the same results on the positions of seeded games, and the engine's (R-FLOW-1..6, R-END-1..3); and the engine's turns
+confirmed on the incremental solver (``IncrementalEnumerator.check_turns``) against the fresh solvers'."""
 
 from __future__ import annotations
 
@@ -41,13 +42,14 @@ def test_evaluated_flows_and_winners_equal_the_solvers_and_the_engines(preset, p
 
 
 @pytest.mark.parametrize("preset,players,seed", [("standard", 3, 11), ("flussgeister-joe", 3, 12)])
-def test_claimed_turns_evaluated_equal_the_solvers(preset, players, seed):
-    # Each engine turn pinned with every choice a value (the cave of a gem action and a victim's canoe guessed) is
-    # evaluated, not asked (IncrementalEnumerator.check_turns); the encoding's outcomes are the solver's
-    # (Enumerator.check_turns pins and asks each) and the engine's.
+def test_claimed_turns_confirmed_on_the_incremental_solver_equal_the_solvers(preset, players, seed):
+    # The engine's turns pinned on the incremental solver and the question for any other result
+    # (IncrementalEnumerator.check_turns) give the outcome set the fresh solvers give (Enumerator.check_turns) and
+    # the engine's; on flussgeister-joe's seeded game a canoe holding the moose makes four gem actions at one stop
+    # (X-MOOSE-2, gem_ops).
     rules = PRESETS[preset]
     relations = Relations(standard_board(), rules, players)
-    evaluated, asked = IncrementalEnumerator(relations), Enumerator(relations)
+    incremental, asked = IncrementalEnumerator(relations), Enumerator(relations)
     start = Position.initial([f"p{i}" for i in range(players)], ruleset=rules)
     cases = 0
     for k, record in enumerate(random_playout(start, seed, rounds=12, policy="greedy")):
@@ -58,21 +60,18 @@ def test_claimed_turns_evaluated_equal_the_solvers(preset, players, seed):
             bare = pos.with_player(p, Player(pos.players[p].name, pos.players[p].canoes, pos.players[p].hand,
                                              pos.players[p].bank, None, None))
             claimed = {o.position: o.turn for o in legal_turns(bare, p, card)}
-            before = evaluated.turns_evaluated
-            fast = evaluated.check_turns(bare, p, card, claimed)
-            assert evaluated.turns_evaluated > before or not claimed
-            assert set(fast) == set(asked.check_turns(bare, p, card, claimed)) == set(claimed)
+            found = incremental.check_turns(bare, p, card, claimed)
+            assert set(found) == set(asked.check_turns(bare, p, card, claimed)) == set(claimed)
             cases += 1
-    assert cases >= 6 and evaluated.turns_evaluated >= 20
+    assert cases >= 6
 
 
-def test_a_claimed_turn_the_rules_refuse_is_asked_and_refused():
-    # A turn of the 3 claimed with the 2 (R-MOVE-3: the budget is spent exactly): evaluated, the relation does not
-    # hold; asked, the solver finds no model; the encoding's outcomes are the 2's alone.
+def test_a_claimed_turn_the_rules_refuse_is_refused():
+    # A turn of the 3 claimed with the 2 (R-MOVE-3: the budget is spent exactly): the encoding's outcomes are the
+    # 2's alone.
     pos = position(P("a", "4", "port"), P("b", "port", "port"))
-    fast = IncrementalEnumerator(Relations.of(pos))
+    incremental = IncrementalEnumerator(Relations.of(pos))
     two = {o.position: o.turn for o in legal_turns(pos, 0, Card.TWO)}
     three = legal_turns(pos, 0, Card.THREE)[0]
-    found = fast.check_turns(pos, 0, Card.TWO, {**two, three.position: three.turn})
+    found = incremental.check_turns(pos, 0, Card.TWO, {**two, three.position: three.turn})
     assert set(found) == set(two)
-    assert (fast.turns_evaluated, fast.turns_asked) == (len(two), 1)

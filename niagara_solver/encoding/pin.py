@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import z3
 
@@ -10,8 +10,8 @@ from niagara_solver.model.notation import Load, Move, Push, Steal, TakeMoose, Tr
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.position import Position
 from niagara_solver.encoding.core import Encoding
-from niagara_solver.encoding.solver import is_variable, zeros
-from niagara_solver.encoding.state import NCOL, Pins
+from niagara_solver.encoding.solver import zeros
+from niagara_solver.encoding.state import NCOL
 from niagara_solver.encoding.turn import GemOp, TurnChoice
 
 # The turn notation is the project's shared vocabulary (docs/NOTATION.md); this module only reads it.
@@ -36,15 +36,8 @@ def canoe_order(pos: Position, player: int, turn: Turn) -> tuple[tuple[int, int]
     return (0, 1), None
 
 
-def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnChoice, player: int = 0,
-             values: bool = False) -> list[Any]:
-    """Constraints fixing the symbolic choices to the written turn (its first canoe acting in slot 0).
-
-    The notation leaves two choices to the relation: the cave a gem action uses (whichever lies beside the canoe)
-    and, where a victim's two canoes could lose the colour, which one does. With ``values`` each is guessed (the cave
-    beside the canoe's place on the board, the first such canoe carrying the colour), so that every choice may be a
-    value (:func:`choice_values`): a guess is only worth evaluating the relation at, never an answer, since the
-    evaluation either finds a model or leaves the question to the solver."""
+def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnChoice, player: int = 0) -> list[Any]:
+    """Constraints fixing the symbolic choices to the written turn (its first canoe acting in slot 0)."""
     t = enc.tables
     names = [p.name for p in pos.players]
     out: list[Any] = [choice.card == int(card)]
@@ -65,12 +58,8 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
     if choice.take is not None:  # the moose taken first, by the slot's canoe (X-MOOSE-1)
         out += [take == (s < len(acting) and bool(acting[s].steps) and isinstance(acting[s].steps[0], TakeMoose))
                 for s, take in enumerate(choice.take)]
-    canoes = pos.players[player].canoes
-    order = canoe_order(pos, player, turn)[0] if values else (0, 1)
     if card in (Card.CLOUD, Card.LASSO):  # no canoe paddles: an action here only takes the moose
-        for s, slot in enumerate(slots):
-            if values and order[s] < len(canoes):
-                out += _idle(slot, t.index[canoes[order[s]].place])
+        for slot in slots:
             out.append(z3.Not(slot.on))
             out += zeros(x for op in (*slot.pre, *slot.post) for x in op.cells())
             out += zeros(x for j in range(len(slot.steals)) for x in slot.steal_cells(j))
@@ -78,8 +67,6 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
     # The first action belongs to slot 0 (canoe 0 after the reordering), the second to slot 1.
     for s, slot in enumerate(slots):
         if s >= len(acting):
-            if values and order[s] < len(canoes):
-                out += _idle(slot, t.index[canoes[order[s]].place])
             out.append(z3.Not(slot.on))
             out += zeros(x for op in (*slot.pre, *slot.post) for x in op.cells())
             out += zeros(x for j in range(len(slot.steals)) for x in slot.steal_cells(j))
@@ -91,12 +78,9 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
         split = moves[0] if moves else len(steps)
         before = [st for st in steps[:split] if isinstance(st, (Load, Unload))]
         after = [st for st in steps[split:] if isinstance(st, (Load, Unload))]
-        here = action.canoe.place
-        there = cast(Move, steps[moves[0]]).dest if moves else here
-        for ops, gems, place in ((slot.pre, before, here), (slot.post, after, there)):
-            beside = pos.board.cave.get(place) if values else None
+        for ops, gems in ((slot.pre, before), (slot.post, after)):
             for i, op in enumerate(ops):
-                out += _pin_op(op, gems[i] if i < len(gems) else None, beside - 1 if beside is not None else None)
+                out += _pin_op(op, gems[i] if i < len(gems) else None)
         pushes = [st for st in steps if isinstance(st, Push)]
         if slot.push is not None:  # X-WHIRL-2: where the whirlpool pushed the canoe (0: not pushed)
             out.append(slot.push == (t.index.get(pushes[0].dest, -1) if pushes else 0))
@@ -117,8 +101,6 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
             out.append(slot.dest == t.index.get(move.dest, -1))
         else:
             out.append(slot.move == 0)
-            if values:  # R-MOVE-4: with no movement the canoe stays
-                out.append(slot.dest == t.index.get(action.canoe.place, -1))
         thefts = [st for st in steps if isinstance(st, Steal)]
         for j in range(len(slot.steals)):
             cells = slot.steals[j]
@@ -130,19 +112,14 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
                 if q >= 0:
                     # A victim named by its kind (X-DOUBLE-3) is that canoe; the other players' canoes keep their order.
                     kind = thefts[j].victim_kind
-                    canoes = pos.players[q].canoes
-                    named = [v for v in range(2) if kind is None or canoes[v].kind.value == kind]
+                    theirs = pos.players[q].canoes
+                    named = [v for v in range(2) if kind is None or theirs[v].kind.value == kind]
                     cargo = thefts[j].victim_gems
                     if cargo is not None:  # a victim named by its cargo (R-STEAL-2) is that canoe
-                        named = [v for v in named if v < len(canoes) and canoes[v].gems == tuple(sorted(cargo))]
-                    if values and len(named) > 1:  # a guess: the first that carries the colour
-                        named = [next((v for v in named if v < len(canoes) and c + 1 in canoes[v].gems), named[0])]
+                        named = [v for v in named if v < len(theirs) and theirs[v].gems == tuple(sorted(cargo))]
                     out += zeros(cells[q][v][c] for v in range(2) if v not in named)
-                    if not named:
-                        out.append(z3.BoolVal(False))  # no such canoe
-                    else:
-                        out.append(cells[q][named[0]][c] == 1 if len(named) == 1 else
-                                   z3.Sum([cells[q][v][c] for v in named]) == 1)
+                    # No such canoe: Sum([]) == 1 does not hold.
+                    out.append(z3.Sum([cells[q][v][c] for v in named]) == 1 if named else z3.BoolVal(False))
                 else:
                     out.append(z3.BoolVal(False))
             else:
@@ -150,21 +127,8 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
     return out
 
 
-def _idle(slot: Any, place: int) -> list[Any]:
-    """A guess for the choices the relation leaves free for a canoe that does not act: no movement, no push, no
-    trade (values to evaluate at, see :func:`pin_turn`)."""
-    out = [slot.move == 0, slot.dest == place]
-    if slot.push is not None:
-        out.append(slot.push == 0)
-    if slot.take_joe is not None and slot.give_joe is not None:
-        out.append(slot.take_joe == False)  # noqa: E712 (a z3 term, not a Python test)
-        out += zeros(slot.give_joe)
-    return out
-
-
-def _pin_op(op: GemOp, step: Load | Unload | None, cave: int | None = None) -> list[Any]:
-    """A written gem action: its kind and colour; the cave is whichever lies beside the canoe (or ``cave``, a
-    guess of it)."""
+def _pin_op(op: GemOp, step: Load | Unload | None) -> list[Any]:
+    """A written gem action: its kind and colour; the cave is whichever lies beside the canoe."""
     if step is None:
         return zeros(x for x in op.cells())
     c = int(step.colour) - 1
@@ -172,31 +136,5 @@ def _pin_op(op: GemOp, step: Load | Unload | None, cave: int | None = None) -> l
     other = op.unload if isinstance(step, Load) else op.load
     out = zeros(x for row in other for x in row)
     out += zeros(chosen[cc][col] for cc in range(NCOL) for col in range(NCOL) if col != c)
-    if cave is not None:
-        out.append(chosen[cave][c] == 1)
-        out += zeros(chosen[cc][c] for cc in range(NCOL) if cc != cave)
-    else:
-        out.append(z3.Sum([chosen[cc][c] for cc in range(NCOL)]) == 1)
-    return out
-
-
-def choice_values(constraints: list[Any]) -> Pins | None:
-    """The constraints of :func:`pin_turn` (with ``values``) as ``variable == value`` pins, or None where one is not
-    (a choice the notation leaves open, or a turn the relation cannot take)."""
-    out = Pins()
-    for c in constraints:
-        if z3.is_eq(c):
-            variable, value = c.children()
-            if not (is_variable(variable) and (z3.is_int_value(value) or z3.is_true(value) or z3.is_false(value))):
-                return None
-            out.append(c)
-            out.pairs.append((variable, value))
-        elif is_variable(c):
-            out.append(c)
-            out.pairs.append((c, z3.BoolVal(True, c.ctx)))
-        elif z3.is_not(c) and is_variable(c.children()[0]):
-            out.append(c)
-            out.pairs.append((c.children()[0], z3.BoolVal(False, c.ctx)))
-        else:
-            return None
+    out.append(z3.Sum([chosen[cc][c] for cc in range(NCOL)]) == 1)
     return out

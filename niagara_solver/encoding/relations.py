@@ -34,10 +34,10 @@ import z3
 from niagara_solver.encoding.core import Encoding, Mutant
 from niagara_solver.encoding.end import encode_end
 from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue, pushes_put_back
-from niagara_solver.encoding.pin import canoe_order, choice_values, pin_turn
+from niagara_solver.encoding.pin import canoe_order, pin_turn
 from niagara_solver.encoding.round import RoundChoice, encode_round
-from niagara_solver.encoding.state import (NAMES, NCOL, Constraint, Expr, Pins, SymPosition, card_in_hand, decode, fix,
-                                           open_guesses, value, well_formed)
+from niagara_solver.encoding.state import (NAMES, NCOL, Constraint, Expr, SymPosition, card_in_hand, decode, fix,
+                                           value, well_formed)
 from niagara_solver.encoding.tables import BoardTables
 from niagara_solver.encoding.trace import decode_branches, decode_rescues, decode_turn
 from niagara_solver.encoding.turn import OPS, SlotObservation, TurnChoice, encode_turn, gem_ops, swap_canoes
@@ -216,7 +216,7 @@ class Relations:
             out.append(("R-TURN-1", sym.budget[to_act] == 0))
         return out
 
-    def pin(self, sym: SymPosition, position: Position, order: dict[int, tuple[int, int]] | None = None) -> Pins:
+    def pin(self, sym: SymPosition, position: Position, order: dict[int, tuple[int, int]] | None = None) -> list[Expr]:
         """``sym`` equals a concrete position; ``order`` gives a player's canoes in another order (symbolic canoe
         ``k`` of player ``p`` is the concrete canoe ``order[p][k]``: the canoe acting first is canoe 0)."""
         return fix(sym, position, self.tables, order)
@@ -253,23 +253,6 @@ class Relations:
         """The step's choices fixed to a written turn with ``card`` (its first canoe acting in slot 0: pin the
         position with :func:`canoe_order`'s order)."""
         return pin_turn(self.enc, position, card, turn, step.choice, step.player)
-
-    def turn_values(self, step: TurnStep, position: Position, card: Card, turn: Turn,
-                    order: tuple[int, int]) -> Pins | None:
-        """:meth:`pin_turn` as values for every choice of the step (the canoes in ``order``, :func:`canoe_order`),
-        the choices the notation leaves open guessed (:func:`.pin.pin_turn`), and values for what the pinned
-        ``position`` leaves open (:func:`.state.open_guesses`): for evaluating the relation at, rather than asking
-        it; None where a choice is no value."""
-        values = choice_values(pin_turn(self.enc, position, card, turn, step.choice, step.player, values=True))
-        if values is None:
-            return None
-        values.pin(step.choice.card, int(card))
-        if step.swap is not None:
-            values.pin(step.swap, order == (1, 0))
-        guesses = open_guesses(step.pre, position)
-        values += guesses
-        values.pairs += guesses.pairs
-        return values
 
     def pin_round_turn(self, step: RoundStep, player: int, position: Position, card: Card,
                        turn: Turn) -> list[Expr]:

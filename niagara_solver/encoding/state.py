@@ -276,16 +276,6 @@ class Pins(list[Expr]):
         self.pairs.append((term, literal))
 
 
-def open_guesses(pos: SymPosition, concrete: Position) -> "Pins":
-    """Values for what :func:`fix` leaves open, to evaluate a relation at (never an answer: where a guess makes the
-    relation false, the solver is asked): a card not chosen yet is none (0)."""
-    out = Pins()
-    for p, player in enumerate(concrete.players):
-        if player.card is None:
-            out.pin(pos.card[p], 0)
-    return out
-
-
 def fix(pos: SymPosition, concrete: Position, tables: BoardTables,
         order: dict[int, tuple[int, int]] | None = None) -> "Pins":
     """Constraints making ``pos`` equal to a concrete position.

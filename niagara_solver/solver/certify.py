@@ -32,7 +32,6 @@ from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, 
 # simplifies it with the position's values in place first: 1.4 times faster at the median on the bundled puzzles'
 # certificates (docs/SOLVER.md); the incremental chain of the last round's turns stays on a plain solver.
 from niagara_solver.encoding.solver import make_preprocessing_solver, make_solver
-from niagara_solver.encoding.state import Pins
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.limits import OutOfTime, time_left
 from niagara_solver.model.notation import Turn
@@ -125,8 +124,6 @@ class _Checker:
         self.tag = f"cert.{self.goal.value}"
         self.memo: dict[Any, Bounds] = {}
         self.questions = 0
-        #: Per player, the position last pinned for their turns and its pins (see :meth:`pinned`).
-        self._pins: dict[int, tuple[Position, Pins]] = {}
 
     # -- the walk -------------------------------------------------------------------------------------------
 
@@ -481,19 +478,7 @@ class _Checker:
             raise Refused(i, problem[0], problem[1])
         pre, step, session = self.session(p)
         self.questions += 1
-        pins = self._pins.get(p)
-        if pins is None or pins[0] != pos:  # a node's turns come together: its position is pinned once
-            pins = self._pins[p] = (pos, self.relations.pin(pre, pos))
-        # The turn fixes every choice (the cave of a gem action and a victim's canoe guessed): the relation is
-        # evaluated there; where it does not hold (or a choice is no value), it is asked.
-        values = self.relations.turn_values(step, pos, card, turn, order)
-        if values is not None:
-            evaluated = session.evaluate(pins[1], values)
-            if evaluated is not None and evaluated[0]:
-                model = evaluated[1]
-                steals = z3.is_true(model.eval(step.steals(), model_completion=True))
-                return self._after(model, step, pos, p, card), steals
-        with session.scope(*pins[1], step.plays(card),
+        with session.scope(*self.relations.pin(pre, pos), step.plays(card),
                            *self.relations.pin_turn(step, pos, card, turn), step.swap == (order == (1, 0))):
             if not session.check(self.deadline):
                 raise Refused(i, "R-TURN-1", f"the encoding does not allow {self.names[p]}'s turn {card.label}: "

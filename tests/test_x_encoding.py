@@ -11,7 +11,7 @@ from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Colour, Moose
 from niagara_solver.model.format import position_from_json
-from niagara_solver.model.notation import Load, Unload
+from niagara_solver.model.notation import Load, Turn, Unload
 from niagara_solver.model.position import Position
 
 
@@ -423,3 +423,19 @@ def test_a_victim_named_by_its_kind_is_that_canoe_in_both_readings():
             if any(c.double and c.place == "2" for c in p.players[0].canoes)}
     # Red's double canoe paddles up onto 2 and takes blue's amber from either canoe, from both, or from none.
     assert blue == {(("double", d), ("single", s)) for d in (0, 1) for s in (0, 1)}
+
+
+@pytest.mark.rule("X-MOOSE-2", "R-MOVE-2")
+def test_why_explains_four_gem_actions_with_the_moose_and_refuses_them_without():
+    # With the moose a 6 pays for four gem actions at one stop: why finds the turn legal, as the engine does; without
+    # it the same turn costs more than any card (R-MOVE-3), refused before any solving.
+    from niagara_solver.verify.why import why
+
+    turn = Turn.parse("7L: -diamond -amber +ruby +ruby")
+    held = moose_of(P("red", {"at": "7L", "gems": ["diamond", "amber"], "moose": True}, "port", hand=[6, 1]),
+                    P("blue", "port", "port", hand=[3]), rules={"capacity": 2}, moose="held")
+    assert why(held, 0, Card.SIX, turn).legal
+    plain = position_from_json(doc(P("red", {"at": "7L", "gems": ["diamond", "amber"]}, "port", hand=[6, 1]),
+                                   P("blue", "port", "port", hand=[3]), ruleset={"capacity": 2}))
+    refused = why(plain, 0, Card.SIX, turn)
+    assert not refused.legal and refused.rules == ["R-MOVE-3"] and "more than 3 gem actions" in refused.detail

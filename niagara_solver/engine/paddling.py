@@ -9,7 +9,8 @@ order; what differs is what it carries along:
 * a compact state: the acting player's canoes as ``(place, cargo)`` pairs, the rest of what a turn changes (caves,
   the other players' canoes, the moose, Diamond Joe) as one small integer naming a value interned once per query,
   the gems banked this turn and the moose's holder. No :class:`Position`, :class:`Turn` or notation is built for
-  an intermediate step: only for the outcomes returned;
+  an intermediate step: only for the outcomes returned, and an outcome's position only when first asked for
+  (:class:`TurnOutcome`; a search orders every turn and tries few);
 * move tables per board (the discs above and below each place, the caves beside them, the whirlpool's upstream
   costs), computed once from the river graph and kept while the board lives;
 * each canoe's options memoised on what they depend on (its own place and cargo, the interned rest and the moose's
@@ -19,13 +20,14 @@ order; what differs is what it carries along:
 Coverage: every switch and module of RULES.md (``x_cards``' 1/2/3 card, ``x_double``, ``x_whirl``, ``x_moose``,
 ``x_joe``, ``gem_sides``, ``must_move``, ``steal_after_unload``, ``bank_after_load``, ``capacity``,
 ``port_departure``, ``double_one_cave``, ``whirl_brink``, ``whirl_cost_step``): no ruleset falls back to the
-reference generator. A player's two canoes both acting take an unrolled loop; other acting sets (one canoe, none,
-more than two canoes) the general walk. The cloud and the Lasso move no canoe and stay with :mod:`.turns` (two or
-three outcomes each), which builds their positions with this module's :func:`revealed` and :func:`weather_moved`.
+reference generator. A player's two canoes both acting, and one canoe acting alone, take unrolled loops; other
+acting sets (none, more than two canoes) the general walk. The cloud and the Lasso move no canoe and stay with
+:mod:`.turns` (two or three outcomes each), which builds their positions with this module's :func:`revealed` and
+:func:`weather_moved`.
 
-Positions, players, turns and outcomes are built by :func:`_made` (the fields stored as given, as ``__init__``
-stores them) rather than ``dataclasses.replace``; the canoes, whose ``__post_init__`` sorts their cargo, by their
-constructor, once each.
+Positions, players and turns are built by :func:`_made` (the fields stored as given, as ``__init__`` stores them)
+rather than ``dataclasses.replace``; the canoes, whose ``__post_init__`` sorts their cargo, by their constructor,
+once each; the acting player after a result once per canoes and gems banked.
 """
 
 from __future__ import annotations

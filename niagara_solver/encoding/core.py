@@ -338,12 +338,15 @@ def whirl_brink(enc: Encoding, falls: Expr, start: Expr, points: Expr, whirl: Ex
     t = enc.tables
     empty = [z3.IntVal(0)] * NCOL
     other = []
+    runs: dict[tuple[int, int], Expr] = {}  # per cave and loads: the discs beside one cave share them
     for e in t.disc_ids:
         stops = [points == t.depth[e]]
         colour = t.cave.get(e, 0)
         if colour:
-            stops += [z3.And(points == t.depth[e] + 2 * k, gem_run(k, empty, cave[colour - 1], capacity))
-                      for k in (1, 2)]
+            for k in (1, 2):
+                if (colour, k) not in runs:
+                    runs[colour, k] = gem_run(k, empty, cave[colour - 1], capacity)
+                stops.append(z3.And(points == t.depth[e] + 2 * k, runs[colour, k]))
         other.append(z3.And(whirl != e, z3.Or(stops)))
     return [("X-WHIRL-2", z3.Implies(falls, z3.And(start == t.PORT, z3.Not(z3.Or(other)))))]
 
@@ -360,13 +363,26 @@ def whirl_has_action(enc: Encoding, start: Expr, points: Expr, whirl: Expr, carg
     movement."""
     t = enc.tables
     stuck = []
+    empty = [z3.IntVal(0)] * NCOL  # a port canoe carries nothing (R-GEM-5)
+    # The same few runs (gem actions, cave, in the port or not) recur across the cases, and across the two questions
+    # of one canoe (with and without the moose's points): each made once per canoe (the terms are the same either
+    # way; building them again took most of the time of building a turn with the whirlpool). The canoe's terms are
+    # kept with the runs, so that their identities stay theirs.
+    kept = enc.cache.setdefault("X-WHIRL-5 runs", {})
+    key = (id(cargo), id(cave), id(capacity))
+    if key not in kept:
+        kept[key] = (cargo, cave, capacity, {})
+    runs: dict[tuple[int, int, bool], Expr] = kept[key][3]
     for s, w, n, shapes in _bare_cases(enc):
         fills = []
-        here = cargo if s != t.PORT else [z3.IntVal(0)] * NCOL  # a port canoe carries nothing (R-GEM-5)
+        port = s == t.PORT
         for where, ops, _ in shapes:
             colour = t.cave.get(where, 0)
             if colour:
-                fills.append(gem_run(ops, here, cave[colour - 1], capacity))
+                run = runs.get((ops, colour, port))
+                if run is None:
+                    run = runs[ops, colour, port] = gem_run(ops, empty if port else cargo, cave[colour - 1], capacity)
+                fills.append(run)
         stuck.append(z3.And(start == s, whirl == w, points == n, z3.Not(z3.Or(fills)) if fills else z3.BoolVal(True)))
     return z3.Not(z3.Or(stuck)) if stuck else z3.BoolVal(True)
 

@@ -27,7 +27,7 @@ from niagara_solver.model.atoms import NEXT, Card, Moose, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
 from niagara_solver.encoding.solver import TimedSolver, all_of, make_preprocessing_solver, make_solver
-from niagara_solver.encoding.state import MOOSE_STATES
+from niagara_solver.encoding.state import MOOSE_STATES, equal, literal_int, read_values
 
 
 #: The turns that lead to a start of the next round, in turn order: (seat, the position before the turn, the card,
@@ -43,28 +43,41 @@ def _canoe_terms(post: SymPosition, p: int, k: int) -> list[Any]:
 
 
 def _same(post: SymPosition, model: z3.ModelRef) -> Any:
-    """The result equals the model's, the two canoes of each player taken in either order."""
+    """The result equals the model's, the two canoes of each player taken in either order. The model's values are
+    read in one evaluation and the equalities kept for reuse (:func:`.state.read_values`, :func:`.state.equal`)."""
+    values = read_values(model, post)
+
+    def same(x: Any) -> Any:
+        got = values.get(x.get_id())
+        return equal(x, got)[0] if got is not None else x == model.eval(x, model_completion=True)
     parts = []
     for p in range(post.players):
-        a = [model.eval(x, model_completion=True) for x in _canoe_terms(post, p, 0)]
-        b = [model.eval(x, model_completion=True) for x in _canoe_terms(post, p, 1)]
         here = [_canoe_terms(post, p, 0), _canoe_terms(post, p, 1)]
-        straight = z3.And([x == v for x, v in zip(here[0], a)] + [x == v for x, v in zip(here[1], b)])
-        crossed = z3.And([x == v for x, v in zip(here[0], b)] + [x == v for x, v in zip(here[1], a)])
+        got = [[values.get(x.get_id()) for x in terms] for terms in here]
+        if None in got[0] or None in got[1]:  # a value the model leaves free: its default, as model completion gives
+            a = [model.eval(x, model_completion=True) for x in here[0]]
+            b = [model.eval(x, model_completion=True) for x in here[1]]
+            straight = z3.And([x == v for x, v in zip(here[0], a)] + [x == v for x, v in zip(here[1], b)])
+            crossed = z3.And([x == v for x, v in zip(here[0], b)] + [x == v for x, v in zip(here[1], a)])
+        else:
+            a, b = cast(list[int], got[0]), cast(list[int], got[1])
+            straight = all_of([equal(x, v)[0] for x, v in zip(here[0], a)] +
+                              [equal(x, v)[0] for x, v in zip(here[1], b)])
+            crossed = all_of([equal(x, v)[0] for x, v in zip(here[0], b)] +
+                             [equal(x, v)[0] for x, v in zip(here[1], a)])
         parts.append(z3.Or(straight, crossed))
-        parts += [x == model.eval(x, model_completion=True) for x in post.bank[p]]
+        parts += [same(x) for x in post.bank[p]]
         if post.budget is not None:  # the 1/2/3 card's budget is part of the result (X-CARDS-3)
-            parts.append(post.budget[p] == model.eval(post.budget[p], model_completion=True))
-    parts += [post.cave[cc][c] == model.eval(post.cave[cc][c], model_completion=True)
-              for cc in range(NCOL) for c in range(NCOL)]
-    parts.append(post.weather == model.eval(post.weather, model_completion=True))
-    parts += [m == model.eval(m, model_completion=True) for m in post.marker.values()]
+            parts.append(same(post.budget[p]))
+    parts += [same(post.cave[cc][c]) for cc in range(NCOL) for c in range(NCOL)]
+    parts.append(same(post.weather))
+    parts += [same(m) for m in post.marker.values()]
     if post.beaver is not None:  # X-BEAVER-1
-        parts.append(post.beaver == model.eval(post.beaver, model_completion=True))
+        parts.append(same(post.beaver))
     if post.moose is not None:  # X-MOOSE-1
-        parts.append(post.moose == model.eval(post.moose, model_completion=True))
-    parts += [x == model.eval(x, model_completion=True) for x in _pieces(post)]  # X-WHIRL-1, X-JOE-1
-    return z3.And(parts)
+        parts.append(same(post.moose))
+    parts += [same(x) for x in _pieces(post)]  # X-WHIRL-1, X-JOE-1
+    return all_of(parts)
 
 
 def _pieces(post: SymPosition) -> list[Any]:
@@ -74,7 +87,8 @@ def _pieces(post: SymPosition) -> list[Any]:
 
 
 def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
-    """The result equals a concrete position (canoes of a player in either order)."""
+    """The result equals a concrete position (canoes of a player in either order). The equalities are made once
+    and kept (:func:`.state.equal`): the positions compared repeat the same few values."""
     from niagara_solver.model.atoms import Gems
     parts = []
     for p, player in enumerate(known.players):
@@ -82,19 +96,21 @@ def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
                *([c.double] if post.double is not None else []), *([c.moose] if post.holder is not None else [])]
               for c in player.canoes]
         here = [_canoe_terms(post, p, 0), _canoe_terms(post, p, 1)]
-        straight = z3.And([x == v for x, v in zip(here[0], cs[0])] + [x == v for x, v in zip(here[1], cs[1])])
-        crossed = z3.And([x == v for x, v in zip(here[0], cs[1])] + [x == v for x, v in zip(here[1], cs[0])])
+        straight = all_of([equal(x, v)[0] for x, v in zip(here[0], cs[0])] +
+                          [equal(x, v)[0] for x, v in zip(here[1], cs[1])])
+        crossed = all_of([equal(x, v)[0] for x, v in zip(here[0], cs[1])] +
+                         [equal(x, v)[0] for x, v in zip(here[1], cs[0])])
         parts.append(z3.Or(straight, crossed))
-        parts += [post.bank[p][c] == player.bank[c] for c in range(NCOL)]
+        parts += [equal(post.bank[p][c], player.bank[c])[0] for c in range(NCOL)]
         if post.budget is not None:
-            parts.append(post.budget[p] == (player.card_budget or 0))
-    parts += [post.cave[cc][c] == known.caves[cc][c] for cc in range(NCOL) for c in range(NCOL)]
-    parts.append(post.weather == known.weather)
+            parts.append(equal(post.budget[p], player.card_budget or 0)[0])
+    parts += [equal(post.cave[cc][c], known.caves[cc][c])[0] for cc in range(NCOL) for c in range(NCOL)]
+    parts.append(equal(post.weather, known.weather)[0])
     if post.beaver is not None:  # X-BEAVER-1
-        parts.append(post.beaver == (tables.index[known.beaver] if known.beaver is not None else 0))
+        parts.append(equal(post.beaver, tables.index[known.beaver] if known.beaver is not None else 0)[0])
     if post.moose is not None:  # X-MOOSE-1
-        parts.append(post.moose == MOOSE_STATES.index(known.moose or Moose.WAITING))
-    return z3.And(parts + _known_pieces(post, known, tables))
+        parts.append(equal(post.moose, MOOSE_STATES.index(known.moose or Moose.WAITING))[0])
+    return all_of(parts + _known_pieces(post, known, tables))
 
 
 def _known_pieces(post: SymPosition, known: Position, tables: Any) -> list[Any]:
@@ -407,11 +423,17 @@ def _assign(model: z3.ModelRef, pinned: set[int], pins: Any) -> bool:
     """Give each pin's variable its value in ``model``; False when a pin is not ``variable == value``."""
     pairs = getattr(pins, "pairs", None)
     if pairs is not None:  # made by Relations.pin: the pairs as they were given, values as literals
+        # Through z3's C API (as ModelRef.update_value does, without a wrapped declaration per pair).
+        ref, raw = model.ctx.ref(), model.model
         for variable, given in pairs:
-            if not _is_variable(variable):
+            ast = variable.as_ast()
+            if z3.Z3_get_ast_kind(ref, ast) != z3.Z3_APP_AST or z3.Z3_get_app_num_args(ref, ast) != 0:
                 return False
-            model.update_value(variable, given)
-            pinned.add(variable.get_id())
+            decl = z3.Z3_get_app_decl(ref, ast)
+            if z3.Z3_get_decl_kind(ref, decl) != z3.Z3_OP_UNINTERPRETED:
+                return False
+            z3.Z3_add_const_interp(ref, raw, decl, given.as_ast())
+            pinned.add(z3.Z3_get_ast_id(ref, ast))
         return True
     for pin in pins:
         variable, given = pin.children() if z3.is_eq(pin) else (None, None)
@@ -455,6 +477,16 @@ class _Values:
     def __init__(self, values: dict[int, Any], given: z3.ModelRef) -> None:
         self.values = values
         self.given = given
+
+    def ints(self) -> dict[int, int]:
+        """The evaluated result terms as Python ints and bools, by term id, read through z3's C API: for
+        :func:`.state.decode`, which reads the rest from :meth:`eval`."""
+        out: dict[int, int] = {}
+        for term_id, literal in self.values.items():
+            got = literal_int(literal.ctx_ref(), literal.as_ast())
+            if got is not None:
+                out[term_id] = got
+        return out
 
     def eval(self, term: Any, model_completion: bool = False) -> Any:
         found = self.values.get(term.get_id())
@@ -581,7 +613,7 @@ class IncrementalEnumerator:
                         if session.check(deadline):
                             found.setdefault(result(session.model()), str(turn))
         outside = self._outside()
-        outside.add(*[c for _, c in step.constraints], *pins)
+        outside.add(all_of([*[c for _, c in step.constraints], *pins]))  # one term; the goal splits it again
         outside.add(*[z3.Not(_same_position(step.post, known, self.tables)) for known in {*claimed, *found}])
         while _check(outside, deadline):
             model = outside.model()
@@ -686,7 +718,7 @@ class IncrementalEnumerator:
                         if session.check(deadline):
                             found.add(result(session.model()))
         outside = self._outside()
-        outside.add(*[c for _, c in step.constraints], *pins)
+        outside.add(all_of([*[c for _, c in step.constraints], *pins]))  # one term; the goal splits it again
         outside.add(*[z3.Not(_same_result(step.post, start, self.tables)) for start in {*claimed, *found}])
         extra = 0
         while extra < limit and _check(outside, deadline):

@@ -90,8 +90,13 @@ class TurnStep(Step):
         return z3.Or([s.taking(j) for j in range(len(s.steals))])
 
     def steals(self) -> Expr:
-        """Some canoe of the turn takes a gem."""
-        return z3.Or([s.taking(j) for s in self.choice.slots for j in range(len(s.steals))])
+        """Some canoe of the turn takes a gem (made once per step: a certificate check asks it of every pinned
+        turn)."""
+        made = self.__dict__.get("_steals")
+        if made is None:
+            made = self.__dict__["_steals"] = z3.Or([s.taking(j) for s in self.choice.slots
+                                                     for j in range(len(s.steals))])
+        return made
 
     def decisions(self, model: z3.ModelRef) -> tuple[list[int], int]:
         """The model's values of every choice of the turn (the canoe order last), for :meth:`pin_decisions`."""

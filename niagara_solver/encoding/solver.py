@@ -9,7 +9,7 @@ from typing import Any, Iterable, Sequence
 
 import z3
 
-from niagara_solver.encoding.state import Constraint, Expr, value
+from niagara_solver.encoding.state import Constraint, Expr, equal, forget_terms, value
 from niagara_solver.model.limits import time_left
 from niagara_solver.model.verdict import Verdict
 
@@ -80,6 +80,7 @@ def fresh_context() -> None:
     or on a cluster, whatever ran before. Terms of the old context must not be used afterwards.
     """
     z3.z3._main_ctx = None  # main_ctx() makes a new one on first use
+    forget_terms()
 
 
 def shrink(solver: z3.Solver, model: z3.ModelRef, size: Expr, rounds: int = 12) -> z3.ModelRef:
@@ -132,15 +133,8 @@ def all_of(items: Sequence[Expr]) -> Expr:
 
 
 def zeros(terms: Iterable[Expr]) -> list[Expr]:
-    """``term == 0`` for integer terms, made through z3's C API (a quarter of the cost of ``==`` in Python)."""
-    out = []
-    zero = None
-    for term in terms:
-        if zero is None:
-            zero = z3.IntVal(0, term.ctx)
-        ctx = term.ctx
-        out.append(z3.BoolRef(z3.Z3_mk_eq(ctx.ref(), term.as_ast(), zero.as_ast()), ctx))
-    return out
+    """``term == 0`` for integer terms, made through z3's C API and kept for reuse (:func:`.state.equal`)."""
+    return [equal(term, 0)[0] for term in terms]
 
 
 def conj(items: Iterable[Expr]) -> Expr:

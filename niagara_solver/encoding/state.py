@@ -260,6 +260,36 @@ def card_in_hand(pos: SymPosition, p: int, card: Expr) -> Expr:
     return z3.Or([z3.And(card == c, pos.hand[p][c]) for c in range(len(pos.hand[p]))])
 
 
+#: ``term == literal`` terms made so far, by term (its Python object, kept alive here so that its ``id`` stays its
+#: own) and value (:func:`equal`); cleared with a new context.
+_EQUAL: dict[tuple[int, int, bool], tuple[Expr, Expr, Expr]] = {}
+#: Kept at most this many; the pins of a kind of game repeat far fewer.
+_EQUAL_MAX = 400_000
+
+
+def equal(term: Expr, given: int | bool) -> tuple[Expr, Expr]:
+    """``term == given`` and the literal ``given`` (a Python ``bool`` a Boolean literal, any other int an integer
+    one), made through z3's C API once per context and kept: every position pinned to the same variables repeats the
+    same few (variable, value) pairs, and each made anew through z3's Python API costs several wrapped terms."""
+    flag = given.__class__ is bool
+    key = (id(term), int(given), flag)
+    got = _EQUAL.get(key)
+    if got is None:
+        if len(_EQUAL) >= _EQUAL_MAX:
+            _EQUAL.clear()
+        ctx = term.ctx
+        literal = z3.BoolVal(given, ctx) if flag else z3.IntVal(given, ctx)
+        made = z3.BoolRef(z3.Z3_mk_eq(ctx.ref(), term.as_ast(), literal.as_ast()), ctx)
+        got = _EQUAL[key] = (made, literal, term)
+    return got[0], got[1]
+
+
+def forget_terms() -> None:
+    """Drop the terms kept for reuse (:func:`equal`, :func:`decode`'s bundles): for a new z3 context."""
+    _EQUAL.clear()
+    _BUNDLES.clear()
+
+
 class Pins(list[Expr]):
     """Constraints ``variable == value`` pinning a symbolic position to a concrete one, with the (variable, value)
     pairs they were made of (:attr:`pairs`): evaluating a relation at a pinned position reads the pairs instead of
@@ -271,8 +301,8 @@ class Pins(list[Expr]):
 
     def pin(self, term: Expr, value: int | bool) -> None:
         """``term == value``; a Python ``bool`` is a Boolean literal, any other int an integer one."""
-        literal = z3.BoolVal(value, term.ctx) if isinstance(value, bool) else z3.IntVal(value, term.ctx)
-        self.append(term == literal)
+        made, literal = equal(term, value)
+        self.append(made)
         self.pairs.append((term, literal))
 
 
@@ -334,12 +364,76 @@ def fix(pos: SymPosition, concrete: Position, tables: BoardTables,
 
 
 def value(model: z3.ModelRef, term: Expr) -> int:
+    """The value a model gives a term (its default where the model leaves it free), as an int (1/0 for Booleans)."""
     got = model.eval(term, model_completion=True)
     return got.as_long() if z3.is_int_value(got) else int(z3.is_true(got))
 
 
+_value = value
+
+
+#: One term per symbolic position decoded, holding every term of it, so that one evaluation reads them all
+#: (:func:`read_values`): by the position's identity, with the position kept so that the identity stays its own.
+_BUNDLES: dict[int, tuple[SymPosition, Expr, list[int]]] = {}
+
+
+def read_values(model: z3.ModelRef, pos: SymPosition) -> dict[int, int]:
+    """The values a model gives the terms of ``pos``, by term id (Booleans as Python ``bool``), from one evaluation
+    read through z3's C API (a term the model leaves free is missing: :func:`value` gives it its default).
+    Evaluating each term through the Python API costs most of a decoding's time."""
+    got = _BUNDLES.get(id(pos))
+    if got is None or got[0] is not pos:
+        if len(_BUNDLES) >= 256:
+            _BUNDLES.clear()
+        terms = _flat(pos)
+        # An uninterpreted function the model does not know: evaluated without completion, its arguments are the
+        # terms' values.
+        bundle = z3.Function("decode", *[t.sort() for t in terms], z3.BoolSort())(*terms)
+        got = _BUNDLES[id(pos)] = (pos, bundle, [t.get_id() for t in terms])
+    _, bundle, ids = got
+    evaluated = model.eval(bundle, model_completion=False)
+    ctx = evaluated.ctx
+    ref, ast = ctx.ref(), evaluated.as_ast()
+    out: dict[int, int] = {}
+    if z3.Z3_get_app_num_args(ref, ast) != len(ids):
+        return out
+    for i, term_id in enumerate(ids):
+        literal = literal_int(ref, z3.Z3_get_app_arg(ref, ast, i))
+        if literal is not None:
+            out[term_id] = literal
+    return out
+
+
+def literal_int(ref: Any, ast: Any) -> int | None:
+    """An integer or Boolean literal (a Python ``bool``) read through z3's C API (``ref`` its context's, ``ast`` the
+    term's); None for any other term."""
+    kind = z3.Z3_get_ast_kind(ref, ast)
+    if kind == z3.Z3_NUMERAL_AST:
+        return int(z3.Z3_get_numeral_string(ref, ast))
+    if kind == z3.Z3_APP_AST:
+        truth = z3.Z3_get_bool_value(ref, ast)
+        if truth == z3.Z3_L_TRUE:
+            return True
+        if truth == z3.Z3_L_FALSE:
+            return False
+    return None
+
+
 def decode(model: z3.ModelRef, pos: SymPosition, tables: BoardTables, rules: Ruleset, base: Position) -> Position:
     """The concrete position a model gives ``pos`` (board, ruleset, round, phase and lifebuoy from ``base``)."""
+    read: dict[int, int] | None = None
+    if isinstance(model, z3.ModelRef):
+        read = read_values(model, pos)
+    elif hasattr(model, "ints"):  # values evaluated at a pinned position (encoding/enumerate.py, _Values)
+        read = model.ints()
+    if read is not None:
+        found = read
+
+        def value(model: z3.ModelRef, term: Expr) -> int:
+            got = found.get(term.get_id())
+            return int(got) if got is not None else _value(model, term)
+    else:
+        value = _value
     players = []
     for p in range(pos.players):
         canoes = []

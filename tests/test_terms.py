@@ -1,0 +1,124 @@
+"""The encoding's shortcuts through z3's C API against the plain Python API they stand for (encoding/state.py:
+``equal``, ``read_values`` and ``decode``; encoding/enumerate.py: ``_same``): the same terms, the same decoded
+positions, the same blocking clauses, on the positions of seeded games of the base game and of the expansion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import z3
+
+from niagara_solver.encoding.enumerate import _canoe_terms, _pieces, _same
+from niagara_solver.encoding.relations import Relations
+from niagara_solver.encoding.solver import make_solver
+from niagara_solver.encoding.state import NCOL, decode, equal, forget_terms, read_values
+from niagara_solver.engine.playout import random_playout
+from niagara_solver.model.atoms import Phase
+from niagara_solver.model.board import standard_board
+from niagara_solver.model.position import Position
+from niagara_solver.model.ruleset import PRESETS
+
+
+class _TermByTerm:
+    """A model read one term at a time through the Python API (``decode``'s slow reading)."""
+
+    def __init__(self, model: z3.ModelRef) -> None:
+        self.model = model
+
+    def eval(self, term: Any, model_completion: bool = False) -> Any:
+        return self.model.eval(term, model_completion=model_completion)
+
+
+def _reference_same(post: Any, model: z3.ModelRef) -> Any:
+    """The blocking clause of a model as the Python API writes it: every term equal to its value (canoes of a player
+    in either order)."""
+    def val(x: Any) -> Any:
+        return model.eval(x, model_completion=True)
+    parts = []
+    for p in range(post.players):
+        here = [_canoe_terms(post, p, 0), _canoe_terms(post, p, 1)]
+        a, b = [val(x) for x in here[0]], [val(x) for x in here[1]]
+        parts.append(z3.Or(z3.And([x == v for x, v in zip(here[0], a)] + [x == v for x, v in zip(here[1], b)]),
+                           z3.And([x == v for x, v in zip(here[0], b)] + [x == v for x, v in zip(here[1], a)])))
+        parts += [x == val(x) for x in post.bank[p]]
+        if post.budget is not None:
+            parts.append(post.budget[p] == val(post.budget[p]))
+    parts += [post.cave[cc][c] == val(post.cave[cc][c]) for cc in range(NCOL) for c in range(NCOL)]
+    parts.append(post.weather == val(post.weather))
+    parts += [m == val(m) for m in post.marker.values()]
+    for x in (post.beaver, post.moose, *_pieces(post)):
+        if x is not None:
+            parts.append(x == val(x))
+    return z3.And(parts)
+
+
+def _equivalent(a: Any, b: Any) -> bool:
+    solver = z3.Solver()
+    solver.add(a != b)
+    return solver.check() == z3.unsat
+
+
+def _positions(preset: str, players: int, seed: int) -> list[Position]:
+    rules = PRESETS[preset]
+    start = Position.initial([f"p{i}" for i in range(players)], ruleset=rules)
+    return [record.turns_start for k, record in enumerate(random_playout(start, seed, rounds=10, policy="greedy"))
+            if k % 3 == 0]
+
+
+@pytest.mark.parametrize("preset,players,seed", [("standard", 3, 5), ("flussgeister-joe", 4, 6)])
+def test_decoding_in_one_evaluation_equals_decoding_term_by_term(preset, players, seed):
+    rules = PRESETS[preset]
+    relations = Relations(standard_board(), rules, players)
+    for n, pos in enumerate(_positions(preset, players, seed)):
+        sym = relations.position(f"terms{n}")
+        solver = make_solver()
+        solver.add(*relations.pin(sym, pos))
+        assert solver.check() == z3.sat
+        model = solver.model()
+        fast = decode(model, sym, relations.tables, rules, pos)
+        slow = decode(_TermByTerm(model), sym, relations.tables, rules, pos)
+        assert fast == slow
+        assert fast.players[0].canoes == pos.players[0].canoes and fast.caves == pos.caves
+        # The blocking clause of the model, read in one evaluation, is the Python API's.
+        assert _equivalent(_same(sym, model), _reference_same(sym, model))
+    # A model that leaves most terms free: their defaults, as model completion gives them.
+    sym = relations.position("terms.free")
+    solver = make_solver()
+    solver.add(sym.place[0][0] == 3, sym.bank[1][2] == 2, sym.hand[0][4])
+    assert solver.check() == z3.sat
+    model = solver.model()
+    base = _positions(preset, players, seed)[0]
+    assert read_values(model, sym)[sym.place[0][0].get_id()] == 3
+    assert decode(model, sym, relations.tables, rules, base) == decode(_TermByTerm(model), sym, relations.tables,
+                                                                       rules, base)
+    assert _equivalent(_same(sym, model), _reference_same(sym, model))
+
+
+def test_equalities_are_made_once_and_stand_for_the_python_apis():
+    x, b = z3.Int("terms.x"), z3.Bool("terms.b")
+    made, literal = equal(x, 3)
+    assert made.eq(x == 3) and literal.eq(z3.IntVal(3))
+    assert equal(x, 3)[0] is made  # kept
+    assert equal(x, 4)[0].eq(x == 4)
+    assert equal(b, True)[0].eq(b == True) and equal(b, False)[0].eq(b == False)  # noqa: E712 (z3 terms)
+    assert equal(b, True)[1].eq(z3.BoolVal(True))
+    forget_terms()
+    assert equal(x, 3)[0] is not made and equal(x, 3)[0].eq(x == 3)
+
+
+def test_well_formed_relations_still_decode_their_own_models():
+    # A relation's own model (a turn of the base game) decodes through the shortcut to what the Python API reads.
+    rules = PRESETS["standard"]
+    relations = Relations(standard_board(), rules, 3)
+    pre = relations.position("terms.turn")
+    step = relations.turn(pre, 1, "terms.turn", swap=True)
+    pos = _positions("standard", 3, 5)[1]
+    solver = make_solver()
+    solver.add(*[c for _, c in relations.well_formed(pre, Phase.TURNS)], *[c for _, c in step.constraints],
+               *relations.pin(pre, pos))
+    assert solver.check() == z3.sat
+    model = solver.model()
+    assert decode(model, step.post, relations.tables, rules, pos) == decode(_TermByTerm(model), step.post,
+                                                                          relations.tables, rules, pos)
+    assert _equivalent(_same(step.post, model), _reference_same(step.post, model))

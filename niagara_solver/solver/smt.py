@@ -53,6 +53,9 @@ class SmtSolver:
         self.baseline: int | None = None
         self.nodes = 0
         self.cards: dict[int, Card | None] = {}
+        #: The chains of replies :meth:`_defeat` asks about, by the players in order and their known cards: the same
+        #: terms each time (the same names), so built once (building the turns took half of a question's time).
+        self._chains: dict[Any, tuple[SymPosition, list[Any], SymPosition, dict[str, Any]]] = {}
 
     def _tick(self) -> None:
         self.nodes += 1
@@ -238,8 +241,12 @@ class SmtSolver:
 
     def _defeat(self, after_x: Position, order: list[int]) -> dict[str, Any] | None:
         """A reply of the players after X that defeats X, as values of their choices (None if there is none)."""
-        start = self.relations.position("ver.pre")
-        constraints, _, final, steps = self._reply_chain(start, order, "ver", None)
+        key = (tuple(order), tuple(self.cards.get(p) for p in order))
+        if key not in self._chains:
+            start = self.relations.position("ver.pre")
+            constraints, _, final, steps = self._reply_chain(start, order, "ver", None)
+            self._chains[key] = (start, constraints, final, steps)
+        start, constraints, final, steps = self._chains[key]
         solver = make_solver(self.timeout)
         solver.add(*self.relations.pin(start, after_x), *constraints, self._lost(final))
         if self._check(solver) == z3.unsat:

@@ -122,3 +122,21 @@ def test_well_formed_relations_still_decode_their_own_models():
     assert decode(model, step.post, relations.tables, rules, pos) == decode(_TermByTerm(model), step.post,
                                                                           relations.tables, rules, pos)
     assert _equivalent(_same(step.post, model), _reference_same(step.post, model))
+
+
+def test_gem_action_terms_made_through_the_c_api_are_the_python_apis():
+    # A turn's gem actions (encoding/turn.py, GemOp) are built through z3's C API; the terms are z3's own, equal
+    # (the same AST) to those the Python API makes.
+    from niagara_solver.encoding.turn import GemOp
+    op = GemOp.fresh("terms.op")
+    cells = op.cells()
+    expected = [*(z3.And(x >= 0, x <= 1) for x in cells), z3.Sum(cells) <= 1]
+    made = op.domain()
+    assert len(made) == len(expected) and all(a.eq(b) for a, b in zip(made, expected))
+    assert op.loads(2).eq(z3.Sum([op.load[cc][2] for cc in range(NCOL)]))
+    assert op.unloads(4).eq(z3.Sum([op.unload[cc][4] for cc in range(NCOL)]))
+    is_load = z3.Sum([x for row in op.load for x in row]) == 1
+    is_unload = z3.Sum([x for row in op.unload for x in row]) == 1
+    assert op.is_load.eq(is_load) and op.is_unload.eq(is_unload)
+    assert op.kind.eq(z3.If(is_load, 1, z3.If(is_unload, 2, 0)))
+    assert op.kind is op.kind  # made once

@@ -47,6 +47,26 @@ def _bit(name: str) -> Expr:
     return z3.Int(name)
 
 
+def _int_sum(terms: list[Expr]) -> Expr:
+    """``z3.Sum`` of integer terms, made through z3's C API: the same term, without the Python API's checks of each
+    argument's sort (most of the time of building a turn's gem actions)."""
+    ctx = terms[0].ctx
+    array = (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
+    return z3.ArithRef(z3.Z3_mk_add(ctx.ref(), len(terms), array), ctx)
+
+
+def _between_0_1(x: Expr) -> Expr:
+    """``z3.And(x >= 0, x <= 1)`` for an integer variable, made through z3's C API (the same term)."""
+    ctx = x.ctx
+    ref, ast = ctx.ref(), x.as_ast()
+    zero, one = z3.IntVal(0, ctx), z3.IntVal(1, ctx)
+    # Each made term wrapped at once: the wrapper holds z3's reference to it while the next ones are made.
+    low = z3.BoolRef(z3.Z3_mk_ge(ref, ast, zero.as_ast()), ctx)
+    high = z3.BoolRef(z3.Z3_mk_le(ref, ast, one.as_ast()), ctx)
+    both = (z3.Ast * 2)(low.as_ast(), high.as_ast())
+    return z3.BoolRef(z3.Z3_mk_and(ref, 2, both), ctx)
+
+
 @dataclass
 class GemOp:
     """One gem action as transfer matrices: ``load[cc][c]`` / ``unload[cc][c]`` are 1 when a gem of colour
@@ -64,26 +84,38 @@ class GemOp:
         return [x for m in (self.load, self.unload) for row in m for x in row]
 
     def domain(self) -> list[Expr]:
-        return [*(z3.And(x >= 0, x <= 1) for x in self.cells()), z3.Sum(self.cells()) <= 1]
+        cells = self.cells()
+        return [*(_between_0_1(x) for x in cells), _int_sum(cells) <= 1]
 
     def loads(self, c: int) -> Expr:
-        return z3.Sum([self.load[cc][c] for cc in range(NCOL)])
+        return _int_sum([self.load[cc][c] for cc in range(NCOL)])
 
     def unloads(self, c: int) -> Expr:
-        return z3.Sum([self.unload[cc][c] for cc in range(NCOL)])
+        return _int_sum([self.unload[cc][c] for cc in range(NCOL)])
+
+    # The terms below are read many times while a turn is built: each made once (the same terms either way).
 
     @property
     def is_load(self) -> Expr:
-        return z3.Sum([x for row in self.load for x in row]) == 1
+        made = self.__dict__.get("_is_load")
+        if made is None:
+            made = self.__dict__["_is_load"] = _int_sum([x for row in self.load for x in row]) == 1
+        return made
 
     @property
     def is_unload(self) -> Expr:
-        return z3.Sum([x for row in self.unload for x in row]) == 1
+        made = self.__dict__.get("_is_unload")
+        if made is None:
+            made = self.__dict__["_is_unload"] = _int_sum([x for row in self.unload for x in row]) == 1
+        return made
 
     @property
     def kind(self) -> Expr:
         """0 none, 1 load, 2 unload."""
-        return z3.If(self.is_load, 1, z3.If(self.is_unload, 2, 0))
+        made = self.__dict__.get("_kind")
+        if made is None:
+            made = self.__dict__["_kind"] = z3.If(self.is_load, 1, z3.If(self.is_unload, 2, 0))
+        return made
 
     @property
     def colour(self) -> Expr:

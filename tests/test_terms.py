@@ -1,6 +1,7 @@
-"""The encoding's shortcuts through z3's C API against the plain Python API they stand for (encoding/state.py:
-``equal``, ``read_values`` and ``decode``; encoding/enumerate.py: ``_same``): the same terms, the same decoded
-positions, the same blocking clauses, on the positions of seeded games of the base game and of the expansion."""
+"""The encoding's shortcuts through z3's C API against the plain Python API they stand for (encoding/terms.py: the
+builders and readers; encoding/state.py: ``read_values`` and ``decode``; encoding/enumerate.py: ``_same``): the same
+terms, the same decoded positions, the same blocking clauses, on the positions of seeded games of the base game and
+of the expansion."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import z3
 from niagara_solver.encoding.enumerate import _canoe_terms, _pieces, _same
 from niagara_solver.encoding.relations import Relations
 from niagara_solver.encoding.solver import make_solver
-from niagara_solver.encoding.state import NCOL, decode, equal, forget_terms, read_values
+from niagara_solver.encoding.state import NCOL, decode, forget_terms, read_values
+from niagara_solver.encoding.terms import equal
 from niagara_solver.engine.playout import random_playout
 from niagara_solver.model.atoms import Phase
 from niagara_solver.model.board import standard_board
@@ -140,3 +142,20 @@ def test_gem_action_terms_made_through_the_c_api_are_the_python_apis():
     assert op.is_load.eq(is_load) and op.is_unload.eq(is_unload)
     assert op.kind.eq(z3.If(is_load, 1, z3.If(is_unload, 2, 0)))
     assert op.kind is op.kind  # made once
+
+
+def test_the_c_api_builders_make_the_python_apis_terms():
+    # encoding/terms.py: each builder gives the very term (the same AST) the Python API makes for the same call.
+    from niagara_solver.encoding.terms import all_of, between_0_1, int_sum, literal_int, variable_decl, zeros
+    x, y, b = z3.Int("terms.x"), z3.Int("terms.y"), z3.Bool("terms.b")
+    assert all_of([x > 1, b, y == 2]).eq(z3.And(x > 1, b, y == 2))
+    assert all_of([b]).eq(b) and all_of([]).eq(z3.BoolVal(True))
+    assert int_sum([x, y, x]).eq(z3.Sum([x, y, x]))
+    assert between_0_1(x).eq(z3.And(x >= 0, x <= 1))
+    assert [t.eq(u) for t, u in zip(zeros([x, y]), [x == 0, y == 0])] == [True, True]
+    ref = x.ctx_ref()
+    assert variable_decl(ref, x.as_ast()) is not None and variable_decl(ref, b.as_ast()) is not None
+    assert variable_decl(ref, (x + 1).as_ast()) is None and variable_decl(ref, z3.IntVal(3).as_ast()) is None
+    assert variable_decl(ref, z3.BoolVal(True).as_ast()) is None  # a literal, not a variable
+    assert [literal_int(ref, t.as_ast()) for t in (z3.IntVal(-7), z3.BoolVal(True), z3.BoolVal(False), x, x + 1)] \
+        == [-7, True, False, None, None]

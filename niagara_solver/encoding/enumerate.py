@@ -26,8 +26,9 @@ from niagara_solver.model.notation import Turn
 from niagara_solver.model.atoms import NEXT, Card, Moose, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
-from niagara_solver.encoding.solver import TimedSolver, all_of, make_preprocessing_solver, make_solver
-from niagara_solver.encoding.state import MOOSE_STATES, equal, literal_int, read_values
+from niagara_solver.encoding.solver import TimedSolver, make_preprocessing_solver, make_solver
+from niagara_solver.encoding.state import MOOSE_STATES, read_values
+from niagara_solver.encoding.terms import all_of, equal, literal_int, variable_decl
 
 
 #: The turns that lead to a start of the next round, in turn order: (seat, the position before the turn, the card,
@@ -427,10 +428,8 @@ def _assign(model: z3.ModelRef, pinned: set[int], pins: Any) -> bool:
         ref, raw = model.ctx.ref(), model.model
         for variable, given in pairs:
             ast = variable.as_ast()
-            if z3.Z3_get_ast_kind(ref, ast) != z3.Z3_APP_AST or z3.Z3_get_app_num_args(ref, ast) != 0:
-                return False
-            decl = z3.Z3_get_app_decl(ref, ast)
-            if z3.Z3_get_decl_kind(ref, decl) != z3.Z3_OP_UNINTERPRETED:
+            decl = variable_decl(ref, ast)
+            if decl is None:
                 return False
             z3.Z3_add_const_interp(ref, raw, decl, given.as_ast())
             pinned.add(z3.Z3_get_ast_id(ref, ast))
@@ -446,9 +445,7 @@ def _assign(model: z3.ModelRef, pinned: set[int], pins: Any) -> bool:
 
 def _is_variable(term: Any) -> bool:
     """An uninterpreted constant, asked through z3's C API (a tenth of the time of the Python wrappers)."""
-    ctx, ast = term.ctx_ref(), term.as_ast()
-    return bool(z3.Z3_get_ast_kind(ctx, ast) == z3.Z3_APP_AST and z3.Z3_get_app_num_args(ctx, ast) == 0
-                and z3.Z3_get_decl_kind(ctx, z3.Z3_get_app_decl(ctx, ast)) == z3.Z3_OP_UNINTERPRETED)
+    return variable_decl(term.ctx_ref(), term.as_ast()) is not None
 
 
 def _is_value(term: Any) -> bool:

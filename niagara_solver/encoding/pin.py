@@ -10,8 +10,8 @@ from niagara_solver.model.notation import Load, Move, Push, Steal, TakeMoose, Tr
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.position import Position
 from niagara_solver.encoding.core import Encoding
-from niagara_solver.encoding.solver import zeros
 from niagara_solver.encoding.state import NCOL
+from niagara_solver.encoding.terms import zeros
 from niagara_solver.encoding.turn import GemOp, TurnChoice
 
 # The turn notation is the project's shared vocabulary (docs/NOTATION.md); this module only reads it.

@@ -5,11 +5,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 import z3
 
-from niagara_solver.encoding.state import Constraint, Expr, equal, forget_terms, value
+from niagara_solver.encoding.state import Constraint, Expr, forget_terms, value
 from niagara_solver.model.limits import time_left
 from niagara_solver.model.verdict import Verdict
 
@@ -118,23 +118,6 @@ def verdict(result: z3.CheckSatResult) -> Verdict:
     if result == z3.sat:
         return Verdict.REFUTED
     return Verdict.UNKNOWN
-
-
-def all_of(items: Sequence[Expr]) -> Expr:
-    """The conjunction of z3 Booleans, made through z3's C API: one term to assert instead of many (``Solver.add``
-    checks every argument through the Python wrappers, several times the cost of asserting it)."""
-    if not items:
-        return z3.BoolVal(True)
-    if len(items) == 1 or not all(isinstance(t, z3.BoolRef) for t in items):
-        return z3.And(*items) if len(items) > 1 else items[0]
-    ctx = items[0].ctx
-    array = (z3.Ast * len(items))(*[t.as_ast() for t in items])
-    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(items), array), ctx)
-
-
-def zeros(terms: Iterable[Expr]) -> list[Expr]:
-    """``term == 0`` for integer terms, made through z3's C API and kept for reuse (:func:`.state.equal`)."""
-    return [equal(term, 0)[0] for term in terms]
 
 
 def conj(items: Iterable[Expr]) -> Expr:

@@ -17,6 +17,7 @@ from niagara_solver.model.atoms import COLOURS, NEXT, CanoeKind, Card, Gems, Moo
 from niagara_solver.model.position import Canoe, Joe, Player, Position
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.encoding.tables import BoardTables
+from niagara_solver.encoding.terms import equal, forget_equal, literal_int
 
 Expr = Any  # a z3 term (ArithRef or BoolRef); z3's Python types are too loose for more precision
 NCOL = 5
@@ -260,33 +261,9 @@ def card_in_hand(pos: SymPosition, p: int, card: Expr) -> Expr:
     return z3.Or([z3.And(card == c, pos.hand[p][c]) for c in range(len(pos.hand[p]))])
 
 
-#: ``term == literal`` terms made so far, by term (its Python object, kept alive here so that its ``id`` stays its
-#: own) and value (:func:`equal`); cleared with a new context.
-_EQUAL: dict[tuple[int, int, bool], tuple[Expr, Expr, Expr]] = {}
-#: Kept at most this many; the pins of a kind of game repeat far fewer.
-_EQUAL_MAX = 400_000
-
-
-def equal(term: Expr, given: int | bool) -> tuple[Expr, Expr]:
-    """``term == given`` and the literal ``given`` (a Python ``bool`` a Boolean literal, any other int an integer
-    one), made through z3's C API once per context and kept: every position pinned to the same variables repeats the
-    same few (variable, value) pairs, and each made anew through z3's Python API costs several wrapped terms."""
-    flag = given.__class__ is bool
-    key = (id(term), int(given), flag)
-    got = _EQUAL.get(key)
-    if got is None:
-        if len(_EQUAL) >= _EQUAL_MAX:
-            _EQUAL.clear()
-        ctx = term.ctx
-        literal = z3.BoolVal(given, ctx) if flag else z3.IntVal(given, ctx)
-        made = z3.BoolRef(z3.Z3_mk_eq(ctx.ref(), term.as_ast(), literal.as_ast()), ctx)
-        got = _EQUAL[key] = (made, literal, term)
-    return got[0], got[1]
-
-
 def forget_terms() -> None:
-    """Drop the terms kept for reuse (:func:`equal`, :func:`decode`'s bundles): for a new z3 context."""
-    _EQUAL.clear()
+    """Drop the terms kept for reuse (:func:`.terms.equal`, :func:`decode`'s bundles): for a new z3 context."""
+    forget_equal()
     _BUNDLES.clear()
 
 
@@ -402,21 +379,6 @@ def read_values(model: z3.ModelRef, pos: SymPosition) -> dict[int, int]:
         if literal is not None:
             out[term_id] = literal
     return out
-
-
-def literal_int(ref: Any, ast: Any) -> int | None:
-    """An integer or Boolean literal (a Python ``bool``) read through z3's C API (``ref`` its context's, ``ast`` the
-    term's); None for any other term."""
-    kind = z3.Z3_get_ast_kind(ref, ast)
-    if kind == z3.Z3_NUMERAL_AST:
-        return int(z3.Z3_get_numeral_string(ref, ast))
-    if kind == z3.Z3_APP_AST:
-        truth = z3.Z3_get_bool_value(ref, ast)
-        if truth == z3.Z3_L_TRUE:
-            return True
-        if truth == z3.Z3_L_FALSE:
-            return False
-    return None
 
 
 def decode(model: z3.ModelRef, pos: SymPosition, tables: BoardTables, rules: Ruleset, base: Position) -> Position:

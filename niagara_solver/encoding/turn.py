@@ -29,6 +29,7 @@ from niagara_solver.model.ruleset import Card123Canoes, LassoScope, Ruleset
 from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.state import LASSO, NCOL, ONE_TWO_THREE, Constraint, Expr, SymPosition, card_in_hand
 from niagara_solver.encoding.tables import member
+from niagara_solver.encoding.terms import between_0_1, int_sum
 
 OPS = 3  # gem actions at one stop in the base game: at most three (six points)
 
@@ -45,26 +46,6 @@ def gem_ops(rules: Ruleset | None) -> int:
 
 def _bit(name: str) -> Expr:
     return z3.Int(name)
-
-
-def _int_sum(terms: list[Expr]) -> Expr:
-    """``z3.Sum`` of integer terms, made through z3's C API: the same term, without the Python API's checks of each
-    argument's sort (most of the time of building a turn's gem actions)."""
-    ctx = terms[0].ctx
-    array = (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
-    return z3.ArithRef(z3.Z3_mk_add(ctx.ref(), len(terms), array), ctx)
-
-
-def _between_0_1(x: Expr) -> Expr:
-    """``z3.And(x >= 0, x <= 1)`` for an integer variable, made through z3's C API (the same term)."""
-    ctx = x.ctx
-    ref, ast = ctx.ref(), x.as_ast()
-    zero, one = z3.IntVal(0, ctx), z3.IntVal(1, ctx)
-    # Each made term wrapped at once: the wrapper holds z3's reference to it while the next ones are made.
-    low = z3.BoolRef(z3.Z3_mk_ge(ref, ast, zero.as_ast()), ctx)
-    high = z3.BoolRef(z3.Z3_mk_le(ref, ast, one.as_ast()), ctx)
-    both = (z3.Ast * 2)(low.as_ast(), high.as_ast())
-    return z3.BoolRef(z3.Z3_mk_and(ref, 2, both), ctx)
 
 
 @dataclass
@@ -85,13 +66,13 @@ class GemOp:
 
     def domain(self) -> list[Expr]:
         cells = self.cells()
-        return [*(_between_0_1(x) for x in cells), _int_sum(cells) <= 1]
+        return [*(between_0_1(x) for x in cells), int_sum(cells) <= 1]
 
     def loads(self, c: int) -> Expr:
-        return _int_sum([self.load[cc][c] for cc in range(NCOL)])
+        return int_sum([self.load[cc][c] for cc in range(NCOL)])
 
     def unloads(self, c: int) -> Expr:
-        return _int_sum([self.unload[cc][c] for cc in range(NCOL)])
+        return int_sum([self.unload[cc][c] for cc in range(NCOL)])
 
     # The terms below are read many times while a turn is built: each made once (the same terms either way).
 
@@ -99,14 +80,14 @@ class GemOp:
     def is_load(self) -> Expr:
         made = self.__dict__.get("_is_load")
         if made is None:
-            made = self.__dict__["_is_load"] = _int_sum([x for row in self.load for x in row]) == 1
+            made = self.__dict__["_is_load"] = int_sum([x for row in self.load for x in row]) == 1
         return made
 
     @property
     def is_unload(self) -> Expr:
         made = self.__dict__.get("_is_unload")
         if made is None:
-            made = self.__dict__["_is_unload"] = _int_sum([x for row in self.unload for x in row]) == 1
+            made = self.__dict__["_is_unload"] = int_sum([x for row in self.unload for x in row]) == 1
         return made
 
     @property

@@ -31,7 +31,8 @@ from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, 
 # A question asked once (a pinned turn, "any turn outside the certificate?", a lemma) goes to a solver that
 # simplifies it with the position's values in place first: 1.4 times faster at the median on the bundled puzzles'
 # certificates (docs/SOLVER.md); the incremental chain of the last round's turns stays on a plain solver.
-from niagara_solver.encoding.solver import all_of, make_preprocessing_solver, make_solver
+from niagara_solver.encoding.solver import make_preprocessing_solver, make_solver
+from niagara_solver.encoding.terms import all_of
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.limits import OutOfTime, time_left
 from niagara_solver.model.notation import Turn

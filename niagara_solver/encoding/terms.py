@@ -1,0 +1,109 @@
+"""Terms made and read through z3's C API: the few shapes the encoding builds or reads thousands of times.
+
+Each function here gives exactly the term z3's Python API gives for the same call (``z3.And``, ``z3.Sum``,
+``x == v``, a model's literal), without the Python API's checks of every argument's sort and its wrapper per
+intermediate term, which were most of the time of pinning positions, reading models and building a turn's gem
+actions (docs/SOLVER.md, "Speed"); tests/test_terms.py holds each to the Python API's term.
+
+One rule for every C call: each term made is wrapped in a Python object at once, before the next one is made. The
+wrapper holds z3's reference to the term; a term left unreferenced while others are made may be reclaimed by z3.
+
+Nothing here knows the game; :func:`equal` keeps what it made for the life of a z3 context (:func:`forget_equal`,
+called by ``solver.fresh_context`` through ``state.forget_terms``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import z3
+
+Expr = Any
+
+
+def all_of(items: Sequence[Expr]) -> Expr:
+    """The conjunction of z3 Booleans (``z3.And``): one term to assert instead of many (``Solver.add`` checks every
+    argument through the Python wrappers, several times the cost of asserting it)."""
+    if not items:
+        return z3.BoolVal(True)
+    if len(items) == 1 or not all(isinstance(t, z3.BoolRef) for t in items):
+        return z3.And(*items) if len(items) > 1 else items[0]
+    ctx = items[0].ctx
+    array = (z3.Ast * len(items))(*[t.as_ast() for t in items])
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(items), array), ctx)
+
+
+def int_sum(terms: Sequence[Expr]) -> Expr:
+    """``z3.Sum`` of two or more integer terms."""
+    ctx = terms[0].ctx
+    array = (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
+    return z3.ArithRef(z3.Z3_mk_add(ctx.ref(), len(terms), array), ctx)
+
+
+def between_0_1(x: Expr) -> Expr:
+    """``z3.And(x >= 0, x <= 1)`` for an integer term."""
+    ctx = x.ctx
+    ref, ast = ctx.ref(), x.as_ast()
+    zero, one = z3.IntVal(0, ctx), z3.IntVal(1, ctx)
+    low = z3.BoolRef(z3.Z3_mk_ge(ref, ast, zero.as_ast()), ctx)
+    high = z3.BoolRef(z3.Z3_mk_le(ref, ast, one.as_ast()), ctx)
+    both = (z3.Ast * 2)(low.as_ast(), high.as_ast())
+    return z3.BoolRef(z3.Z3_mk_and(ref, 2, both), ctx)
+
+
+#: ``term == literal`` terms made so far, by term (its Python object, kept alive here so that its ``id`` stays its
+#: own) and value (:func:`equal`); cleared with a new context.
+_EQUAL: dict[tuple[int, int, bool], tuple[Expr, Expr, Expr]] = {}
+#: Kept at most this many; the pins of a kind of game repeat far fewer.
+_EQUAL_MAX = 400_000
+
+
+def equal(term: Expr, given: int | bool) -> tuple[Expr, Expr]:
+    """``term == given`` and the literal ``given`` (a Python ``bool`` a Boolean literal, any other int an integer
+    one), made once per context and kept: every position pinned to the same variables repeats the same few
+    (variable, value) pairs."""
+    flag = given.__class__ is bool
+    key = (id(term), int(given), flag)
+    got = _EQUAL.get(key)
+    if got is None:
+        if len(_EQUAL) >= _EQUAL_MAX:
+            _EQUAL.clear()
+        ctx = term.ctx
+        literal = z3.BoolVal(given, ctx) if flag else z3.IntVal(given, ctx)
+        made = z3.BoolRef(z3.Z3_mk_eq(ctx.ref(), term.as_ast(), literal.as_ast()), ctx)
+        got = _EQUAL[key] = (made, literal, term)
+    return got[0], got[1]
+
+
+def zeros(terms: Iterable[Expr]) -> list[Expr]:
+    """``term == 0`` for each integer term, kept for reuse as :func:`equal` keeps them."""
+    return [equal(term, 0)[0] for term in terms]
+
+
+def forget_equal() -> None:
+    """Drop the terms :func:`equal` kept: for a new z3 context."""
+    _EQUAL.clear()
+
+
+def variable_decl(ref: Any, ast: Any) -> Any | None:
+    """The declaration of an uninterpreted constant (a variable), or None for any other term (``ref`` its context's,
+    ``ast`` the term's)."""
+    if z3.Z3_get_ast_kind(ref, ast) != z3.Z3_APP_AST or z3.Z3_get_app_num_args(ref, ast) != 0:
+        return None
+    decl = z3.Z3_get_app_decl(ref, ast)
+    return decl if z3.Z3_get_decl_kind(ref, decl) == z3.Z3_OP_UNINTERPRETED else None
+
+
+def literal_int(ref: Any, ast: Any) -> int | None:
+    """An integer or Boolean literal (a Python ``bool``), read from a term (``ref`` its context's, ``ast`` the term's);
+    None for any other term."""
+    kind = z3.Z3_get_ast_kind(ref, ast)
+    if kind == z3.Z3_NUMERAL_AST:
+        return int(z3.Z3_get_numeral_string(ref, ast))
+    if kind == z3.Z3_APP_AST:
+        truth = z3.Z3_get_bool_value(ref, ast)
+        if truth == z3.Z3_L_TRUE:
+            return True
+        if truth == z3.Z3_L_FALSE:
+            return False
+    return None

@@ -1,9 +1,12 @@
 """The encoding's relations evaluated at a pinned position (encoding/enumerate.py: ``Session.evaluate`` for the flow,
 ``IncrementalEnumerator.winners`` for the end check) against the same relations asked of a solver (``Enumerator``):
-the same results on the positions of seeded games, and the engine's (R-FLOW-1..6, R-END-1..3); and the engine's turns
-confirmed on the incremental solver (``IncrementalEnumerator.check_turns``) against the fresh solvers'."""
+the same results on the positions of seeded games, and the engine's (R-FLOW-1..6, R-END-1..3); the engine's turns
+confirmed on the incremental solver (``IncrementalEnumerator.check_turns``) against the fresh solvers'; and written
+turns evaluated with every choice pinned against the solver's models."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -75,3 +78,89 @@ def test_a_claimed_turn_the_rules_refuse_is_refused():
     three = legal_turns(pos, 0, Card.THREE)[0]
     found = incremental.check_turns(pos, 0, Card.TWO, {**two, three.position: three.turn})
     assert set(found) == set(two)
+
+
+def _evaluated_is_solved(relations: Relations, pre: Any, step: Any, session: Any, pos: Position, p: int, card: Card,
+                         turn: Any) -> bool:
+    """A written turn evaluated with every choice pinned against the solver's model of its plain pins: the relation
+    holds there, with the same position and steal. Returns whether the turn steals."""
+    import z3
+
+    from niagara_solver.encoding.enumerate import canoe_order
+
+    order, problem = canoe_order(pos, p, turn)
+    assert problem is None
+    pinned = relations.pin(pre, pos)
+    swap = step.swap == (order == (1, 0))
+    evaluated = session.evaluate(pinned, [step.plays(card), swap, *relations.pin_turn(step, pos, card, turn,
+                                                                                      every=True)], free=True)
+    assert evaluated is not None and evaluated[0], turn
+    with session.scope(*pinned, step.plays(card), swap, *relations.pin_turn(step, pos, card, turn)):
+        assert session.check(None)
+        model = session.model()
+        assert relations.decode_position(evaluated[1], step.post, pos) == relations.decode_position(
+            model, step.post, pos), turn
+        steal = z3.is_true(model.eval(step.steals(), model_completion=True))
+        assert z3.is_true(evaluated[1].eval(step.steals(), model_completion=True)) == steal
+    return steal
+
+
+@pytest.mark.parametrize("preset,players,seed", [("standard", 3, 21), ("bga-2013-05-09", 2, 22),
+                                                 ("flussgeister-joe", 4, 23)])
+def test_written_turns_evaluated_with_every_choice_pinned_equal_the_solvers_models(preset, players, seed):
+    # A written turn with every choice pinned (the caves and alike victims too: pin_turn's ``every``) and what it
+    # does not read at its default is evaluated rather than solved (Session.evaluate, ``free``; used by the
+    # certificate check and the cross-check): for the engine's turns in seeded games, the relation holds there and
+    # gives the position and the steal the solver's model of the plain pins gives (R-TURN-1, R-GEM-1, R-MOVE-4).
+    from niagara_solver.encoding.enumerate import Session
+
+    rules = PRESETS[preset]
+    relations = Relations(standard_board(), rules, players)
+    pre = relations.position("eval.turn")
+    steps = {p: relations.turn(pre, p, f"eval.turn{p}", swap=True) for p in range(players)}
+    sessions = {p: Session(step) for p, step in steps.items()}
+    start = Position.initial([f"p{i}" for i in range(players)], ruleset=rules)
+    turns = 0
+    for record in random_playout(start, seed, rounds=10, policy="greedy"):
+        pos, p = record.turns_start, record.turns[0].player
+        me = pos.players[p]
+        bare = pos.with_player(p, Player(me.name, me.canoes, me.hand, me.bank, None, None))
+        for card in me.hand[:3]:
+            for outcome in legal_turns(bare, p, card)[::3]:
+                _evaluated_is_solved(relations, pre, steps[p], sessions[p], pos, p, card, outcome.turn)
+                turns += 1
+    assert turns >= 40
+
+
+def test_steals_from_alike_canoes_evaluated_equal_the_solvers_models():
+    # R-STEAL-2: b's two canoes on 3 both carry a ruby; a written steal names neither, and the evaluation takes the
+    # first: the same position as the solver's model, whichever canoe that takes the ruby from.
+    from niagara_solver.encoding.enumerate import Session
+
+    pos = position(P("a", "4", "port"), P("b", "3:ruby", "3:ruby"), ruleset={"capacity": 2})
+    relations = Relations.of(pos)
+    pre = relations.position("eval.steal")
+    step = relations.turn(pre, 0, "eval.steal", swap=True)
+    session = Session(step)
+    turns = legal_turns(pos, 0, Card.ONE)
+    steals = [_evaluated_is_solved(relations, pre, step, session, pos, 0, Card.ONE, o.turn) for o in turns]
+    assert steals == ["xb/ruby" in str(o.turn) for o in turns] and sum(steals) == 4
+
+
+def test_a_written_turn_the_rules_refuse_does_not_hold_when_evaluated():
+    # The 3's turn evaluated as the 2's (R-MOVE-3: the budget is spent exactly): the relation does not hold there,
+    # and the solver finds no other choices that make it hold either.
+    from niagara_solver.encoding.enumerate import Session
+
+    pos = position(P("a", "4", "port"), P("b", "port", "port"))
+    relations = Relations.of(pos)
+    pre = relations.position("eval.refused")
+    step = relations.turn(pre, 0, "eval.refused", swap=True)
+    session = Session(step)
+    three = legal_turns(pos, 0, Card.THREE)[0].turn
+    pins = [step.plays(Card.TWO), step.swap == False, *relations.pin_turn(step, pos, Card.TWO, three)]  # noqa: E712
+    evaluated = session.evaluate(relations.pin(pre, pos), [*pins[:2], *relations.pin_turn(step, pos, Card.TWO, three,
+                                                                                          every=True)], free=True)
+    assert evaluated is not None and not evaluated[0]
+    with session.scope(*relations.pin(pre, pos), *pins):
+        assert not session.check(None)

@@ -28,7 +28,7 @@ from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
 from niagara_solver.encoding.solver import TimedSolver, make_preprocessing_solver, make_solver
 from niagara_solver.encoding.state import MOOSE_STATES, read_values
-from niagara_solver.encoding.terms import all_of, equal, literal_int, variable_decl
+from niagara_solver.encoding.terms import all_of, equal, literal_int, pinned_value, said, variable_decl
 
 
 #: The turns that lead to a start of the next round, in turn order: (seat, the position before the turn, the card,
@@ -341,6 +341,8 @@ class Session:
         for _, c in step.constraints:
             self.solver.add(c)
         self._bundle: tuple[Any, list[Any], set[int]] | None = None
+        #: The variables the relation reads, by id (for :meth:`evaluate` with ``free``).
+        self._variables: dict[int, Any] = {}
         self._given: tuple[list[Any], z3.ModelRef, set[int]] | None = None
 
     def _evaluable(self) -> tuple[Any, list[Any], set[int]]:
@@ -351,7 +353,8 @@ class Session:
             holds = z3.And([c for _, c in self.step.constraints])
             bundle = z3.Function("evaluate", *[t.sort() for t in results], z3.BoolSort(), z3.BoolSort())(
                 *results, holds)
-            self._bundle = (bundle, results, _constants(bundle))
+            self._variables = _variables(bundle)
+            self._bundle = (bundle, results, set(self._variables))
         return self._bundle
 
     def check(self, deadline: float | None) -> bool:
@@ -375,13 +378,18 @@ class Session:
     def add(self, *constraints: Any) -> None:
         self.solver.add(*constraints)
 
-    def evaluate(self, pins: list[Any], more: Sequence[Any] = ()) -> tuple[bool, "_Values"] | None:
+    def evaluate(self, pins: list[Any], more: Sequence[Any] = (), free: bool = False
+                 ) -> tuple[bool, "_Values"] | None:
         """The relation evaluated at pinned values (each pin ``variable == value``; ``more`` are pins that change
         between calls with the same ``pins``, such as the number of flow steps): whether it holds, and the values
         of the results; None when the pins leave some term of the relation free (then ask the solver).
 
         With every variable of the relation given, it has exactly one model or none, so this answers the same
-        as enumerating its models, without a solver."""
+        as enumerating its models, without a solver.
+
+        ``free``: a variable no pin gives takes its default (0, false). Where the relation holds, the values are
+        then one of its models with the pins, as good as any the solver gives; where it does not, that says only
+        that the defaults do not fit: ask the solver."""
         bundle, results, variables = self._evaluable()
         if self._given is None or self._given[0] is not pins:  # the same position again: its values are set
             base = z3.Model()
@@ -393,12 +401,24 @@ class Session:
         # A copy for each evaluation: z3 keeps what a model has evaluated, so a changed value needs a new model.
         given = base.translate(base.ctx)
         pinned = set(pinned)
-        if not _assign(given, pinned, more) or not variables <= pinned:
+        if not _assign(given, pinned, more):
             return None
+        if not variables <= pinned:
+            if not free:
+                return None
+            _default(given, [self._variables[v] for v in variables - pinned])
         values = _literal_args(given.eval(bundle, model_completion=False))
         if values is None:
             return None
         return z3.is_true(values[-1]), _Values(dict(zip((t.get_id() for t in results), values[:-1])), given)
+
+
+def _default(model: z3.ModelRef, variables: list[Any]) -> None:
+    """Give each variable its default in ``model``: 0, or false."""
+    ctx = model.ctx
+    zero, false = z3.IntVal(0, ctx), z3.BoolVal(False, ctx)
+    for variable in variables:
+        model.update_value(variable, false if z3.is_bool(variable) else zero)
 
 
 def _literal_args(term: Any) -> list[Any] | None:
@@ -421,7 +441,8 @@ def _literal_args(term: Any) -> list[Any] | None:
 
 
 def _assign(model: z3.ModelRef, pinned: set[int], pins: Any) -> bool:
-    """Give each pin's variable its value in ``model``; False when a pin is not ``variable == value``."""
+    """Give each pin's variable its value in ``model``; False when a pin is not ``variable == value`` (or a Boolean
+    variable, or its negation)."""
     pairs = getattr(pins, "pairs", None)
     if pairs is not None:  # made by Relations.pin: the pairs as they were given, values as literals
         # Through z3's C API (as ModelRef.update_value does, without a wrapped declaration per pair).
@@ -434,12 +455,24 @@ def _assign(model: z3.ModelRef, pinned: set[int], pins: Any) -> bool:
             z3.Z3_add_const_interp(ref, raw, decl, given.as_ast())
             pinned.add(z3.Z3_get_ast_id(ref, ast))
         return True
+    # Each pin read through z3's C API (the Python API's wrappers cost 50 ms for a turn's 700 pins).
+    ref, raw = model.ctx.ref(), model.model
+    truth = (z3.BoolVal(False, model.ctx), z3.BoolVal(True, model.ctx))  # held while their terms are used
+    sides = (truth[0].as_ast(), truth[1].as_ast())
     for pin in pins:
-        variable, given = pin.children() if z3.is_eq(pin) else (None, None)
-        if variable is None or not (_is_variable(variable) and _is_value(given)):
+        known = said(pin)  # made by terms.equal: what it says is kept
+        if known is not None and known[1] is not None:
+            z3.Z3_add_const_interp(ref, raw, known[1], known[2])
+            pinned.add(known[0])
+            continue
+        read = pinned_value(ref, pin.as_ast(), sides)
+        if read is True:
+            continue
+        if read is None or read is False:
             return False
-        model.update_value(variable, given)
-        pinned.add(variable.get_id())
+        variable, decl, given = read
+        z3.Z3_add_const_interp(ref, raw, decl, given)
+        pinned.add(z3.Z3_get_ast_id(ref, variable))
     return True
 
 
@@ -448,14 +481,15 @@ def _is_variable(term: Any) -> bool:
     return variable_decl(term.ctx_ref(), term.as_ast()) is not None
 
 
-def _is_value(term: Any) -> bool:
-    return bool(z3.is_int_value(term) or z3.is_true(term) or z3.is_false(term))
-
-
 def _constants(term: Any) -> set[int]:
     """The ids of every variable a term reads."""
+    return set(_variables(term))
+
+
+def _variables(term: Any) -> dict[int, Any]:
+    """Every variable a term reads, by id."""
     seen: set[int] = set()
-    found: set[int] = set()
+    found: dict[int, Any] = {}
     stack = [term]
     while stack:
         t = stack.pop()
@@ -463,7 +497,7 @@ def _constants(term: Any) -> set[int]:
             continue
         seen.add(t.get_id())
         if _is_variable(t):
-            found.add(t.get_id())
+            found[t.get_id()] = t
         stack.extend(t.children())
     return found
 
@@ -601,14 +635,26 @@ class IncrementalEnumerator:
                             for i, (p, a) in enumerate(zip(pos.players, after.players)))
             return after.replace(players=players, acted=(*pos.acted, player))
         found: dict[Position, str] = {}
-        pins = [*relations.pin(pre, pos), step.plays(card)]
+        pinned = relations.pin(pre, pos)
+        pins = [*pinned, step.plays(card)]
+        refused = []
+        for turn in claimed.values():
+            order, problem = canoe_order(pos, player, turn)
+            if problem is None:
+                # Every choice pinned, the relation is evaluated (see Session.evaluate, ``free``); where it does not
+                # hold so, the solver decides below.
+                evaluated = session.evaluate(pinned, [step.plays(card), step.swap == (order == (1, 0)),
+                                                      *relations.pin_turn(step, pos, card, turn, every=True)],
+                                             free=True)
+                if evaluated is not None and evaluated[0]:
+                    found.setdefault(result(cast(z3.ModelRef, evaluated[1])), str(turn))
+                else:
+                    refused.append((turn, order))
         with session.scope(*pins):
-            for turn in claimed.values():
-                order, problem = canoe_order(pos, player, turn)
-                if problem is None:
-                    with session.scope(*relations.pin_turn(step, pos, card, turn), step.swap == (order == (1, 0))):
-                        if session.check(deadline):
-                            found.setdefault(result(session.model()), str(turn))
+            for turn, order in refused:
+                with session.scope(*relations.pin_turn(step, pos, card, turn), step.swap == (order == (1, 0))):
+                    if session.check(deadline):
+                        found.setdefault(result(session.model()), str(turn))
         outside = self._outside()
         outside.add(all_of([*[c for _, c in step.constraints], *pins]))  # one term; the goal splits it again
         outside.add(*[z3.Not(_same_position(step.post, known, self.tables)) for known in {*claimed, *found}])

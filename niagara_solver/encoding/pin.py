@@ -11,7 +11,7 @@ from niagara_solver.model.atoms import Card
 from niagara_solver.model.position import Position
 from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.state import NCOL
-from niagara_solver.encoding.terms import zeros
+from niagara_solver.encoding.terms import equal, zeros
 from niagara_solver.encoding.turn import GemOp, TurnChoice
 
 # The turn notation is the project's shared vocabulary (docs/NOTATION.md); this module only reads it.
@@ -36,8 +36,17 @@ def canoe_order(pos: Position, player: int, turn: Turn) -> tuple[tuple[int, int]
     return (0, 1), None
 
 
-def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnChoice, player: int = 0) -> list[Any]:
-    """Constraints fixing the symbolic choices to the written turn (its first canoe acting in slot 0)."""
+def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnChoice, player: int = 0,
+             every: bool = False) -> list[Any]:
+    """Constraints fixing the symbolic choices to the written turn (its first canoe acting in slot 0).
+
+    The notation leaves some choices to the relation: the cave a gem action uses (the one beside the canoe,
+    R-GEM-1), between a victim's two alike canoes which one a steal takes from (R-STEAL-2), and where an idle or
+    staying canoe "moves" (R-MOVE-1, R-MOVE-4). With ``every`` these are fixed too: the cave beside the canoe where
+    the action is written (the canoe's place, or the disc it moves to), the victim's first such canoe not robbed
+    yet in the turn, no movement. Every choice is then ``variable == value`` and the relation can be evaluated
+    rather than solved: the constraints are one of the models of those without ``every`` (or none, should the
+    relation decide otherwise: ask the solver then)."""
     t = enc.tables
     names = [p.name for p in pos.players]
     out: list[Any] = [choice.card == int(card)]
@@ -68,6 +77,8 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
     for s, slot in enumerate(slots):
         if s >= len(acting):
             out.append(z3.Not(slot.on))
+            if every:  # R-MOVE-1: an idle slot does not move
+                out.append(slot.move == 0)
             out += zeros(x for op in (*slot.pre, *slot.post) for x in op.cells())
             out += zeros(x for j in range(len(slot.steals)) for x in slot.steal_cells(j))
             continue
@@ -78,9 +89,12 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
         split = moves[0] if moves else len(steps)
         before = [st for st in steps[:split] if isinstance(st, (Load, Unload))]
         after = [st for st in steps[split:] if isinstance(st, (Load, Unload))]
-        for ops, gems in ((slot.pre, before), (slot.post, after)):
+        places = (action.canoe.place, steps[moves[0]].dest if moves else action.canoe.place)  # type: ignore[union-attr]
+        for ops, gems, place in ((slot.pre, before, places[0]), (slot.post, after, places[1])):
+            # The cave beside (by its colour, R-GEM-1); None where the notation leaves it to the relation.
+            cave = t.cave.get(t.index.get(place, -1), 0) - 1 if every else -1
             for i, op in enumerate(ops):
-                out += _pin_op(op, gems[i] if i < len(gems) else None)
+                out += _pin_op(op, gems[i] if i < len(gems) else None, cave if cave >= 0 else None)
         pushes = [st for st in steps if isinstance(st, Push)]
         if slot.push is not None:  # X-WHIRL-2: where the whirlpool pushed the canoe (0: not pushed)
             out.append(slot.push == (t.index.get(pushes[0].dest, -1) if pushes else 0))
@@ -101,7 +115,10 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
             out.append(slot.dest == t.index.get(move.dest, -1))
         else:
             out.append(slot.move == 0)
+            if every:  # R-MOVE-4: it stays where it is
+                out.append(slot.dest == t.index.get(action.canoe.place, -1))
         thefts = [st for st in steps if isinstance(st, Steal)]
+        robbed: set[tuple[int, int]] = set()
         for j in range(len(slot.steals)):
             cells = slot.steals[j]
             if j < len(thefts):
@@ -117,6 +134,12 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
                     cargo = thefts[j].victim_gems
                     if cargo is not None:  # a victim named by its cargo (R-STEAL-2) is that canoe
                         named = [v for v in named if v < len(theirs) and theirs[v].gems == tuple(sorted(cargo))]
+                    free = [v for v in named if (q, v) not in robbed]  # R-STEAL-2: one gem from each canoe
+                    if every and free:  # the first of alike canoes not robbed yet (see above)
+                        robbed.add((q, free[0]))
+                        out += zeros(cells[q][v][c] for v in range(2) if v != free[0])
+                        out.append(equal(cells[q][free[0]][c], 1)[0])
+                        continue
                     out += zeros(cells[q][v][c] for v in range(2) if v not in named)
                     # No such canoe: Sum([]) == 1 does not hold.
                     out.append(z3.Sum([cells[q][v][c] for v in named]) == 1 if named else z3.BoolVal(False))
@@ -127,14 +150,19 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
     return out
 
 
-def _pin_op(op: GemOp, step: Load | Unload | None) -> list[Any]:
-    """A written gem action: its kind and colour; the cave is whichever lies beside the canoe."""
+def _pin_op(op: GemOp, step: Load | Unload | None, cave: int | None = None) -> list[Any]:
+    """A written gem action: its kind and colour; the cave is whichever lies beside the canoe, or ``cave`` (an index)
+    when given."""
     if step is None:
         return zeros(x for x in op.cells())
     c = int(step.colour) - 1
     chosen = op.load if isinstance(step, Load) else op.unload
     other = op.unload if isinstance(step, Load) else op.load
     out = zeros(x for row in other for x in row)
+    if cave is not None:
+        out += zeros(chosen[cc][col] for cc in range(NCOL) for col in range(NCOL) if col != c or cc != cave)
+        out.append(equal(chosen[cave][c], 1)[0])
+        return out
     out += zeros(chosen[cc][col] for cc in range(NCOL) for col in range(NCOL) if col != c)
     out.append(z3.Sum([chosen[cc][c] for cc in range(NCOL)]) == 1)
     return out

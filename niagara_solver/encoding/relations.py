@@ -254,10 +254,12 @@ class Relations:
         return TurnStep(pre=pre, constraints=t.constraints, post=t.post, observations=t.observations, extra=t.extra,
                         choice=choice, player=player, swap=flip)
 
-    def pin_turn(self, step: TurnStep, position: Position, card: Card, turn: Turn) -> list[Expr]:
+    def pin_turn(self, step: TurnStep, position: Position, card: Card, turn: Turn, every: bool = False
+                 ) -> list[Expr]:
         """The step's choices fixed to a written turn with ``card`` (its first canoe acting in slot 0: pin the
-        position with :func:`canoe_order`'s order)."""
-        return pin_turn(self.enc, position, card, turn, step.choice, step.player)
+        position with :func:`canoe_order`'s order); with ``every``, also the choices the notation leaves to the
+        relation, so that it can be evaluated (:func:`.pin.pin_turn`)."""
+        return pin_turn(self.enc, position, card, turn, step.choice, step.player, every)
 
     def pin_round_turn(self, step: RoundStep, player: int, position: Position, card: Card,
                        turn: Turn) -> list[Expr]:

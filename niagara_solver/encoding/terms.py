@@ -54,6 +54,9 @@ def between_0_1(x: Expr) -> Expr:
 #: ``term == literal`` terms made so far, by term (its Python object, kept alive here so that its ``id`` stays its
 #: own) and value (:func:`equal`); cleared with a new context.
 _EQUAL: dict[tuple[int, int, bool], tuple[Expr, Expr, Expr]] = {}
+#: What each of those says, by the made term's Python object (:func:`said`): the term's id, its declaration when it
+#: is a variable (else None) and the literal's term.
+_SAID: dict[int, tuple[int, Any, Any]] = {}
 #: Kept at most this many; the pins of a kind of game repeat far fewer.
 _EQUAL_MAX = 400_000
 
@@ -67,12 +70,20 @@ def equal(term: Expr, given: int | bool) -> tuple[Expr, Expr]:
     got = _EQUAL.get(key)
     if got is None:
         if len(_EQUAL) >= _EQUAL_MAX:
-            _EQUAL.clear()
+            forget_equal()
         ctx = term.ctx
+        ref = ctx.ref()
         literal = z3.BoolVal(given, ctx) if flag else z3.IntVal(given, ctx)
-        made = z3.BoolRef(z3.Z3_mk_eq(ctx.ref(), term.as_ast(), literal.as_ast()), ctx)
+        made = z3.BoolRef(z3.Z3_mk_eq(ref, term.as_ast(), literal.as_ast()), ctx)
         got = _EQUAL[key] = (made, literal, term)
+        _SAID[id(made)] = (z3.Z3_get_ast_id(ref, term.as_ast()), variable_decl(ref, term.as_ast()), literal.as_ast())
     return got[0], got[1]
+
+
+def said(pin: Expr) -> tuple[int, Any, Any] | None:
+    """For a term :func:`equal` made (the same Python object): the id of its term, the term's declaration when it is
+    a variable (else None), and the literal's term; None for any other term. Read without asking z3."""
+    return _SAID.get(id(pin))
 
 
 def zeros(terms: Iterable[Expr]) -> list[Expr]:
@@ -83,6 +94,7 @@ def zeros(terms: Iterable[Expr]) -> list[Expr]:
 def forget_equal() -> None:
     """Drop the terms :func:`equal` kept: for a new z3 context."""
     _EQUAL.clear()
+    _SAID.clear()
 
 
 def variable_decl(ref: Any, ast: Any) -> Any | None:
@@ -92,6 +104,36 @@ def variable_decl(ref: Any, ast: Any) -> Any | None:
         return None
     decl = z3.Z3_get_app_decl(ref, ast)
     return decl if z3.Z3_get_decl_kind(ref, decl) == z3.Z3_OP_UNINTERPRETED else None
+
+
+def is_literal(ref: Any, ast: Any) -> bool:
+    """An integer numeral or ``true`` / ``false``."""
+    kind = z3.Z3_get_ast_kind(ref, ast)
+    if kind == z3.Z3_NUMERAL_AST:
+        return True
+    return kind == z3.Z3_APP_AST and z3.Z3_get_decl_kind(ref, z3.Z3_get_app_decl(ref, ast)) in (z3.Z3_OP_TRUE,
+                                                                                             z3.Z3_OP_FALSE)
+
+
+def pinned_value(ref: Any, ast: Any, truth: tuple[Any, Any]) -> tuple[Any, Any, Any] | bool | None:
+    """What a pin says, read from its term: (the variable's term, its declaration, the value's term) for
+    ``variable == literal``, a Boolean variable (true) or its negation (false); True for the literal ``true`` (it
+    says nothing); None for any other term. ``truth`` holds the terms ``false`` and ``true`` of the context."""
+    if z3.Z3_get_ast_kind(ref, ast) != z3.Z3_APP_AST:
+        return None
+    kind = z3.Z3_get_decl_kind(ref, z3.Z3_get_app_decl(ref, ast))
+    if kind == z3.Z3_OP_EQ:
+        variable, given = z3.Z3_get_app_arg(ref, ast, 0), z3.Z3_get_app_arg(ref, ast, 1)
+        if not is_literal(ref, given):
+            return None
+    elif kind == z3.Z3_OP_NOT:
+        variable, given = z3.Z3_get_app_arg(ref, ast, 0), truth[0]
+    elif kind == z3.Z3_OP_TRUE:
+        return True
+    else:
+        variable, given = ast, truth[1]
+    decl = variable_decl(ref, variable)
+    return None if decl is None else (variable, decl, given)
 
 
 def literal_int(ref: Any, ast: Any) -> int | None:

@@ -125,6 +125,8 @@ class _Checker:
         self.tag = f"cert.{self.goal.value}"
         self.memo: dict[Any, Bounds] = {}
         self.questions = 0
+        #: The last position pinned for a turn: (the symbolic position, the position, its pins).
+        self._pinned: tuple[SymPosition, Position, list[Any]] | None = None
 
     # -- the walk -------------------------------------------------------------------------------------------
 
@@ -474,6 +476,12 @@ class _Checker:
                         for k, (q, a) in enumerate(zip(pos.players, after.players)))
         return after.replace(players=players, acted=(*pos.acted, p))
 
+    def _pins(self, pre: SymPosition, pos: Position) -> list[Any]:
+        """``pos`` pinned on ``pre``, kept for the turns asked of it in a row (an evaluation reuses its values)."""
+        if self._pinned is None or self._pinned[0] is not pre or self._pinned[1] != pos:
+            self._pinned = (pre, pos, self.relations.pin(pre, pos))
+        return self._pinned[2]
+
     def pinned(self, i: int, pos: Position, p: int, card: Card, turn: Turn) -> tuple[Position, bool]:
         """A written turn, pinned: the position the encoding says it leads to, and whether it steals."""
         order, problem = canoe_order(pos, p, turn)
@@ -481,6 +489,16 @@ class _Checker:
             raise Refused(i, problem[0], problem[1])
         pre, step, session = self.session(p)
         self.questions += 1
+        # Every choice pinned (the caves and alike victims too; what the turn does not read, such as a card not
+        # known yet, at its default), the relation is evaluated, not solved: where it holds, that is a model as z3
+        # would give one. Where it does not, the solver decides (the turn may be allowed with other choices).
+        choices = [step.plays(card), step.swap == (order == (1, 0)),
+                   *self.relations.pin_turn(step, pos, card, turn, every=True)]
+        evaluated = session.evaluate(self._pins(pre, pos), choices, free=True)
+        if evaluated is not None and evaluated[0]:
+            values = evaluated[1]
+            return (self._after(values, step, pos, p, card),
+                    z3.is_true(values.eval(step.steals(), model_completion=True)))
         with session.scope(*self.relations.pin(pre, pos), step.plays(card),
                            *self.relations.pin_turn(step, pos, card, turn), step.swap == (order == (1, 0))):
             if not session.check(self.deadline):

@@ -9,6 +9,7 @@ from hypothesis import given
 from helpers import P, doc
 from niagara_solver.cli.main import main
 from niagara_solver.model.atoms import Colour, Gems, Phase
+from niagara_solver.model.errors import InputError
 from niagara_solver.model.format import dumps_position, loads_position, position_from_json, position_to_json
 from niagara_solver.model.position import Canoe
 from strategies import positions
@@ -68,6 +69,18 @@ def test_mid_round_positions_round_trip():
     out = position_to_json(pos)
     assert out["phase"] == "turns" and out["acted"] == ["a"] and out["players"][0]["card"] == 5
     assert loads_position(dumps_position(pos)) == pos
+
+
+def test_once_everybody_has_acted_a_player_may_have_no_canoe_in_play():
+    # The position right after the flow (as a certificate writes it: "turns", everybody acted) may have a player
+    # whose canoes all went over the falls (R-FLOW-6); with a player still to act, no (R-RESCUE-2).
+    after_flow = doc(P("a", "port", "3", hand=[1, 2], card=5), P("b", "fallen", "fallen", hand=[3], card=4),
+                     acted=["a", "b"])
+    pos = position_from_json(after_flow)
+    assert not pos.players[1].canoes_in_play and loads_position(dumps_position(pos)) == pos
+    with pytest.raises(InputError, match=r"players\[1\]\.canoes: .*\(R-RESCUE-2\)"):
+        position_from_json(doc(P("a", "port", "3", hand=[1, 2], card=5), P("b", "fallen", "fallen", hand=[3, 4],
+                                                                           card=4), acted=["a"]))
 
 
 @given(positions(phase=None))

@@ -76,6 +76,7 @@ def position_problems(pos: Position) -> list[Problem]:
             problems.append(Problem("fork", f"fork {fork!r} has branches {', '.join(board.labels[fork])}",
                                     "R-FLOW-4"))
     valid_places = {*board.discs, PORT, FALLEN}
+    everybody_acted = set(pos.acted) == set(range(len(pos.players)))
     for i, player in enumerate(pos.players):
         where = f"players[{i}]"
         if len(player.canoes) != 2:
@@ -114,8 +115,11 @@ def position_problems(pos: Position) -> list[Problem]:
                                         "R-CARD-2"))
         elif acted:
             problems.append(Problem(f"{where}.card", "a player who has acted has revealed a card", "R-TURN-1"))
-        # X-WHIRL-2: with the whirlpool a canoe may be pushed over the falls in its owner's own turn.
-        if pos.phase is Phase.TURNS and not player.canoes_in_play and not (acted and rules.x_whirl):
+        # X-WHIRL-2: with the whirlpool a canoe may be pushed over the falls in its owner's own turn. Once everybody
+        # has acted the position may also stand right after the flow (a certificate's flow leads there), which may
+        # have carried every canoe of a player over the falls (R-FLOW-6) before the next round's rescues.
+        if (pos.phase is Phase.TURNS and not player.canoes_in_play and not (acted and rules.x_whirl)
+                and not everybody_acted):
             problems.append(Problem(f"{where}.canoes", "after phase I every player has a canoe in the port or "
                                                        "on the river", "R-RESCUE-2"))
     if pos.phase is Phase.CARDS and pos.acted:

@@ -443,19 +443,8 @@ def _literal_args(term: Any) -> list[Any] | None:
 def _assign(model: z3.ModelRef, pinned: set[int], pins: Any) -> bool:
     """Give each pin's variable its value in ``model``; False when a pin is not ``variable == value`` (or a Boolean
     variable, or its negation)."""
-    pairs = getattr(pins, "pairs", None)
-    if pairs is not None:  # made by Relations.pin: the pairs as they were given, values as literals
-        # Through z3's C API (as ModelRef.update_value does, without a wrapped declaration per pair).
-        ref, raw = model.ctx.ref(), model.model
-        for variable, given in pairs:
-            ast = variable.as_ast()
-            decl = variable_decl(ref, ast)
-            if decl is None:
-                return False
-            z3.Z3_add_const_interp(ref, raw, decl, given.as_ast())
-            pinned.add(z3.Z3_get_ast_id(ref, ast))
-        return True
-    # Each pin read through z3's C API (the Python API's wrappers cost 50 ms for a turn's 700 pins).
+    # A pin made by terms.equal (every pin of Relations.pin, most of pin_turn's) says what it pins without asking
+    # z3; any other is read through z3's C API (the Python API's wrappers cost 50 ms for a turn's 700 pins).
     ref, raw = model.ctx.ref(), model.model
     truth = (z3.BoolVal(False, model.ctx), z3.BoolVal(True, model.ctx))  # held while their terms are used
     sides = (truth[0].as_ast(), truth[1].as_ast())

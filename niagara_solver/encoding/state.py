@@ -268,19 +268,13 @@ def forget_terms() -> None:
 
 
 class Pins(list[Expr]):
-    """Constraints ``variable == value`` pinning a symbolic position to a concrete one, with the (variable, value)
-    pairs they were made of (:attr:`pairs`): evaluating a relation at a pinned position reads the pairs instead of
-    taking every constraint apart again through z3's Python API (the larger part of the time of an evaluation)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.pairs: list[tuple[Expr, Expr]] = []
+    """Constraints ``variable == value`` pinning a symbolic position to a concrete one, each made by
+    :func:`.terms.equal`, which keeps what it says: evaluating a relation at a pinned position reads that instead of
+    taking every constraint apart again through z3's API (the larger part of the time of an evaluation)."""
 
     def pin(self, term: Expr, value: int | bool) -> None:
         """``term == value``; a Python ``bool`` is a Boolean literal, any other int an integer one."""
-        made, literal = equal(term, value)
-        self.append(made)
-        self.pairs.append((term, literal))
+        self.append(equal(term, value)[0])
 
 
 def fix(pos: SymPosition, concrete: Position, tables: BoardTables,

@@ -413,6 +413,19 @@ class Session:
         return z3.is_true(values[-1]), _Values(dict(zip((t.get_id() for t in results), values[:-1])), given)
 
 
+def evaluate_turn(relations: Relations, step: Any, session: Session, pinned: list[Any], pos: Position, card: Card,
+                  turn: Turn, order: tuple[int, int]) -> "_Values | None":
+    """A written turn of ``step``'s relation (on ``session``) at the position ``pos`` (``pinned`` on the relation's
+    position before, as :meth:`Relations.pin` makes it; the canoes in ``order``, from :func:`canoe_order`), with every
+    choice pinned, the notation's open ones too (:func:`.pin.pin_turn`, ``every``), evaluated rather than solved:
+    the values of one model of the turn's plain pins; None where the relation does not hold so (ask the solver,
+    which may find other choices)."""
+    choices = [step.plays(card), step.swap == (order == (1, 0)),
+               *relations.pin_turn(step, pos, card, turn, every=True)]
+    evaluated = session.evaluate(pinned, choices, free=True)
+    return evaluated[1] if evaluated is not None and evaluated[0] else None
+
+
 def _default(model: z3.ModelRef, variables: list[Any]) -> None:
     """Give each variable its default in ``model``: 0, or false."""
     ctx = model.ctx
@@ -630,14 +643,10 @@ class IncrementalEnumerator:
         for turn in claimed.values():
             order, problem = canoe_order(pos, player, turn)
             if problem is None:
-                # Every choice pinned, the relation is evaluated (see Session.evaluate, ``free``); where it does not
-                # hold so, the solver decides below.
-                evaluated = session.evaluate(pinned, [step.plays(card), step.swap == (order == (1, 0)),
-                                                      *relations.pin_turn(step, pos, card, turn, every=True)],
-                                             free=True)
-                if evaluated is not None and evaluated[0]:
-                    found.setdefault(result(cast(z3.ModelRef, evaluated[1])), str(turn))
-                else:
+                values = evaluate_turn(relations, step, session, pinned, pos, card, turn, order)
+                if values is not None:
+                    found.setdefault(result(cast(z3.ModelRef, values)), str(turn))
+                else:  # the solver decides below
                     refused.append((turn, order))
         with session.scope(*pins):
             for turn, order in refused:

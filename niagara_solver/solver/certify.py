@@ -26,7 +26,7 @@ from typing import Any, Iterable
 
 import z3
 
-from niagara_solver.encoding.enumerate import IncrementalEnumerator, Session, _same_position
+from niagara_solver.encoding.enumerate import IncrementalEnumerator, Session, _same_position, evaluate_turn
 from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, canoe_order
 # A question asked once (a pinned turn, "any turn outside the certificate?", a lemma) goes to a solver that
 # simplifies it with the position's values in place first: 1.4 times faster at the median on the bundled puzzles'
@@ -489,17 +489,14 @@ class _Checker:
             raise Refused(i, problem[0], problem[1])
         pre, step, session = self.session(p)
         self.questions += 1
-        # Every choice pinned (the caves and alike victims too; what the turn does not read, such as a card not
-        # known yet, at its default), the relation is evaluated, not solved: where it holds, that is a model as z3
-        # would give one. Where it does not, the solver decides (the turn may be allowed with other choices).
-        choices = [step.plays(card), step.swap == (order == (1, 0)),
-                   *self.relations.pin_turn(step, pos, card, turn, every=True)]
-        evaluated = session.evaluate(self._pins(pre, pos), choices, free=True)
-        if evaluated is not None and evaluated[0]:
-            values = evaluated[1]
+        # Evaluated where every choice pinned makes the relation hold (a model as z3 would give one); else the
+        # solver decides (the turn may be allowed with other choices).
+        pinned = self._pins(pre, pos)
+        values = evaluate_turn(self.relations, step, session, pinned, pos, card, turn, order)
+        if values is not None:
             return (self._after(values, step, pos, p, card),
                     z3.is_true(values.eval(step.steals(), model_completion=True)))
-        with session.scope(*self.relations.pin(pre, pos), step.plays(card),
+        with session.scope(*pinned, step.plays(card),
                            *self.relations.pin_turn(step, pos, card, turn), step.swap == (order == (1, 0))):
             if not session.check(self.deadline):
                 raise Refused(i, "R-TURN-1", f"the encoding does not allow {self.names[p]}'s turn {card.label}: "

@@ -28,7 +28,7 @@ from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
 from niagara_solver.encoding.solver import TimedSolver, make_preprocessing_solver, make_solver
 from niagara_solver.encoding.state import MOOSE_STATES, read_values
-from niagara_solver.encoding.terms import all_of, equal, literal_int, pinned_value, said, variable_decl
+from niagara_solver.encoding.terms import all_of, equal, is_literal, literal_int, pinned_value, said
 
 
 #: The turns that lead to a start of the next round, in turn order: (seat, the position before the turn, the card,
@@ -340,21 +340,18 @@ class Session:
         self.solver = make_solver()
         for _, c in step.constraints:
             self.solver.add(c)
-        self._bundle: tuple[Any, list[Any], set[int]] | None = None
-        #: The variables the relation reads, by id (for :meth:`evaluate` with ``free``).
-        self._variables: dict[int, Any] = {}
-        self._given: tuple[list[Any], z3.ModelRef, set[int]] | None = None
+        self._bundle: tuple[Any, list[Any]] | None = None
+        self._given: tuple[list[Any], z3.ModelRef] | None = None
 
-    def _evaluable(self) -> tuple[Any, list[Any], set[int]]:
-        """One term holding every result term and the relation (so that one evaluation reads them all), the
-        result terms, and the variables the term reads; made on first use."""
+    def _evaluable(self) -> tuple[Any, list[Any]]:
+        """One term holding every result term and the relation (so that one evaluation reads them all), and the
+        result terms; made on first use."""
         if self._bundle is None:
             results = self.step.post.variables()
             holds = z3.And([c for _, c in self.step.constraints])
             bundle = z3.Function("evaluate", *[t.sort() for t in results], z3.BoolSort(), z3.BoolSort())(
                 *results, holds)
-            self._variables = _variables(bundle)
-            self._bundle = (bundle, results, set(self._variables))
+            self._bundle = (bundle, results)
         return self._bundle
 
     def check(self, deadline: float | None) -> bool:
@@ -390,24 +387,22 @@ class Session:
         ``free``: a variable no pin gives takes its default (0, false). Where the relation holds, the values are
         then one of its models with the pins, as good as any the solver gives; where it does not, that says only
         that the defaults do not fit: ask the solver."""
-        bundle, results, variables = self._evaluable()
+        bundle, results = self._evaluable()
         if self._given is None or self._given[0] is not pins:  # the same position again: its values are set
             base = z3.Model()
-            pinned: set[int] = set()
-            if not _assign(base, pinned, pins):
+            if not _assign(base, pins):
                 return None
-            self._given = (pins, base, pinned)
-        _, base, pinned = self._given
+            self._given = (pins, base)
+        _, base = self._given
         # A copy for each evaluation: z3 keeps what a model has evaluated, so a changed value needs a new model.
         given = base.translate(base.ctx)
-        pinned = set(pinned)
-        if not _assign(given, pinned, more):
+        if not _assign(given, more):
             return None
-        if not variables <= pinned:
-            if not free:
-                return None
-            _default(given, [self._variables[v] for v in variables - pinned])
-        values = _literal_args(given.eval(bundle, model_completion=False))
+        # A term that evaluates to a literal with some variable left out has that value whatever the variable's:
+        # the pins decide it. With ``free``, what is still open is completed with the defaults (z3's model
+        # completion gives 0 and false), one argument at a time: completing the bundle itself would interpret the
+        # function ``evaluate``, not its arguments.
+        values = _literal_args(given.eval(bundle, model_completion=False), given if free else None)
         if values is None:
             return None
         return z3.is_true(values[-1]), _Values(dict(zip((t.get_id() for t in results), values[:-1])), given)
@@ -426,22 +421,19 @@ def evaluate_turn(relations: Relations, step: Any, session: Session, pinned: lis
     return evaluated[1] if evaluated is not None and evaluated[0] else None
 
 
-def _default(model: z3.ModelRef, variables: list[Any]) -> None:
-    """Give each variable its default in ``model``: 0, or false."""
-    ctx = model.ctx
-    zero, false = z3.IntVal(0, ctx), z3.BoolVal(False, ctx)
-    for variable in variables:
-        model.update_value(variable, false if z3.is_bool(variable) else zero)
-
-
-def _literal_args(term: Any) -> list[Any] | None:
+def _literal_args(term: Any, complete: z3.ModelRef | None = None) -> list[Any] | None:
     """The arguments of an evaluated term when each is an integer or Boolean literal (else None), read through
-    z3's C API: ``children()`` and a test per argument through the Python wrappers cost several times more."""
+    z3's C API: ``children()`` and a test per argument through the Python wrappers cost several times more. With
+    ``complete`` (the model that evaluated ``term``), an argument left open is evaluated again there with model
+    completion: its variables without a value get the defaults 0 and false, kept in the model."""
     ctx = term.ctx
     ref, ast = ctx.ref(), term.as_ast()
     out: list[Any] = []
     for i in range(z3.Z3_get_app_num_args(ref, ast)):
         arg = z3.Z3_get_app_arg(ref, ast, i)
+        if complete is not None and not is_literal(ref, arg):
+            held = complete.eval(z3.z3._to_expr_ref(arg, ctx), model_completion=True)  # wrapped: held while used
+            arg = held.as_ast()
         kind = z3.Z3_get_ast_kind(ref, arg)
         if kind == z3.Z3_NUMERAL_AST and z3.Z3_get_sort_kind(ref, z3.Z3_get_sort(ref, arg)) == z3.Z3_INT_SORT:
             out.append(z3.IntNumRef(arg, ctx))
@@ -453,7 +445,7 @@ def _literal_args(term: Any) -> list[Any] | None:
     return out
 
 
-def _assign(model: z3.ModelRef, pinned: set[int], pins: Any) -> bool:
+def _assign(model: z3.ModelRef, pins: Any) -> bool:
     """Give each pin's variable its value in ``model``; False when a pin is not ``variable == value`` (or a Boolean
     variable, or its negation)."""
     # A pin made by terms.equal (every pin of Relations.pin, most of pin_turn's) says what it pins without asking
@@ -465,7 +457,6 @@ def _assign(model: z3.ModelRef, pinned: set[int], pins: Any) -> bool:
         known = said(pin)  # made by terms.equal: what it says is kept
         if known is not None and known[1] is not None:
             z3.Z3_add_const_interp(ref, raw, known[1], known[2])
-            pinned.add(known[0])
             continue
         read = pinned_value(ref, pin.as_ast(), sides)
         if read is True:
@@ -474,34 +465,7 @@ def _assign(model: z3.ModelRef, pinned: set[int], pins: Any) -> bool:
             return False
         variable, decl, given = read
         z3.Z3_add_const_interp(ref, raw, decl, given)
-        pinned.add(z3.Z3_get_ast_id(ref, variable))
     return True
-
-
-def _is_variable(term: Any) -> bool:
-    """An uninterpreted constant, asked through z3's C API (a tenth of the time of the Python wrappers)."""
-    return variable_decl(term.ctx_ref(), term.as_ast()) is not None
-
-
-def _constants(term: Any) -> set[int]:
-    """The ids of every variable a term reads."""
-    return set(_variables(term))
-
-
-def _variables(term: Any) -> dict[int, Any]:
-    """Every variable a term reads, by id."""
-    seen: set[int] = set()
-    found: dict[int, Any] = {}
-    stack = [term]
-    while stack:
-        t = stack.pop()
-        if t.get_id() in seen:
-            continue
-        seen.add(t.get_id())
-        if _is_variable(t):
-            found[t.get_id()] = t
-        stack.extend(t.children())
-    return found
 
 
 class _Values:
@@ -572,7 +536,7 @@ class IncrementalEnumerator:
         self.tables = relations.tables
         self.preprocess = preprocess
         self._sessions: dict[Any, tuple[SymPosition, Any, Session]] = {}
-        self._won: tuple[SymPosition, list[Any], z3.Solver, Any, set[int]] | None = None
+        self._won: tuple[SymPosition, list[Any], z3.Solver, Any] | None = None
         self._pinned: dict[Any, tuple[Position, list[Any]]] = {}
 
     @classmethod
@@ -706,11 +670,11 @@ class IncrementalEnumerator:
             pre = self.relations.position("inc.end")
             won = self.relations.end(pre)
             bundle = z3.Function("winners", *[t.sort() for t in won], z3.BoolSort())(*won)
-            self._won = (pre, won, make_solver(), bundle, _constants(bundle))
-        pre, won, solver, bundle, reads = self._won
+            self._won = (pre, won, make_solver(), bundle)
+        pre, won, solver, bundle = self._won
         pins = self.relations.pin(pre, pos)
-        given, pinned = z3.Model(), set[int]()
-        if _assign(given, pinned, pins) and reads <= pinned:
+        given = z3.Model()
+        if _assign(given, pins):
             values = _literal_args(given.eval(bundle, model_completion=False))
             if values is not None:
                 return tuple(p for p, v in enumerate(values) if (v.as_long() if z3.is_int_value(v) else z3.is_true(v)))

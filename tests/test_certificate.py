@@ -161,6 +161,27 @@ def test_a_false_claim_that_the_goal_is_out_of_reach_is_refused():
     assert check.reason.endswith("reaches the goal (by the encoding)") and check.reason.startswith("red's turn")
 
 
+def test_a_false_bound_on_what_x_banks_is_refused():
+    # Red's 2 takes both gems home (R-MOVE-5, R-GEM-5): a "no" whose leaf bounds what red's turn banks at 1 gem is
+    # refused; bounded at 2 the bound holds, and the leaf is refused for the goal in reach (R-END-1) instead.
+    cert = _certificate("win-two-gems-home.json")
+    index = cert.nodes[0].options[0].then
+    node = cert.nodes[index]
+    card = dataclasses.replace(cert.nodes[0], options=tuple(
+        Option(index, card=c) for c in cert.position.players[cert.x].hand))
+
+    def bounded(gems: int) -> object:
+        leaf = CNode("leaf", node.at, claim="bound", value=False, gems=gems)
+        tampered = dataclasses.replace(_replace_node(_replace_node(cert, index, leaf), 0, card), answer=False)
+        return check_certificate(tampered, timeout=300)
+    low = bounded(1)
+    assert (low.verdict, low.node, low.rule) == (Verdict.REFUTED, index, "R-GEM-5")
+    assert low.reason.startswith("red's turn 2: ") and low.reason.endswith("banks more than 1 gem(s) (by the encoding)")
+    high = bounded(2)
+    assert (high.verdict, high.node, high.rule) == (Verdict.REFUTED, index, "R-END-1")
+    assert high.reason == "red's bank may reach the goal with 2 more gem(s)"
+
+
 def test_a_certificate_from_a_planted_engine_bug_is_refused(monkeypatch):
     # The engine forgets every steal (R-STEAL-1): blue can no longer rob red's ruby, so the search answers "yes"
     # for red in win-denied-by-a-steal. Its certificate lists blue's replies without the steal, and the encoding

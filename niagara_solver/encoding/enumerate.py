@@ -28,7 +28,7 @@ from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
 from niagara_solver.encoding.solver import TimedSolver, make_preprocessing_solver, make_solver
 from niagara_solver.encoding.state import MOOSE_STATES, read_values
-from niagara_solver.encoding.terms import all_of, equal, is_literal, literal_int, pinned_value, said
+from niagara_solver.encoding.terms import all_of, equal, literal_int, pinned_value, said
 
 
 #: The turns that lead to a start of the next round, in turn order: (seat, the position before the turn, the card,
@@ -340,18 +340,18 @@ class Session:
         self.solver = make_solver()
         for _, c in step.constraints:
             self.solver.add(c)
-        self._bundle: tuple[Any, list[Any]] | None = None
+        self._bundle: tuple[Any, list[Any], list[int]] | None = None
         self._given: tuple[list[Any], z3.ModelRef] | None = None
 
-    def _evaluable(self) -> tuple[Any, list[Any]]:
-        """One term holding every result term and the relation (so that one evaluation reads them all), and the
-        result terms; made on first use."""
+    def _evaluable(self) -> tuple[Any, list[Any], list[int]]:
+        """One term holding every result term and the relation (so that one evaluation reads them all), the result
+        terms and their ids; made on first use."""
         if self._bundle is None:
             results = self.step.post.variables()
             holds = z3.And([c for _, c in self.step.constraints])
             bundle = z3.Function("evaluate", *[t.sort() for t in results], z3.BoolSort(), z3.BoolSort())(
                 *results, holds)
-            self._bundle = (bundle, results)
+            self._bundle = (bundle, results, [t.get_id() for t in results])
         return self._bundle
 
     def check(self, deadline: float | None) -> bool:
@@ -387,7 +387,7 @@ class Session:
         ``free``: a variable no pin gives takes its default (0, false). Where the relation holds, the values are
         then one of its models with the pins, as good as any the solver gives; where it does not, that says only
         that the defaults do not fit: ask the solver."""
-        bundle, results = self._evaluable()
+        bundle, _, ids = self._evaluable()
         if self._given is None or self._given[0] is not pins:  # the same position again: its values are set
             base = z3.Model()
             if not _assign(base, pins):
@@ -405,7 +405,7 @@ class Session:
         values = _literal_args(given.eval(bundle, model_completion=False), given if free else None)
         if values is None:
             return None
-        return z3.is_true(values[-1]), _Values(dict(zip((t.get_id() for t in results), values[:-1])), given)
+        return values[-1] is True, _Values(dict(zip(ids, values[:-1])), given)
 
 
 def evaluate_turn(relations: Relations, step: Any, session: Session, pinned: list[Any], pos: Position, card: Card,
@@ -421,27 +421,24 @@ def evaluate_turn(relations: Relations, step: Any, session: Session, pinned: lis
     return evaluated[1] if evaluated is not None and evaluated[0] else None
 
 
-def _literal_args(term: Any, complete: z3.ModelRef | None = None) -> list[Any] | None:
-    """The arguments of an evaluated term when each is an integer or Boolean literal (else None), read through
-    z3's C API: ``children()`` and a test per argument through the Python wrappers cost several times more. With
-    ``complete`` (the model that evaluated ``term``), an argument left open is evaluated again there with model
-    completion: its variables without a value get the defaults 0 and false, kept in the model."""
+def _literal_args(term: Any, complete: z3.ModelRef | None = None) -> list[int] | None:
+    """The arguments of an evaluated term as Python ints (Booleans as ``bool``) when each is an integer or Boolean
+    literal (else None), read through z3's C API: ``children()``, a test and a wrapper per argument through the
+    Python API cost several times more. With ``complete`` (the model that evaluated ``term``), an argument left open
+    is evaluated again there with model completion: its variables without a value get the defaults 0 and false,
+    kept in the model."""
     ctx = term.ctx
     ref, ast = ctx.ref(), term.as_ast()
-    out: list[Any] = []
+    out: list[int] = []
     for i in range(z3.Z3_get_app_num_args(ref, ast)):
         arg = z3.Z3_get_app_arg(ref, ast, i)
-        if complete is not None and not is_literal(ref, arg):
-            held = complete.eval(z3.z3._to_expr_ref(arg, ctx), model_completion=True)  # wrapped: held while used
-            arg = held.as_ast()
-        kind = z3.Z3_get_ast_kind(ref, arg)
-        if kind == z3.Z3_NUMERAL_AST and z3.Z3_get_sort_kind(ref, z3.Z3_get_sort(ref, arg)) == z3.Z3_INT_SORT:
-            out.append(z3.IntNumRef(arg, ctx))
-        elif kind == z3.Z3_APP_AST and z3.Z3_get_decl_kind(ref, z3.Z3_get_app_decl(ref, arg)) in (z3.Z3_OP_TRUE,
-                                                                                                  z3.Z3_OP_FALSE):
-            out.append(z3.BoolRef(arg, ctx))
-        else:
+        got = literal_int(ref, arg)
+        if got is None and complete is not None:
+            held = complete.eval(z3.z3._to_expr_ref(arg, ctx), model_completion=True)  # wrapped: held while read
+            got = literal_int(ref, held.as_ast())
+        if got is None:
             return None
+        out.append(got)
     return out
 
 
@@ -471,23 +468,20 @@ def _assign(model: z3.ModelRef, pins: Any) -> bool:
 class _Values:
     """Evaluated result terms, read like a model (``eval``) by the decoders."""
 
-    def __init__(self, values: dict[int, Any], given: z3.ModelRef) -> None:
+    def __init__(self, values: dict[int, int], given: z3.ModelRef) -> None:
         self.values = values
         self.given = given
 
     def ints(self) -> dict[int, int]:
-        """The evaluated result terms as Python ints and bools, by term id, read through z3's C API: for
-        :func:`.state.decode`, which reads the rest from :meth:`eval`."""
-        out: dict[int, int] = {}
-        for term_id, literal in self.values.items():
-            got = literal_int(literal.ctx_ref(), literal.as_ast())
-            if got is not None:
-                out[term_id] = got
-        return out
+        """The evaluated result terms as Python ints and bools, by term id: for :func:`.state.decode`, which reads
+        the rest from :meth:`eval`."""
+        return self.values
 
     def eval(self, term: Any, model_completion: bool = False) -> Any:
         found = self.values.get(term.get_id())
-        return found if found is not None else self.given.eval(term, model_completion=model_completion)
+        if found is None:
+            return self.given.eval(term, model_completion=model_completion)
+        return z3.BoolVal(found, term.ctx) if found.__class__ is bool else z3.IntVal(found, term.ctx)
 
 
 def _check(solver: z3.Solver, deadline: float | None) -> bool:
@@ -677,7 +671,7 @@ class IncrementalEnumerator:
         if _assign(given, pins):
             values = _literal_args(given.eval(bundle, model_completion=False))
             if values is not None:
-                return tuple(p for p, v in enumerate(values) if (v.as_long() if z3.is_int_value(v) else z3.is_true(v)))
+                return tuple(p for p, v in enumerate(values) if v)
         solver.push()
         try:
             solver.add(*pins)

@@ -146,9 +146,12 @@ def test_gem_action_terms_made_through_the_c_api_are_the_python_apis():
 
 def test_the_c_api_builders_make_the_python_apis_terms():
     # encoding/terms.py: each builder gives the very term (the same AST) the Python API makes for the same call.
-    from niagara_solver.encoding.terms import all_of, between_0_1, int_sum, literal_int, variable_decl, zeros
+    from niagara_solver.encoding.terms import (all_of, at_least, between_0_1, implies, int_is, int_sum, literal_int,
+                                               variable_decl, zeros)
     x, y, b = z3.Int("terms.x"), z3.Int("terms.y"), z3.Bool("terms.b")
     assert all_of([x > 1, b, y == 2]).eq(z3.And(x > 1, b, y == 2))
+    assert implies(b, x > 1).eq(z3.Implies(b, x > 1))
+    assert at_least(x + y, 1).eq(x + y >= 1) and int_is(x, 1).eq(x == 1) and int_is(x, -2).eq(x == -2)
     assert all_of([b]).eq(b) and all_of([]).eq(z3.BoolVal(True))
     assert int_sum([x, y, x]).eq(z3.Sum([x, y, x]))
     assert between_0_1(x).eq(z3.And(x >= 0, x <= 1))

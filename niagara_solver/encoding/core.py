@@ -21,6 +21,7 @@ from niagara_solver.model.ruleset import (GemSides, LassoScope, PortDeparture, R
                                           WhirlCostStep)
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
 from niagara_solver.encoding.tables import BoardTables, member
+from niagara_solver.encoding.terms import all_of, at_least, implies, int_is
 
 Group = Callable[..., Any]
 GROUPS: dict[str, Group] = {}
@@ -237,11 +238,14 @@ def gem_action(enc: Encoding, op: Any, place: Expr, cave: list[list[Expr]], carg
     t = enc.tables
     here = t.cave_of(place)
     out: list[Constraint] = []
+    # Fifty implications an action, made through z3's C API (encoding/terms.py: the same terms as z3.Implies, z3.And,
+    # == and >=); the Python API's checks of every argument were 40% of building a turn relation.
+    # Made in the Python API's order: z3 numbers terms as they are made, and its search follows those numbers.
     for cc in range(NCOL):
         beside = z3.And(t.is_disc(place), here == cc + 1)
         for c in range(NCOL):
-            out.append(("R-GEM-1", z3.Implies(op.load[cc][c] == 1, z3.And(beside, cave[cc][c] >= 1))))
-            out.append(("R-GEM-1", z3.Implies(op.unload[cc][c] == 1, z3.And(beside, cargo[c] >= 1))))
+            out.append(("R-GEM-1", implies(int_is(op.load[cc][c], 1), all_of([beside, at_least(cave[cc][c], 1)]))))
+            out.append(("R-GEM-1", implies(int_is(op.unload[cc][c], 1), all_of([beside, at_least(cargo[c], 1)]))))
     return out
 
 

@@ -51,6 +51,27 @@ def between_0_1(x: Expr) -> Expr:
     return z3.BoolRef(z3.Z3_mk_and(ref, 2, both), ctx)
 
 
+def implies(premise: Expr, conclusion: Expr) -> Expr:
+    """``z3.Implies`` of two z3 Booleans."""
+    ctx = premise.ctx
+    return z3.BoolRef(z3.Z3_mk_implies(ctx.ref(), premise.as_ast(), conclusion.as_ast()), ctx)
+
+
+def at_least(x: Expr, k: int) -> Expr:
+    """``x >= k`` for an integer term and a Python int."""
+    ctx = x.ctx
+    bound = z3.IntVal(k, ctx)
+    return z3.BoolRef(z3.Z3_mk_ge(ctx.ref(), x.as_ast(), bound.as_ast()), ctx)
+
+
+def int_is(x: Expr, k: int) -> Expr:
+    """``x == k`` for an integer term and a Python int, made anew like the Python API's (:func:`equal` keeps what
+    it makes for the context's life, which changes when terms are released, and so the models of later questions)."""
+    ctx = x.ctx
+    given = z3.IntVal(k, ctx)
+    return z3.BoolRef(z3.Z3_mk_eq(ctx.ref(), x.as_ast(), given.as_ast()), ctx)
+
+
 #: ``term == literal`` terms made so far, by term (its Python object, kept alive here so that its ``id`` stays its
 #: own) and value (:func:`equal`); cleared with a new context.
 _EQUAL: dict[tuple[int, int, bool], tuple[Expr, Expr, Expr]] = {}

@@ -127,31 +127,32 @@ def test_well_formed_relations_still_decode_their_own_models():
 
 
 def test_gem_action_terms_made_through_the_c_api_are_the_python_apis():
-    # A turn's gem actions (encoding/turn.py, GemOp) are built through z3's C API; the terms are z3's own, equal
-    # (the same AST) to those the Python API makes.
-    from niagara_solver.encoding.turn import GemOp
-    op = GemOp.fresh("terms.op")
+    # A stop's gem actions (encoding/turn.py, GemActions: counted, at most ``most``) are built through z3's C API; the
+    # terms are z3's own, equal (the same AST) to those the Python API makes.
+    from niagara_solver.encoding.turn import GemActions
+    op = GemActions.fresh("terms.op", 3)
     cells = op.cells()
-    expected = [*(z3.And(x >= 0, x <= 1) for x in cells), z3.Sum(cells) <= 1]
+    assert len(cells) == 2 * NCOL * NCOL
+    expected = [*(z3.And(x >= 0, x <= 3) for x in cells), z3.Sum(cells) <= 3]
     made = op.domain()
     assert len(made) == len(expected) and all(a.eq(b) for a, b in zip(made, expected))
     assert op.loads(2).eq(z3.Sum([op.load[cc][2] for cc in range(NCOL)]))
     assert op.unloads(4).eq(z3.Sum([op.unload[cc][4] for cc in range(NCOL)]))
-    is_load = z3.Sum([x for row in op.load for x in row]) == 1
-    is_unload = z3.Sum([x for row in op.unload for x in row]) == 1
-    assert op.is_load.eq(is_load) and op.is_unload.eq(is_unload)
-    assert op.kind.eq(z3.If(is_load, 1, z3.If(is_unload, 2, 0)))
-    assert op.kind is op.kind  # made once
+    assert op.loading.eq(z3.Sum([x for row in op.load for x in row]) >= 1)
+    assert op.unloading.eq(z3.Sum([x for row in op.unload for x in row]) >= 1)
+    assert op.any.eq(z3.Sum(cells) >= 1)
+    assert op.any is op.any  # made once
 
 
 def test_the_c_api_builders_make_the_python_apis_terms():
     # encoding/terms.py: each builder gives the very term (the same AST) the Python API makes for the same call.
-    from niagara_solver.encoding.terms import (all_of, at_least, between_0_1, implies, int_is, int_sum, literal_int,
-                                               variable_decl, zeros)
+    from niagara_solver.encoding.terms import (all_of, at_least, at_least_term, between_0_1, implies, int_sum,
+                                               literal_int, variable_decl, zeros)
     x, y, b = z3.Int("terms.x"), z3.Int("terms.y"), z3.Bool("terms.b")
     assert all_of([x > 1, b, y == 2]).eq(z3.And(x > 1, b, y == 2))
     assert implies(b, x > 1).eq(z3.Implies(b, x > 1))
-    assert at_least(x + y, 1).eq(x + y >= 1) and int_is(x, 1).eq(x == 1) and int_is(x, -2).eq(x == -2)
+    assert at_least(x + y, 1).eq(x + y >= 1)
+    assert at_least_term(x, y + 1).eq(x >= y + 1)
     assert all_of([b]).eq(b) and all_of([]).eq(z3.BoolVal(True))
     assert int_sum([x, y, x]).eq(z3.Sum([x, y, x]))
     assert between_0_1(x).eq(z3.And(x >= 0, x <= 1))

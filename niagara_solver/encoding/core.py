@@ -21,7 +21,7 @@ from niagara_solver.model.ruleset import (GemSides, LassoScope, PortDeparture, R
                                           WhirlCostStep)
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
 from niagara_solver.encoding.tables import BoardTables, member
-from niagara_solver.encoding.terms import all_of, at_least, implies, int_is
+from niagara_solver.encoding.terms import all_of, at_least, at_least_term, implies
 
 Group = Callable[..., Any]
 GROUPS: dict[str, Group] = {}
@@ -179,23 +179,20 @@ def weather_bounds(enc: Encoding, weather: Expr) -> list[Constraint]:
 # -- phase II: one canoe's action ----------------------------------------------------------------------
 
 @group("R-MOVE-1")
-def structure(enc: Encoding, active: Expr, pre: list[Expr], post: list[Expr], move: Expr, start: Expr,
+def structure(enc: Encoding, active: Expr, pre: Expr, post: Expr, move: Expr, start: Expr,
               home: Expr) -> list[Constraint]:
-    """Gem actions, one movement in one direction, gem actions; a port canoe that acts leaves the port;
-    with ``must_move`` every acting canoe moves; with ``gem_sides: one`` a canoe that moves makes gem actions
-    before it or after it, not both (one that stays has nothing to split)."""
-    out: list[Constraint] = []
-    for ops in (pre, post):
-        for a, b in zip(ops, ops[1:]):
-            out.append(("R-MOVE-1", z3.Implies(a == 0, b == 0)))
-        out += [("R-MOVE-1", z3.Implies(z3.Not(active), kind == 0)) for kind in ops]
+    """Gem actions, one movement in one direction, gem actions (``pre``, ``post``: some gem action before, after
+    it); a port canoe that acts leaves the port; with ``must_move`` every acting canoe moves; with ``gem_sides:
+    one`` a canoe that moves makes gem actions before it or after it, not both (one that stays has nothing to
+    split)."""
+    out: list[Constraint] = [("R-MOVE-1", z3.Implies(z3.Not(active), z3.Not(z3.Or(pre, post))))]
     out.append(("R-MOVE-1", z3.Or(move == -1, move == 0, move == 1)))
     out.append(("R-MOVE-1", z3.Implies(z3.Not(active), move == 0)))
     out.append(("R-MOVE-1", z3.Implies(z3.And(active, start == enc.tables.PORT), move != 0)))
     if enc.rules.must_move:
         out.append(("R-MOVE-1", z3.Implies(active, move != 0)))
-    if enc.rules.gem_sides is GemSides.ONE:  # the first slot of each side tells whether it has gem actions
-        out.append(("R-MOVE-1", z3.Implies(move != 0, z3.Or(pre[0] == 0, post[0] == 0))))
+    if enc.rules.gem_sides is GemSides.ONE:
+        out.append(("R-MOVE-1", z3.Implies(move != 0, z3.Not(z3.And(pre, post)))))
     return out
 
 
@@ -234,18 +231,20 @@ def budget(enc: Encoding, active: Expr, spent: Expr, budget_points: Expr, home: 
 @group("R-GEM-1")
 def gem_action(enc: Encoding, op: Any, place: Expr, cave: list[list[Expr]], cargo: list[Expr]) -> list[Constraint]:
     """Load a colour present in the cave beside; unload a gem carried, into the cave beside; only on a disc
-    beside a cave (so never in the port, nor on a disc without a cave)."""
+    beside a cave (so never in the port, nor on a disc without a cave). ``op`` is a stop's gem actions, counted
+    (turn.GemActions): a colour loaded as often as the cave holds it at most, unloaded as often as the canoe carries
+    it (R-GEM-4 keeps a colour from being both, so the cave and the cargo as the canoe finds them are the measure)."""
     t = enc.tables
     here = t.cave_of(place)
     out: list[Constraint] = []
-    # Fifty implications an action, made through z3's C API (encoding/terms.py: the same terms as z3.Implies, z3.And,
-    # == and >=); the Python API's checks of every argument were 40% of building a turn relation.
-    # Made in the Python API's order: z3 numbers terms as they are made, and its search follows those numbers.
+    # Fifty implications a stop, made through z3's C API (encoding/terms.py: the same terms as z3.Implies, z3.And
+    # and >=); the Python API's checks of every argument were 40% of building a turn relation.
     for cc in range(NCOL):
         beside = z3.And(t.is_disc(place), here == cc + 1)
         for c in range(NCOL):
-            out.append(("R-GEM-1", implies(int_is(op.load[cc][c], 1), all_of([beside, at_least(cave[cc][c], 1)]))))
-            out.append(("R-GEM-1", implies(int_is(op.unload[cc][c], 1), all_of([beside, at_least(cargo[c], 1)]))))
+            load, unload = op.load[cc][c], op.unload[cc][c]
+            out.append(("R-GEM-1", implies(at_least(load, 1), all_of([beside, at_least_term(cave[cc][c], load)]))))
+            out.append(("R-GEM-1", implies(at_least(unload, 1), all_of([beside, at_least_term(cargo[c], unload)]))))
     return out
 
 

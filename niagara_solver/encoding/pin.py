@@ -12,7 +12,7 @@ from niagara_solver.model.position import Position
 from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.state import NCOL
 from niagara_solver.encoding.terms import equal, zeros
-from niagara_solver.encoding.turn import GemOp, TurnChoice
+from niagara_solver.encoding.turn import GemActions, TurnChoice
 
 # The turn notation is the project's shared vocabulary (docs/NOTATION.md); this module only reads it.
 
@@ -70,7 +70,7 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
     if card in (Card.CLOUD, Card.LASSO):  # no canoe paddles: an action here only takes the moose
         for slot in slots:
             out.append(z3.Not(slot.on))
-            out += zeros(x for op in (*slot.pre, *slot.post) for x in op.cells())
+            out += zeros([*slot.pre.cells(), *slot.post.cells()])
             out += zeros(x for j in range(len(slot.steals)) for x in slot.steal_cells(j))
         return out
     # The first action belongs to slot 0 (canoe 0 after the reordering), the second to slot 1.
@@ -79,7 +79,7 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
             out.append(z3.Not(slot.on))
             if every:  # R-MOVE-1: an idle slot does not move
                 out.append(slot.move == 0)
-            out += zeros(x for op in (*slot.pre, *slot.post) for x in op.cells())
+            out += zeros([*slot.pre.cells(), *slot.post.cells()])
             out += zeros(x for j in range(len(slot.steals)) for x in slot.steal_cells(j))
             continue
         action = acting[s]
@@ -90,11 +90,10 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
         before = [st for st in steps[:split] if isinstance(st, (Load, Unload))]
         after = [st for st in steps[split:] if isinstance(st, (Load, Unload))]
         places = (action.canoe.place, steps[moves[0]].dest if moves else action.canoe.place)  # type: ignore[union-attr]
-        for ops, gems, place in ((slot.pre, before, places[0]), (slot.post, after, places[1])):
+        for op, gems, place in ((slot.pre, before, places[0]), (slot.post, after, places[1])):
             # The cave beside (by its colour, R-GEM-1); None where the notation leaves it to the relation.
             cave = t.cave.get(t.index.get(place, -1), 0) - 1 if every else -1
-            for i, op in enumerate(ops):
-                out += _pin_op(op, gems[i] if i < len(gems) else None, cave if cave >= 0 else None)
+            out += _pin_stop(op, gems, cave if cave >= 0 else None)
         pushes = [st for st in steps if isinstance(st, Push)]
         if slot.push is not None:  # X-WHIRL-2: where the whirlpool pushed the canoe (0: not pushed)
             out.append(slot.push == (t.index.get(pushes[0].dest, -1) if pushes else 0))
@@ -150,19 +149,17 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
     return out
 
 
-def _pin_op(op: GemOp, step: Load | Unload | None, cave: int | None = None) -> list[Any]:
-    """A written gem action: its kind and colour; the cave is whichever lies beside the canoe, or ``cave`` (an index)
-    when given."""
-    if step is None:
-        return zeros(x for x in op.cells())
-    c = int(step.colour) - 1
-    chosen = op.load if isinstance(step, Load) else op.unload
-    other = op.unload if isinstance(step, Load) else op.load
-    out = zeros(x for row in other for x in row)
-    if cave is not None:
-        out += zeros(chosen[cc][col] for cc in range(NCOL) for col in range(NCOL) if col != c or cc != cave)
-        out.append(equal(chosen[cave][c], 1)[0])
-        return out
-    out += zeros(chosen[cc][col] for cc in range(NCOL) for col in range(NCOL) if col != c)
-    out.append(z3.Sum([chosen[cc][c] for cc in range(NCOL)]) == 1)
+def _pin_stop(op: GemActions, steps: list[Load | Unload], cave: int | None = None) -> list[Any]:
+    """A stop's written gem actions, counted (GemActions): how many gems of each colour are loaded and unloaded; the
+    cave is whichever lies beside the canoe, or ``cave`` (an index) when given."""
+    out: list[Any] = []
+    for kind, cells in ((Load, op.load), (Unload, op.unload)):
+        for c in range(NCOL):
+            n = sum(1 for step in steps if isinstance(step, kind) and int(step.colour) - 1 == c)
+            if cave is not None:
+                out += [equal(cells[cc][c], n if cc == cave else 0)[0] for cc in range(NCOL)]
+            elif n:
+                out.append(z3.Sum([cells[cc][c] for cc in range(NCOL)]) == n)
+            else:
+                out += zeros(cells[cc][c] for cc in range(NCOL))
     return out

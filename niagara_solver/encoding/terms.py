@@ -64,12 +64,10 @@ def at_least(x: Expr, k: int) -> Expr:
     return z3.BoolRef(z3.Z3_mk_ge(ctx.ref(), x.as_ast(), bound.as_ast()), ctx)
 
 
-def int_is(x: Expr, k: int) -> Expr:
-    """``x == k`` for an integer term and a Python int, made anew like the Python API's (:func:`equal` keeps what
-    it makes for the context's life, which changes when terms are released, and so the models of later questions)."""
+def at_least_term(x: Expr, y: Expr) -> Expr:
+    """``x >= y`` for two integer terms."""
     ctx = x.ctx
-    given = z3.IntVal(k, ctx)
-    return z3.BoolRef(z3.Z3_mk_eq(ctx.ref(), x.as_ast(), given.as_ast()), ctx)
+    return z3.BoolRef(z3.Z3_mk_ge(ctx.ref(), x.as_ast(), y.as_ast()), ctx)
 
 
 #: ``term == literal`` terms made so far, by term (its Python object, kept alive here so that its ``id`` stays its

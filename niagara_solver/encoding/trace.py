@@ -12,7 +12,7 @@ from niagara_solver.model.atoms import COLOURS, Card, Colour
 from niagara_solver.encoding.flow import FlowChoice, RescueChoice
 from niagara_solver.encoding.state import NAMES, SymPosition, value
 from niagara_solver.encoding.tables import BoardTables
-from niagara_solver.encoding.turn import GemOp, TurnChoice
+from niagara_solver.encoding.turn import GemActions, TurnChoice
 
 # The notation module is the shared vocabulary of the project (like the rule IDs); decoding a model into it
 # lets the engine replay a counterexample. Nothing here decides what is legal.
@@ -102,15 +102,14 @@ def decode_turn(model: z3.ModelRef, choice: TurnChoice, tables: BoardTables, pre
     return card, Turn(tuple(actions))
 
 
-def _ops(model: z3.ModelRef, ops: list[GemOp]) -> list[Step]:
+def _ops(model: z3.ModelRef, op: GemActions) -> list[Step]:
+    """A stop's gem actions as the notation writes them: the unloads, then the loads, colours in order (counted,
+    GemActions; unloads first is an order in which they are legal whenever some order is)."""
     out: list[Step] = []
-    for op in ops:
-        for cc in range(len(COLOURS)):
-            for c in range(len(COLOURS)):
-                if value(model, op.load[cc][c]):
-                    out.append(Load(COLOURS[c]))
-                if value(model, op.unload[cc][c]):
-                    out.append(Unload(COLOURS[c]))
+    for cells, make in ((op.unload, Unload), (op.load, Load)):
+        for c in range(len(COLOURS)):
+            n = sum(value(model, cells[cc][c]) for cc in range(len(COLOURS)))
+            out += [make(COLOURS[c])] * n
     return out
 
 

@@ -1,14 +1,15 @@
 """Phase II as a transition relation: one player's turn with a card, over symbolic choices.
 
 The choices (:class:`TurnChoice`) are the card; the weather step for a cloud; and for each of the player's
-two canoes, whether it acts, its gem actions where it stands (up to three), its movement (direction and
-destination), its gem actions where it stops, and its steals. The relation is the conjunction of the rule
+two canoes, whether it acts, its gem actions where it stands (counted: up to three in the base game), its movement
+(direction and destination), its gem actions where it stops, and its steals. The relation is the conjunction of the rule
 groups of :mod:`.core`, each constraint tagged with its rule ID; the position after the turn is computed as
 terms of the position before and the choices.
 
-Gem actions and steals are 0/1 transfer matrices (a load moves one gem of colour c from cave cc to the
-canoe: ``load[cc][c] = 1``), so every gem movement is a linear transfer and conservation is arithmetic the
-solver sees at once (docs/PROVER.md, "What made it fast").
+Gem actions and steals are transfer matrices (a stop's loads move ``load[cc][c]`` gems of colour c from cave cc to
+the canoe; a steal is a 0/1 cell), so every gem movement is a linear transfer and conservation is arithmetic the
+solver sees at once (docs/PROVER.md, "What made it fast"). A stop's gem actions are counted, not ordered
+(:class:`GemActions`).
 
 Symmetry: a position's two canoes are interchangeable, so the canoe acting first is canoe 0: slot 0 acts on
 canoe 0, slot 1 on canoe 1. Turns where the second canoe of a concrete position acts first are found by
@@ -48,63 +49,69 @@ def _bit(name: str) -> Expr:
     return z3.Int(name)
 
 
+
 @dataclass
-class GemOp:
-    """One gem action as transfer matrices: ``load[cc][c]`` / ``unload[cc][c]`` are 1 when a gem of colour
-    ``c`` goes from / to the cave of colour ``cc``; all zero: no action."""
+class GemActions:
+    """The gem actions at one stop, by what they move: ``load[cc][c]`` gems of colour ``c`` loaded from the cave of
+    colour ``cc``, ``unload[cc][c]`` unloaded into it; all zero: no gem action there. At most ``most`` in all.
+
+    A stop's actions are counted, not sequenced, and this is the encoding's reading of R-GEM-1..4, not a shortcut:
+    no colour is both loaded and unloaded in a turn (R-GEM-4), so a stop's unloads never need its loads, nor its
+    loads its unloads, and the order of its actions changes nothing but the cargo on the way; unloading first keeps
+    that cargo lowest. So a set of actions is legal at a stop in some order exactly when it is legal unloads first:
+    each colour unloaded at most as often as the canoe carries it, each colour loaded at most as often as the cave
+    holds it, and the cargo after them within the canoe's room (R-GEM-2). The search for turns then never tries
+    the orders of one stop's actions (docs/PROVER.md, "A stop's gem actions, counted")."""
 
     load: list[list[Expr]]
     unload: list[list[Expr]]
+    most: int
 
     @classmethod
-    def fresh(cls, tag: str) -> "GemOp":
-        return cls([[_bit(f"{tag}.L.{cc}.{c}") for c in range(NCOL)] for cc in range(NCOL)],
-                   [[_bit(f"{tag}.U.{cc}.{c}") for c in range(NCOL)] for cc in range(NCOL)])
+    def fresh(cls, tag: str, most: int) -> "GemActions":
+        return cls([[z3.Int(f"{tag}.L.{cc}.{c}") for c in range(NCOL)] for cc in range(NCOL)],
+                   [[z3.Int(f"{tag}.U.{cc}.{c}") for c in range(NCOL)] for cc in range(NCOL)], most)
 
     def cells(self) -> list[Expr]:
         return [x for m in (self.load, self.unload) for row in m for x in row]
 
     def domain(self) -> list[Expr]:
         cells = self.cells()
-        return [*(between_0_1(x) for x in cells), int_sum(cells) <= 1]
+        return [*(z3.And(x >= 0, x <= self.most) for x in cells), int_sum(cells) <= self.most]
 
     def loads(self, c: int) -> Expr:
+        """How many gems of colour ``c`` the canoe loads here."""
         return int_sum([self.load[cc][c] for cc in range(NCOL)])
 
     def unloads(self, c: int) -> Expr:
+        """How many gems of colour ``c`` the canoe unloads here."""
         return int_sum([self.unload[cc][c] for cc in range(NCOL)])
 
     # The terms below are read many times while a turn is built: each made once (the same terms either way).
 
     @property
-    def is_load(self) -> Expr:
-        made = self.__dict__.get("_is_load")
+    def loading(self) -> Expr:
+        """Some gem is loaded here."""
+        made = self.__dict__.get("_loading")
         if made is None:
-            made = self.__dict__["_is_load"] = int_sum([x for row in self.load for x in row]) == 1
+            made = self.__dict__["_loading"] = int_sum([x for row in self.load for x in row]) >= 1
         return made
 
     @property
-    def is_unload(self) -> Expr:
-        made = self.__dict__.get("_is_unload")
+    def unloading(self) -> Expr:
+        """Some gem is unloaded here."""
+        made = self.__dict__.get("_unloading")
         if made is None:
-            made = self.__dict__["_is_unload"] = int_sum([x for row in self.unload for x in row]) == 1
+            made = self.__dict__["_unloading"] = int_sum([x for row in self.unload for x in row]) >= 1
         return made
 
     @property
-    def kind(self) -> Expr:
-        """0 none, 1 load, 2 unload."""
-        made = self.__dict__.get("_kind")
+    def any(self) -> Expr:
+        """Some gem action here."""
+        made = self.__dict__.get("_any")
         if made is None:
-            made = self.__dict__["_kind"] = z3.If(self.is_load, 1, z3.If(self.is_unload, 2, 0))
+            made = self.__dict__["_any"] = int_sum(self.cells()) >= 1
         return made
-
-    @property
-    def colour(self) -> Expr:
-        """The colour moved (meaningful when there is an action)."""
-        return z3.Sum([c * (self.loads(c) + self.unloads(c)) for c in range(NCOL)])
-
-    def at_cave(self, cc: int) -> Expr:
-        return z3.Sum([self.load[cc][c] + self.unload[cc][c] for c in range(NCOL)])
 
 
 @dataclass
@@ -113,10 +120,10 @@ class SlotChoice:
 
     on: Expr
     who: int
-    pre: list[GemOp]
+    pre: GemActions
     move: Expr
     dest: Expr
-    post: list[GemOp]
+    post: GemActions
     steals: list[list[list[list[Expr]]]]  # [j][player][canoe][colour] 0/1
     #: With the whirlpool: the place the canoe is pushed to (0: not pushed), its owner's choice at a fork (X-WHIRL-2).
     push: Expr | None = None
@@ -129,9 +136,9 @@ class SlotChoice:
     def fresh(cls, tag: str, capacity: int, who: int, players: int, x_whirl: bool = False,
               x_joe: bool = False, ops: int = OPS) -> "SlotChoice":
         return cls(on=z3.Bool(f"{tag}.on"), who=who,
-                   pre=[GemOp.fresh(f"{tag}.pre{i}") for i in range(ops)],
+                   pre=GemActions.fresh(f"{tag}.pre", ops),
                    move=z3.Int(f"{tag}.move"), dest=z3.Int(f"{tag}.dest"),
-                   post=[GemOp.fresh(f"{tag}.post{i}") for i in range(ops)],
+                   post=GemActions.fresh(f"{tag}.post", ops),
                    steals=[[[[_bit(f"{tag}.steal{j}.{q}.{v}.{c}") for c in range(NCOL)] for v in range(2)]
                             for q in range(players)] for j in range(capacity)],
                    push=z3.Int(f"{tag}.push") if x_whirl else None,
@@ -153,7 +160,7 @@ class SlotChoice:
     def variables(self) -> list[Expr]:
         whirl = [self.push] if self.push is not None else []
         joe = [self.take_joe, *self.give_joe] if self.take_joe is not None and self.give_joe is not None else []
-        return [self.on, *(x for op in (*self.pre, *self.post) for x in op.cells()), self.move, self.dest,
+        return [self.on, *self.pre.cells(), *self.post.cells(), self.move, self.dest,
                 *(x for j in range(len(self.steals)) for x in self.steal_cells(j)), *whirl, *joe]
 
 
@@ -199,9 +206,10 @@ class SlotObservation:
     start: Expr
     end: Expr
     home: Expr
-    ops: list[GemOp]
-    pre_ops: list[GemOp]
-    post_ops: list[GemOp]
+    #: The gem actions at each stop: both stops, the one before the movement, the one after it.
+    ops: list[GemActions]
+    pre_ops: list[GemActions]
+    post_ops: list[GemActions]
     move: Expr
     #: With the whirlpool: the movement ended on it and the canoe was pushed (X-WHIRL-2), over the falls (``fell``);
     #: the canoe had no legal action and stayed (X-WHIRL-5).
@@ -210,22 +218,6 @@ class SlotObservation:
     stayed: Expr = field(default_factory=lambda: z3.BoolVal(False))
     #: With Diamond Joe: the canoe traded with him (X-JOE-3).
     traded: Expr = field(default_factory=lambda: z3.BoolVal(False))
-
-    @property
-    def kinds(self) -> list[Expr]:
-        return [op.kind for op in self.ops]
-
-    @property
-    def colours(self) -> list[Expr]:
-        return [op.colour for op in self.ops]
-
-    @property
-    def pre_kinds(self) -> list[Expr]:
-        return [op.kind for op in self.pre_ops]
-
-    @property
-    def post_kinds(self) -> list[Expr]:
-        return [op.kind for op in self.post_ops]
 
 
 @dataclass
@@ -381,29 +373,30 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
                 + [(r, z3.Implies(double, e)) for r, e in enc.rule("X-DOUBLE-1")(enc, cargo)])
     cargo = list(state.cargo[P][k])
     cave = [list(row) for row in state.cave]
-    ops = [*s.pre, *s.post]
+    ops = [s.pre, s.post]
     for op in ops:
         out += [("DOMAIN", d) for d in op.domain()]
 
-    def stop(gem_ops: list[GemOp], at: Expr, cargo: list[Expr],
+    def stop(op: GemActions, at: Expr, cargo: list[Expr],
              cave: list[list[Expr]]) -> tuple[list[Expr], list[list[Expr]]]:
-        for op in gem_ops:
-            out.extend(enc.rule("R-GEM-1")(enc, op, at, cave, cargo))
-            cargo = [cargo[c] + op.loads(c) - op.unloads(c) for c in range(NCOL)]
-            # R-GEM-3: an unloaded gem stays in the cave beside the disc; a loaded one leaves it.
-            cave = [[cave[cc][c] - op.load[cc][c] + op.unload[cc][c] for c in range(NCOL)] for cc in range(NCOL)]
-            out.extend((r, z3.Implies(op.is_load, e)) for r, e in room(cargo))
+        # R-GEM-1 on the cargo and the cave as the canoe finds them (GemActions: a stop's actions counted).
+        out.extend(enc.rule("R-GEM-1")(enc, op, at, cave, cargo))
+        cargo = [cargo[c] + op.loads(c) - op.unloads(c) for c in range(NCOL)]
+        # R-GEM-3: an unloaded gem stays in the cave beside the disc; a loaded one leaves it.
+        cave = [[cave[cc][c] - op.load[cc][c] + op.unload[cc][c] for c in range(NCOL)] for cc in range(NCOL)]
+        # R-GEM-2 after the stop's loads (its unloads first: the cargo never higher on the way).
+        out.extend((r, z3.Implies(op.loading, e)) for r, e in room(cargo))
         return cargo, cave
 
     cargo, cave = stop(s.pre, start, cargo, cave)
     moving = list(cargo)
     dest = s.dest
     home = z3.And(active, s.move == -1, dest == t.PORT)
-    out += enc.rule("R-MOVE-1")(enc, active, [op.kind for op in s.pre], [op.kind for op in s.post], s.move,
+    out += enc.rule("R-MOVE-1")(enc, active, s.pre.any, s.post.any, s.move,
                                 start, home)
     if double is not None and enc.rules.double_one_cave:  # X-DOUBLE-2: all its gem actions at one cave
         out.append(("X-DOUBLE-2", z3.Implies(z3.And(double, s.move != 0),
-                                             z3.Or(s.pre[0].kind == 0, s.post[0].kind == 0))))
+                                             z3.Not(z3.And(s.pre.any, s.post.any)))))
     out += [(r, z3.Implies(active, e)) for r, e in enc.rule("R-MOVE-6")(enc, start, s.move)]
     out += [(r, z3.Implies(active, e)) for r, e in enc.rule("R-MOVE-4")(enc, start, dest, s.move)]
     distance = z3.If(s.move == 1, t.depth_of(dest) - t.depth_of(start),
@@ -421,18 +414,18 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
         fell = z3.And(pushed, s.push == t.FALLEN)
         out += [(r, z3.Implies(pushed, e)) for r, e in enc.rule("X-WHIRL-2")(enc, whirl, s.push)]
         out.append(("X-WHIRL-2", z3.Implies(z3.Not(pushed), s.push == 0)))
-        out.append(("X-WHIRL-2", z3.Implies(pushed, z3.And([op.kind == 0 for op in s.post]))))
+        out.append(("X-WHIRL-2", z3.Implies(pushed, z3.Not(s.post.any))))
         out += enc.rule("X-WHIRL-2:brink")(enc, z3.And(pushed, member(whirl, t.brinks)), start, budget_points,
                                            whirl, state.cave, state.capacity(P, k, enc.rules.capacity))
-    out.append(("R-MOVE-5", z3.Implies(home, z3.And([op.kind == 0 for op in s.post]))))
+    out.append(("R-MOVE-5", z3.Implies(home, z3.Not(s.post.any))))
     cargo, cave = stop(s.post, dest, cargo, cave)
     out += [(r, z3.Implies(active, e)) for r, e in enc.rule("R-GEM-4")(enc, ops)]
     spent = enc.rule("R-MOVE-2")(enc, ops, distance)
-    pre_spent = enc.rule("R-MOVE-2")(enc, s.pre, z3.IntVal(0))
+    pre_spent = enc.rule("R-MOVE-2")(enc, [s.pre], z3.IntVal(0))
     out += enc.rule("R-MOVE-3")(enc, active, spent, budget_points, home, start, pre_spent,
                                 *([extra] if whirl is not None else []))
-    loaded = z3.Or([op.is_load for op in ops])
-    unloaded = z3.Or([op.is_unload for op in ops])
+    loaded = z3.Or([op.loading for op in ops])
+    unloaded = z3.Or([op.unloading for op in ops])
     out += enc.rule("R-GEM-5")(enc, home, loaded)
 
     # R-GEM-5: a canoe entering the port banks its cargo at no cost (a transfer from canoe to bank).
@@ -446,13 +439,13 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
 
     # Steals (R-STEAL-1..5): one gem from each chosen canoe of another player on the disc.
     others = [[list(state.cargo[q][v]) for v in range(2)] for q in range(state.players)]
-    post_ops = z3.Or([op.kind != 0 for op in s.post])
+    post_ops = s.post.any
     # R-STEAL-1: a single canoe steals only empty; the double canoe with a free place while it moved (X-DOUBLE-3).
     empty_moving = z3.Sum(moving) == 0 if double is None else z3.If(double, z3.Sum(moving) <= 1, z3.Sum(moving) == 0)
     move_ok = enc.rule("R-STEAL-3")(enc, s.move)
     for j in range(len(s.steals)):
         cells = s.steals[j]
-        out += [("DOMAIN", z3.And(x >= 0, x <= 1)) for x in s.steal_cells(j)]
+        out += [("DOMAIN", between_0_1(x)) for x in s.steal_cells(j)]
         out.append(("DOMAIN", z3.Sum(s.steal_cells(j)) <= 1))
         taking = s.taking(j)
         victim_here = z3.And([z3.Implies(z3.Sum(cells[q][v]) == 1, state.place[q][v] == dest)
@@ -507,7 +500,7 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
             new.cargo[q][v] = list(others[q][v])
     new.place[P][k] = z3.If(active, z3.If(pushed, s.push, dest) if s.push is not None else dest, start)
     new.cargo[P][k] = cargo
-    obs = SlotObservation(on=on, who=k, start=start, end=dest, home=home, ops=ops, pre_ops=list(s.pre),
-                          post_ops=list(s.post), move=s.move, pushed=pushed, fell=fell, stayed=stayed,
+    obs = SlotObservation(on=on, who=k, start=start, end=dest, home=home, ops=ops, pre_ops=[s.pre],
+                          post_ops=[s.post], move=s.move, pushed=pushed, fell=fell, stayed=stayed,
                           traded=traded)
     return obs, new, out

@@ -377,12 +377,12 @@ def _witness(relations: Relations, step: TurnStep) -> list[Any]:
         if pre.whirl is not None and s.push is not None:
             out += _whirl_witness(relations, pre, s, x, reach, cave)
             # The next canoe finds the caves as this one's gem actions left them.
-            cave = [[cave[cc][c] - z3.Sum([op.load[cc][c] - op.unload[cc][c] for op in (*s.pre, *s.post)])
+            cave = [[cave[cc][c] - z3.Sum([op.load[cc][c] - op.unload[cc][c] for op in (s.pre, s.post)])
                      for c in range(NCOL)] for cc in range(NCOL)]
         else:
             out += [s.move == z3.If(s.on, z3.If(river, -1, 1), 0),
                     s.dest == z3.If(river, t.up_by(x, reach), z3.If(s.on, t.disc_at_depth(reach), x))]
-            out += [cell == 0 for op in (*s.pre, *s.post) for cell in op.cells()]
+            out += [cell == 0 for op in (s.pre, s.post) for cell in op.cells()]
         out += [cell == 0 for j in range(len(s.steals)) for cell in s.steal_cells(j)]
         if s.take_joe is not None and s.give_joe is not None:  # no trade with Diamond Joe
             out += [z3.Not(s.take_joe), *(g == 0 for g in s.give_joe)]
@@ -490,14 +490,12 @@ def _whirl_witness(relations: Relations, pre: SymPosition, s: Any, x: Any, reach
                         post_load2[colour - 1, c] = z3.Or(post_load2.get((colour - 1, c), False), ld2)
             chosen = z3.Or(chosen, can)
     out = [s.move == z3.If(s.on, move, 0), s.dest == z3.If(s.on, dest, me), s.push == z3.If(s.on, push, 0)]
-    for op, table, kind in ((s.pre[0], pre_load, "load"), (s.pre[0], pre_unload, "unload"),
-                            (s.post[0], post_load, "load"), (s.post[1], post_load2, "load")):
-        cells = getattr(op, kind)
-        out += [cells[cc][c] == z3.If(z3.And(s.on, table.get((cc, c), False)), 1, 0)
+    # The gem actions counted at each stop (GemActions): the two loads after a movement may be of one colour.
+    for cells, tables in ((s.pre.load, (pre_load,)), (s.pre.unload, (pre_unload,)),
+                          (s.post.load, (post_load, post_load2))):
+        out += [cells[cc][c] == z3.Sum([z3.If(z3.And(s.on, table.get((cc, c), False)), 1, 0) for table in tables])
                 for cc in range(NCOL) for c in range(NCOL)]
-    out += [cell == 0 for op in s.pre[1:] for cell in op.cells()]
-    out += [cell == 0 for op in s.post[2:] for cell in op.cells()]
-    out += [cell == 0 for op in s.post[:2] for row in op.unload for cell in row]
+    out += [cell == 0 for row in s.post.unload for cell in row]
     return out
 
 

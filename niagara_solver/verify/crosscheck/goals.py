@@ -92,13 +92,13 @@ GOALS: tuple[CoverageGoal, ...] = (
                  lambda c: z3.Or([z3.And(s.home, c.tables.depth_of(s.start) + 2 * z3.Sum(
                      [x for op in s.pre_ops for x in op.cells()]) < c.step.card) for s in _slots(c)])),
     CoverageGoal("load-from-a-mixed-cave", "turn", ("R-GEM-3", "R-GEM-1"),
-                 lambda c: z3.Or([op.load[cc][col] == 1 for s in _slots(c) for op in s.ops
+                 lambda c: z3.Or([op.load[cc][col] >= 1 for s in _slots(c) for op in s.ops
                                   for cc in range(NCOL) for col in range(NCOL) if cc != col])),
     CoverageGoal("unload-one-colour-load-another", "turn", ("R-GEM-4",),
                  lambda c: z3.Or([z3.And(_loads(s) > 0, _unloads(s) > 0) for s in _slots(c)])),
     CoverageGoal("last-gem-of-a-cave", "turn", ("R-TURN-4", "R-GEM-1"),
                  lambda c: z3.And(_slots(c)[0].on, _slots(c)[1].on, z3.Or(
-                     [z3.And(op.load[cc][col] == 1, c.pre.cave[cc][col] == 1) for s in _slots(c) for op in s.ops
+                     [z3.And(op.load[cc][col] >= 1, c.pre.cave[cc][col] == 1) for s in _slots(c) for op in s.ops
                       for cc in range(NCOL) for col in range(NCOL)]))),
     CoverageGoal("fork-choice", "turn", ("R-MOVE-4",),
                  lambda c: z3.Or([z3.And(s.move == 1, c.tables.depth_of(s.end) > _fork_depth(c),

@@ -137,6 +137,24 @@ def test_an_illegal_turn_of_x_is_refused():
                             "(niagara-solve why names the rule)")
 
 
+def test_a_turn_written_in_an_order_the_rules_forbid_is_refused():
+    # The encoding counts a stop's gem actions (GemActions); a certificate's turn is also held to the order it is
+    # written in: loading into a full canoe before the unload that makes room is refused (R-GEM-2), the same
+    # actions unloads first are accepted and lead where the engine says.
+    from helpers import P, position
+    from niagara_solver.engine.apply import apply_turn
+    from niagara_solver.solver.certify import Refused, _Checker
+    checker = _Checker(_certificate("win-two-gems-home.json"), None)  # the base game, 2 players
+    pos = position(P("red", "3:ruby", "fallen", hand=[4]), P("blue", "port", "port", hand=[1]))
+    good, bad = Turn.parse("3: -ruby +amethyst"), Turn.parse("3: +amethyst -ruby")
+    after, steals = checker.pinned(5, pos, 0, Card.FOUR, good)
+    engine = apply_turn(pos, 0, good, Card.FOUR).position
+    assert (after.players[0].canoes, after.caves, steals) == (engine.players[0].canoes, engine.caves, False)
+    with pytest.raises(Refused) as refused:
+        checker.pinned(5, pos, 0, Card.FOUR, bad)
+    assert (refused.value.node, refused.value.rule) == (5, "R-TURN-1")
+
+
 def test_a_wrong_leaf_is_refused():
     cert = _certificate("win-two-gems-home.json")
     index = next(i for i, n in enumerate(cert.nodes) if n.kind == "leaf")

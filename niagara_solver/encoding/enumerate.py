@@ -242,7 +242,7 @@ class Enumerator:
                 continue
             solver = solvers[order if order in solvers else (0, 1)]
             solver.push()
-            solver.add(*relations.pin_turn(step, pos, card, turn))
+            solver.add(*relations.pin_turn(step, pos, card, turn), *(c for _, c in relations.written_order(step, turn)))
             answer = solver.check()
             if answer == z3.sat:
                 found.setdefault(result(solver.model()), str(turn))
@@ -418,7 +418,13 @@ def evaluate_turn(relations: Relations, step: Any, session: Session, pinned: lis
     choices = [step.plays(card), step.swap == (order == (1, 0)),
                *relations.pin_turn(step, pos, card, turn, every=True)]
     evaluated = session.evaluate(pinned, choices, free=True)
-    return evaluated[1] if evaluated is not None and evaluated[0] else None
+    if evaluated is None or not evaluated[0]:
+        return None
+    values = evaluated[1]
+    # The order the turn is written in (R-GEM-2), where it matters: read at the same values.
+    if not all(z3.is_true(values.eval(c, model_completion=True)) for _, c in relations.written_order(step, turn)):
+        return None
+    return values
 
 
 def _literal_args(term: Any, complete: z3.ModelRef | None = None) -> list[int] | None:
@@ -608,7 +614,8 @@ class IncrementalEnumerator:
                     refused.append((turn, order))
         with session.scope(*pins):
             for turn, order in refused:
-                with session.scope(*relations.pin_turn(step, pos, card, turn), step.swap == (order == (1, 0))):
+                with session.scope(*relations.pin_turn(step, pos, card, turn), step.swap == (order == (1, 0)),
+                                   *(c for _, c in relations.written_order(step, turn))):
                     if session.check(deadline):
                         found.setdefault(result(session.model()), str(turn))
         outside = self._outside()

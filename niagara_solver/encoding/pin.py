@@ -10,9 +10,9 @@ from niagara_solver.model.notation import Load, Move, Push, Steal, TakeMoose, Tr
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.position import Position
 from niagara_solver.encoding.core import Encoding
-from niagara_solver.encoding.state import NCOL
+from niagara_solver.encoding.state import NCOL, Constraint
 from niagara_solver.encoding.terms import equal, zeros
-from niagara_solver.encoding.turn import GemActions, TurnChoice
+from niagara_solver.encoding.turn import GemActions, SlotObservation, TurnChoice
 
 # The turn notation is the project's shared vocabulary (docs/NOTATION.md); this module only reads it.
 
@@ -162,4 +162,28 @@ def _pin_stop(op: GemActions, steps: list[Load | Unload], cave: int | None = Non
                 out.append(z3.Sum([cells[cc][c] for cc in range(NCOL)]) == n)
             else:
                 out += zeros(cells[cc][c] for cc in range(NCOL))
+    return out
+
+
+def written_order(observations: list[SlotObservation], turn: Turn) -> list[Constraint]:
+    """R-GEM-2 on the order a turn is written in: the relation counts a stop's gem actions (:class:`GemActions`),
+    legal in some order when legal unloads first; a written turn names one order, and a load written before an
+    unload needs room then. For each stop whose written order carries more at some load than after all its
+    actions: the cargo on arrival plus that peak within the room. The first action is slot 0's (as pin_turn pins
+    it)."""
+    out: list[Constraint] = []
+    for action, obs in zip(turn.actions, observations):
+        steps = action.steps
+        moves = [i for i, step in enumerate(steps) if isinstance(step, Move)]
+        split = moves[0] if moves else len(steps)
+        for arrival, written in zip(obs.arrival, (steps[:split], steps[split:])):
+            net, peak = 0, None
+            for step in written:
+                if isinstance(step, Unload):
+                    net -= 1
+                elif isinstance(step, Load):
+                    net += 1
+                    peak = net if peak is None else max(peak, net)
+            if peak is not None and peak > net:  # unloads first would carry no more than after the stop
+                out.append(("R-GEM-2", z3.Implies(obs.on, z3.Sum(arrival) + peak <= obs.room)))
     return out

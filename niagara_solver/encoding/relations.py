@@ -34,7 +34,7 @@ import z3
 from niagara_solver.encoding.core import Encoding, Mutant
 from niagara_solver.encoding.end import encode_end
 from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue, pushes_put_back
-from niagara_solver.encoding.pin import canoe_order, pin_turn
+from niagara_solver.encoding.pin import canoe_order, pin_turn, written_order
 from niagara_solver.encoding.round import RoundChoice, encode_round
 from niagara_solver.encoding.state import (NAMES, NCOL, Constraint, Expr, SymPosition, card_in_hand, decode, fix,
                                            value, well_formed)
@@ -260,6 +260,11 @@ class Relations:
         position with :func:`canoe_order`'s order); with ``every``, also the choices the notation leaves to the
         relation, so that it can be evaluated (:func:`.pin.pin_turn`)."""
         return pin_turn(self.enc, position, card, turn, step.choice, step.player, every)
+
+    def written_order(self, step: TurnStep, turn: Turn) -> list[Constraint]:
+        """R-GEM-2 on the order a pinned turn writes each stop's gem actions in (the relation counts them,
+        :func:`.pin.written_order`): assert these with :meth:`pin_turn`'s pins where the order written matters."""
+        return written_order(step.observations, turn)
 
     def pin_round_turn(self, step: RoundStep, player: int, position: Position, card: Card,
                        turn: Turn) -> list[Expr]:

@@ -218,6 +218,10 @@ class SlotObservation:
     stayed: Expr = field(default_factory=lambda: z3.BoolVal(False))
     #: With Diamond Joe: the canoe traded with him (X-JOE-3).
     traded: Expr = field(default_factory=lambda: z3.BoolVal(False))
+    #: The canoe's cargo at each stop before its gem actions (where it stands, where it stops), and its room
+    #: (R-GEM-2, X-DOUBLE-1): what a written order of a stop's actions is checked against (pin.written_order).
+    arrival: list[list[Expr]] = field(default_factory=list)
+    room: Expr = field(default_factory=lambda: z3.IntVal(0))
 
 
 @dataclass
@@ -388,6 +392,7 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
         out.extend((r, z3.Implies(op.loading, e)) for r, e in room(cargo))
         return cargo, cave
 
+    arrival = list(cargo)
     cargo, cave = stop(s.pre, start, cargo, cave)
     moving = list(cargo)
     dest = s.dest
@@ -502,5 +507,6 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
     new.cargo[P][k] = cargo
     obs = SlotObservation(on=on, who=k, start=start, end=dest, home=home, ops=ops, pre_ops=[s.pre],
                           post_ops=[s.post], move=s.move, pushed=pushed, fell=fell, stayed=stayed,
-                          traded=traded)
+                          traded=traded, arrival=[arrival, moving], room=state.capacity(P, k, enc.rules.capacity))
     return obs, new, out
+

@@ -499,8 +499,8 @@ class _Checker:
         if values is not None:
             return (self._after(values, step, pos, p, card),
                     z3.is_true(values.eval(step.steals(), model_completion=True)))
-        with session.scope(*pinned, step.plays(card),
-                           *self.relations.pin_turn(step, pos, card, turn), step.swap == (order == (1, 0))):
+        with session.scope(*pinned, step.plays(card), *self.relations.pin_turn(step, pos, card, turn),
+                           step.swap == (order == (1, 0)), *(c for _, c in self.relations.written_order(step, turn))):
             if not session.check(self.deadline):
                 raise Refused(i, "R-TURN-1", f"the encoding does not allow {self.names[p]}'s turn {card.label}: "
                                              f"{turn} (niagara-solve why names the rule)")

@@ -144,7 +144,7 @@ def why(pos: Position, player: int, card: Card, turn: Turn, timeout: float | Non
     solver.add(*relations.pin(pre, pos, {player: order}))
     solver.add(*relations.pin_turn(step, pos, card, turn))
     groups: dict[str, list[Any]] = {}
-    for rule, c in step.constraints:
+    for rule, c in [*step.constraints, *relations.written_order(step, turn)]:
         if rule in ("DEF", "DOMAIN"):
             solver.add(c)
         else:

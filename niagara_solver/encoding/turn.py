@@ -49,7 +49,6 @@ def _bit(name: str) -> Expr:
     return z3.Int(name)
 
 
-
 @dataclass
 class GemActions:
     """The gem actions at one stop, by what they move: ``load[cc][c]`` gems of colour ``c`` loaded from the cave of

@@ -324,7 +324,7 @@ def test_the_flat_api_certifies(tmp_path):
 def test_a_certificate_asked_for_and_not_written_is_said_and_exits_3(tmp_path, capsys):
     # Out of time before the search answers: no file, and the command says why instead of exiting 0.
     out = tmp_path / "red.certificate"
-    status = main(["solve", os.path.join(FOLDER, "start-4p.json"), "--player", "red", "--goal", "steal",
+    status = main(["solve", os.path.join(FOLDER, "start-4p.json"), "--player", "red", "--goal", "win",
                    "--horizon", "3", "--timeout", "1", "--certificate", str(out)])
     text = capsys.readouterr().out
     assert status == 3 and not out.exists()

@@ -35,8 +35,9 @@ KINDS = ("card", "turn", "rescue", "flow", "leaf")
 #: do, as one question to the encoding; ``unreached`` in the horizon's last round, X to act: no turn of X with a
 #: card it may play reaches the goal (R-END-1) or, for the steal goal, steals (R-STEAL-1); ``bound`` (the win goal)
 #: X banks at most ``gems`` more gems this round and twice the capacity in each later round, too few for the goal
-#: within the horizon.
-CLAIMS = ("over", "end", "steal", "rest", "unreached", "bound")
+#: within the horizon; ``empty`` (the steal goal) no other player's canoe carries a gem, and each can keep its canoes
+#: empty to the end of the game whatever X does, so X never steals.
+CLAIMS = ("over", "end", "steal", "rest", "unreached", "bound", "empty")
 
 
 @dataclass(frozen=True)

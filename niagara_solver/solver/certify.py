@@ -33,6 +33,7 @@ from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, 
 # certificates (docs/SOLVER.md); the incremental chain of the last round's turns stays on a plain solver.
 from niagara_solver.encoding.solver import make_preprocessing_solver, make_solver
 from niagara_solver.encoding.terms import all_of
+from niagara_solver.encoding.witness import witness_turn
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.limits import OutOfTime, time_left
 from niagara_solver.model.notation import Turn
@@ -201,6 +202,8 @@ class _Checker:
         if self.x in pos.acted or me.card is not None:
             return self.turn(i, pos, left, baseline)
         if self.cert.nodes[i].kind == "leaf":
+            if self.cert.nodes[i].claim == "empty":
+                return self.nothing_to_steal(i, pos)
             return self.out_of_reach(i, pos, left)
         n = self.node(i, pos, "card", "R-CARD-1")
         every = not self.cert.answer
@@ -224,6 +227,8 @@ class _Checker:
         n = self.cert.nodes[i]
         if n.kind == "leaf" and n.claim in ("bound", "unreached"):
             result = self.out_of_reach(i, pos, left)
+        elif n.kind == "leaf" and n.claim == "empty":
+            result = self.nothing_to_steal(i, pos)
         elif left == 1 and self.x in pos.acted:
             n = self.node(i, pos, "leaf", "R-END-1")
             value = self.rest(i, pos, baseline)
@@ -321,6 +326,68 @@ class _Checker:
             return False, False
         raise Refused(i, "R-END-1", f"the leaf claims {n.claim} where it does not apply")
 
+    def nothing_to_steal(self, i: int, pos: Position) -> Bounds:
+        """The leaf ``empty`` (the steal goal; its value is False): no other player's canoe carries a gem, and the
+        others can keep theirs empty to the end whatever X does, so X never steals. The position says the first; the
+        encoding proves the rest once, over every well-formed position (:meth:`lemma`):
+
+        * a player whose canoes carry no gem has, with every card in hand, a turn that keeps them empty: the witness
+          turn of R-PROP-10 (encoding/witness.py) is legal there and leaves them empty (R-GEM-1, R-STEAL-1);
+        * no player's turn adds a gem to another player's canoe (R-GEM-1, R-GEM-3, R-STEAL-1);
+        * neither the flow nor the rescues add a gem to any canoe (R-FLOW-6, R-RESCUE-1);
+        * X's turn steals nothing while no other player's canoe carries a gem (R-STEAL-1).
+
+        So, with the others playing their witness turns, every position of the rest of the game has their canoes
+        empty and X's turns steal nothing there."""
+        n = self.node(i, pos, "leaf", "R-STEAL-1")
+        x, names, relations = self.x, self.names, self.relations
+        if self.goal is not Goal.STEAL or n.value is not False:
+            raise Refused(i, "R-STEAL-1", f"the leaf claims {n.claim} {n.value}: it stands for \"no steal\" only")
+        for q, player in enumerate(pos.players):
+            if q != x and any(c.gems for c in player.canoes):
+                raise Refused(i, "R-STEAL-1", f"{player.name}'s canoe carries a gem here")
+        players = range(len(names))
+
+        def grows(pre: SymPosition, post: SymPosition, owners: Iterable[int]) -> Any:
+            return z3.Or([post.cargo[q][k][c] > pre.cargo[q][k][c] for q in owners for k in range(2)
+                          for c in range(len(pre.cargo[q][k]))])
+
+        def empty(sym: SymPosition, owners: Iterable[int]) -> list[Any]:
+            return [g == 0 for q in owners for k in range(2) for g in sym.cargo[q][k]]
+        for q in players:
+            if q == x:
+                continue
+
+            def keeps(tag: str, q: int = q) -> list[Any]:
+                pre = relations.position(tag)
+                step = relations.turn(pre, q, tag)
+                return [*[c for _, c in relations.well_formed(pre, Phase.TURNS, to_act=q)],
+                        relations.card_in_hand(pre, q, step.card), *empty(pre, [q]), *witness_turn(relations, step),
+                        z3.Or(z3.Not(all_of([c for _, c in step.constraints])), grows(pre, step.post, [q]))]
+            self.lemma(i, f"keeps empty {q}", "R-PROP-10", f"{names[q]}, its canoes empty, may have no turn that "
+                                                            "keeps them so", keeps)
+        for a in players:
+            def others(tag: str, a: int = a) -> list[Any]:
+                return _counter(relations, "turn", tag, lambda pre, step: grows(pre, step.post, [
+                    q for q in players if q != a]), a)
+            self.lemma(i, f"others' cargo {a}", "R-GEM-1", f"a turn of {names[a]} can put a gem into another "
+                                                           "player's canoe", others)
+
+        def flow(tag: str) -> list[Any]:
+            return _counter(relations, "flow", tag, lambda pre, step: grows(pre, step.post, players))
+
+        def rescue(tag: str) -> list[Any]:
+            return _counter(relations, "rescue", tag, lambda pre, step: grows(pre, step.post, players))
+
+        def steal(tag: str) -> list[Any]:
+            return _counter(relations, "turn", tag, lambda pre, step: z3.And(
+                *empty(pre, [q for q in players if q != x]), step.steals()), x)
+        self.lemma(i, "flow fills", "R-FLOW-6", "the flow can put a gem into a canoe", flow)
+        self.lemma(i, "rescue fills", "R-RESCUE-1", "a rescue can put a gem into a canoe", rescue)
+        self.lemma(i, "steal from empty", "R-STEAL-1", f"{names[x]} can steal while no other canoe carries a gem",
+                   steal)
+        return False, False
+
     def x_turn(self, pos: Position, claim: Callable[[TurnStep], Any]) -> tuple[Card, Turn] | None:
         """A turn of X from ``pos`` with a card X may play for which ``claim`` (a term of the turn's step) holds, by
         the encoding: the card and the turn, or None when there is none.
@@ -369,10 +436,8 @@ class _Checker:
         for q in range(len(self.names)):
             if q != x:
                 def other(tag: str, q: int = q) -> list[Any]:
-                    pre = relations.position(tag)
-                    step = relations.turn(pre, q, tag, swap=True)
-                    return [*[c for _, c in relations.well_formed(pre, Phase.TURNS)], *[c for _, c in step.constraints],
-                            z3.Or([a != b for a, b in zip(step.post.bank[x], pre.bank[x])])]
+                    return _counter(relations, "turn", tag, lambda pre, step: z3.Or(
+                        [a != b for a, b in zip(step.post.bank[x], pre.bank[x])]), q)
                 self.lemma(i, f"own bank {q}", "R-GEM-5", f"a turn of {self.names[q]} can change "
                                                           f"{self.names[x]}'s bank", other)
 
@@ -388,22 +453,15 @@ class _Checker:
         relations, x, cap = self.relations, self.x, self.cert.position.ruleset.capacity
 
         def turn(tag: str) -> list[Any]:
-            pre = relations.position(tag)
-            step = relations.turn(pre, x, tag, swap=True)
-            return [*[c for _, c in relations.well_formed(pre, Phase.TURNS)], *[c for _, c in step.constraints],
-                    z3.Sum(step.post.bank[x]) > z3.Sum(pre.bank[x]) + 2 * cap]
+            return _counter(relations, "turn", tag, lambda pre, step: z3.Sum(step.post.bank[x]) > z3.Sum(pre.bank[x])
+                            + 2 * cap, x)
 
         def flow(tag: str) -> list[Any]:
-            pre = relations.position(tag)
-            step = relations.flow(pre, tag)
-            return [*[c for _, c in relations.well_formed(pre, Phase.TURNS, all_acted=True)],
-                    *[c for _, c in step.constraints], z3.Or([a != b for a, b in zip(step.post.bank[x], pre.bank[x])])]
+            return _counter(relations, "flow", tag, lambda pre, step: z3.Or(
+                [a != b for a, b in zip(step.post.bank[x], pre.bank[x])]))
 
         def rescue(tag: str) -> list[Any]:
-            pre = relations.position(tag)
-            step = relations.rescue(pre, tag)
-            return [*[c for _, c in relations.well_formed(pre, Phase.CARDS)], *[c for _, c in step.constraints],
-                    z3.Sum(step.post.bank[x]) > z3.Sum(pre.bank[x])]
+            return _counter(relations, "rescue", tag, lambda pre, step: z3.Sum(step.post.bank[x]) > z3.Sum(pre.bank[x]))
         name = self.names[x]
         self.lemma(i, "turn banks", "R-GEM-2", f"a turn of {name} can bank more than {2 * cap} gems", turn)
         self.lemma(i, "flow banks", "R-FLOW-6", f"the flow can change {name}'s bank", flow)
@@ -618,6 +676,22 @@ def _kept(pos: Position) -> _Kept:
         relations = Relations.of(pos)
         _KEPT[key] = _Kept(relations, IncrementalEnumerator(relations))
     return _KEPT[key]
+
+
+def _counter(relations: Relations, kind: str, tag: str, claim: Callable[[SymPosition, Any], Any],
+             player: int = 0) -> list[Any]:
+    """The constraints of a counterexample to a lemma (:meth:`_Checker.lemma`) over every well-formed position: the
+    relation ``kind`` from a free position (``"turn"``: ``player``'s, the canoes in either order; ``"flow"``;
+    ``"rescue"``) and ``claim(pre, step)``."""
+    pre = relations.position(tag)
+    step: Any
+    if kind == "turn":
+        step, wf = relations.turn(pre, player, tag, swap=True), relations.well_formed(pre, Phase.TURNS)
+    elif kind == "flow":
+        step, wf = relations.flow(pre, tag), relations.well_formed(pre, Phase.TURNS, all_acted=True)
+    else:
+        step, wf = relations.rescue(pre, tag), relations.well_formed(pre, Phase.CARDS)
+    return [*[c for _, c in wf], *[c for _, c in step.constraints], claim(pre, step)]
 
 
 def _hand(player: Player) -> list[Card]:

@@ -6,7 +6,8 @@ for a "no" every option at X's nodes and one refuting option at the others'. Not
 search prunes, the certificate either expands the node or ends in a leaf whose claim the encoding can check on its
 own — ``rest`` for the horizon's last round once X has acted (the players after X, and for the safe goal the flow,
 one question), ``unreached`` where the search's bound says X cannot bank enough in its last turn to reach the goal
-(one question over every turn of X), ``steal``, ``end`` and ``over``.
+(one question over every turn of X), ``empty`` where no other player carries a gem and each can keep it so (the
+steal goal), ``steal``, ``end`` and ``over``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from niagara_solver.model.readings import UncoveredRulesError
 from niagara_solver.model.ruleset import Reveal
 from niagara_solver.solver.answers import Goal, bankable, could_reach_goal, has_steal, x_gems
 from niagara_solver.solver.certificate import Certificate, CNode, Option
-from niagara_solver.solver.search import Search, _next_round
+from niagara_solver.solver.search import Search, _next_round, nothing_to_steal
 
 #: A branch as the walk meets it: its option (without the node below), whether it holds for X (the search's
 #: value) and how to write the node below.
@@ -110,9 +111,13 @@ class _Writer:
         * ``bound`` (the win goal; X to act, or X has acted this round): the search's bound, X's bank plus what X's
           canoes can still bank this turn (:func:`bankable`) and twice the capacity per later round misses the goal;
         * ``unreached`` (the horizon's last round, X to act): no turn of X reaches the goal (or steals), every turn
-          tried."""
+          tried;
+        * ``empty`` (the steal goal): no other player's canoe carries a gem, and they can keep theirs empty to the
+          end (the search's bound, :func:`.search.nothing_to_steal`)."""
         p = pos.next_to_act()
         acted = self.x in pos.acted
+        if self.goal is Goal.STEAL and nothing_to_steal(pos, self.x):
+            return self.leaf(pos, "empty", False)
         if self.goal is Goal.WIN and (p == self.x or (acted and left > 1)):
             gems = 0 if acted else bankable(pos, self.x)[0]
             if not could_reach_goal(pos, self.x, gems + 2 * pos.ruleset.capacity * (left - 1)):

@@ -30,14 +30,17 @@ import time
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterable
 
+from niagara_solver.model.board import Board
+from niagara_solver.model.errors import NiagaraError
+
 from niagara_solver.engine.flow import FlowOutcome, flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import goal_reached, is_finished, winners
 from niagara_solver.engine.turns import TurnOutcome, legal_turns
-from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.atoms import FALLEN, PORT, Card, Phase
 from niagara_solver.model.notation import Turn
-from niagara_solver.model.position import Player, Position, start_hand
-from niagara_solver.model.ruleset import ForkPolicy, Reveal
+from niagara_solver.model.position import Canoe, Player, Position, start_hand
+from niagara_solver.model.ruleset import ForkPolicy, Reveal, Ruleset
 from niagara_solver.model.limits import time_left
 from niagara_solver.solver.answers import Goal, OutOfTime, bankable, could_reach_goal, has_steal, x_gems
 
@@ -73,7 +76,8 @@ class Pruning:
     #: the goal is monotone in the horizon (win and steal up, safe down).
     deepening: bool = True
     #: Cheap bounds tried before the search below a node: no steal once X has no turn left in the horizon or no
-    #: canoe that could move upstream onto an enemy's gem; safe once X's bank alone keeps its count of gems.
+    #: canoe that could move upstream onto an enemy's gem, or once no other player carries a gem (they can keep it
+    #: so); safe once X's bank alone keeps its count of gems.
     bounds: bool = True
     #: The others' answer that last refuted X at the same player's decision with as many rounds left is tried
     #: first (a killer move).
@@ -98,6 +102,58 @@ PLAIN = Pruning(deepening=False, bounds=False, killers=False, focus=False)
 #: Goals whose value can only grow with the horizon (a win or a steal within h rounds is one within h + 1);
 #: the safe goal can only shrink (keeping every gem for h + 1 rounds keeps it for h).
 _GROWS = (Goal.WIN, Goal.STEAL)
+
+
+#: (board, ruleset) -> :func:`keeps_empty`'s answer, worked out once per process.
+_KEEPS_EMPTY: dict[tuple[Board, Ruleset], bool] = {}
+
+
+def keeps_empty(board: Board, ruleset: Ruleset) -> bool:
+    """Can a player whose canoes carry no gem always keep them so? That is: with its two canoes anywhere (the port, any
+    disc, fallen), with every card of a full hand (the cloud in every weather), the engine lists a turn after which
+    both canoes are still empty (no load, no steal: R-GEM-1, R-STEAL-1). Checked over every such case, not argued;
+    with no expansion module nothing else decides it, since without them a turn that moves no gem depends on its
+    player's canoes, card and the weather only (R-TURN-2, R-TURN-3, R-MOVE): the other players' canoes, the caves and
+    the fork markers do not enter. A case the engine refuses (no legal turn, an error) counts as "no". The search's
+    bound for the steal goal rests on it (:meth:`Search._bound`)."""
+    key = (board, ruleset)
+    known = _KEEPS_EMPTY.get(key)
+    if known is None:
+        known = _KEEPS_EMPTY[key] = _keeps_empty(board, ruleset)
+    return known
+
+
+def _keeps_empty(board: Board, ruleset: Ruleset) -> bool:
+    base = Position.initial(["a", "b"], board, ruleset).replace(phase=Phase.TURNS)
+    me = base.players[0]
+    weathers = sorted({base.weather, *range(-2, 3)})
+    for one, two in itertools.combinations_with_replacement([PORT, *board.discs, FALLEN], 2):
+        for card in start_hand(ruleset):
+            for weather in (weathers if card is Card.CLOUD else [base.weather]):
+                pos = base.replace(weather=weather).with_player(
+                    0, Player(me.name, (Canoe(one), Canoe(two)), me.hand, me.bank, None))
+                try:
+                    outcomes = legal_turns(pos, 0, card)
+                except NiagaraError:
+                    return False
+                if not any(all(not c.gems for c in o.player(0).canoes) for o in outcomes):
+                    return False
+    return True
+
+
+def nothing_to_steal(pos: Position, x: int) -> bool:
+    """Can X never steal from here on, whatever X does (the steal goal's bound, :meth:`Search._bound`)? So it is when,
+    with no expansion module, no canoe of another player carries a gem and every player can keep its canoes empty
+    (:func:`keeps_empty`): the others then keep theirs empty to the end of the game. Their own turns can, by that
+    check; X's turns never put a gem into another player's canoe (loads and unloads move gems between X's canoes and
+    the caves, R-GEM-1, R-GEM-3; a steal takes one out of a canoe, R-STEAL-1); the flow moves canoes and empties those
+    going over the falls (R-FLOW-3, R-FLOW-6); a rescue brings a fallen canoe, empty, back to the port (R-RESCUE-1).
+    And a steal takes a gem from a canoe that carries one (R-STEAL-1)."""
+    if pos.ruleset.modules:
+        return False
+    if any(c.gems for q, player in enumerate(pos.players) if q != x for c in player.canoes):
+        return False
+    return keeps_empty(pos.board, pos.ruleset)
 
 
 class Search:
@@ -480,6 +536,9 @@ class Search:
           disc 1 (it must move upstream onto a disc, R-STEAL-1; a port canoe only moves down, R-MOVE-6), and an
           enemy canoe that may carry a gem upstream of it when X acts: one of a player still to act (who may move
           or load), or a loaded one nearer the port. Without the modules no turn moves another player's canoe.
+        * steal, any round, no expansion module: no other player's canoe carries a gem, and every player can keep
+          its canoes empty (:func:`nothing_to_steal`, :func:`keeps_empty`): the others keep theirs empty, so X
+          never has anything to steal.
         * safe, X's count of gems known (``baseline``): in the last round once X has acted, a bank at least that
           count keeps it (a bank changes only by banking and by paying a rescue, in phase I of a later round);
           in any round, with no expansion module, the same holds if X also has a canoe in the port: X can keep it
@@ -490,6 +549,8 @@ class Search:
                 return Node(False, f"{self.name} has no turn left to steal in")
             if not pos.ruleset.modules and not self._steal_in_reach(pos):
                 return Node(False, f"no canoe of {self.name} can reach an enemy's gem this round")
+        if self.goal is Goal.STEAL and nothing_to_steal(pos, x):
+            return Node(False, f"no other player carries a gem, and each can keep it so: {self.name} never steals")
         if self.goal is Goal.SAFE:
             baseline = self.baseline if self.baseline is not None else (x_gems(pos, x) if p == x else None)
             me = pos.players[x]

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from functools import lru_cache
+from typing import Any, Iterator
 
-from niagara_solver.model.atoms import Card
+from niagara_solver.model.atoms import FALLEN, PORT, Card
+from niagara_solver.model.board import Board
 from niagara_solver.model.limits import OutOfTime as OutOfTime  # the time-out signal both backends raise
 from niagara_solver.model.notation import Steal, Turn
 from niagara_solver.model.position import Position
@@ -115,6 +117,112 @@ def bankable(pos: Position, q: int) -> tuple[int, int]:
             gems += len(carried) + min(room + len(carried), extra) if extra else len(carried)
             value += sum(int(g) for g in carried) + 5 * (min(room + len(carried), extra) if extra else 0)
     return gems, value
+
+
+#: The budgets a paddle card of the base game gives (R-CARD-1, R-TURN-3): 1 to 6.
+_PADDLES = (1, 2, 3, 4, 5, 6)
+
+
+def bank_reach(pos: Position, x: int, left: int) -> int:
+    """An upper bound on the gems X can still bank within ``left`` rounds (this one included), without an expansion
+    module: each of X's canoes alone on a river relaxed in X's favour (:func:`_canoe_reach`), summed.
+
+    A gem reaches X's bank only in one of X's canoes entering the port (R-GEM-5, R-MOVE-5); no other player's turn
+    moves X's canoes or adds to their cargo, and the flow only carries them down (R-FLOW-3, R-FLOW-5). The relaxation
+    lets each canoe choose its own budget (the cards X may play this round, any paddle later: R-CARD-1), act or
+    not (R-TURN-3), load, unload or steal whatever it has room for (caves never empty, victims everywhere: R-GEM-1,
+    R-STEAL-1), ride the flow any number of discs down any branch, and come back from the falls to the port,
+    empty, free (R-FLOW-6, R-RESCUE-1); only the movement is the rules' own: exact spend (R-MOVE-3) except into the
+    port (R-MOVE-5), 1 point a disc and 2 a gem action (R-MOVE-2), up or down (R-MOVE-4). Every play of the real
+    game is one of the relaxation's, so its best is a bound."""
+    me = pos.players[x]
+    board, rules = pos.board, pos.ruleset
+    acted = x in pos.acted
+    cards = [me.card] if me.card is not None else list(me.hand)
+    now = tuple(sorted({b for c in cards if c is not None for b in c.budgets}))
+    total = 0
+    for canoe in me.canoes:
+        start = (PORT if canoe.place == FALLEN else canoe.place, len(canoe.gems))
+        if acted:  # this round's flow, then the later rounds
+            total += max((_canoe_reach(board, rules.capacity, rules.must_move, _PADDLES, _PADDLES, f, left - 1)
+                          for f in _flowed(board, start)), default=0) if left > 1 else 0
+        else:
+            total += _canoe_reach(board, rules.capacity, rules.must_move, now, _PADDLES, start, left)
+    return total
+
+
+@lru_cache(maxsize=1 << 14)
+def _canoe_reach(board: Board, cap: int, must_move: bool, first: tuple[int, ...], later: tuple[int, ...],
+                 state: tuple[str, int], rounds: int) -> int:
+    """The most one canoe (``state``: place and cargo) banks in ``rounds`` rounds of the relaxation of
+    :func:`bank_reach`, its turn first (with a budget of ``first``, then of ``later``), each round ending with the
+    flow."""
+    if rounds <= 0:
+        return 0
+    best = 0
+    for budget in first:
+        for after, banked in _turn_reach(board, cap, must_move, state, budget):
+            gained = banked
+            if rounds > 1:
+                gained += max(_canoe_reach(board, cap, must_move, later, later, f, rounds - 1)
+                              for f in _flowed(board, after))
+            best = max(best, gained)
+    if rounds > 1:  # the canoe does not act this round (a cloud, or R-TURN-3)
+        best = max(best, max(_canoe_reach(board, cap, must_move, later, later, f, rounds - 1)
+                             for f in _flowed(board, state)))
+    return best
+
+
+@lru_cache(maxsize=1 << 14)
+def _flowed(board: Board, state: tuple[str, int]) -> tuple[tuple[str, int], ...]:
+    """Where the flow may leave a canoe, relaxed: any number of discs down any branch, or over the falls and back to
+    the port, empty (R-FLOW-3, R-FLOW-6, R-RESCUE-1); a port canoe stays (R-FLOW-5)."""
+    place, carried = state
+    if place == PORT:
+        return (state,)
+    out = [state, (PORT, 0)]
+    d = 1
+    while board.below(place, d):
+        out += [(disc, carried) for disc in board.below(place, d)]
+        d += 1
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _turn_reach(board: Board, cap: int, must_move: bool, state: tuple[str, int],
+                budget: int) -> tuple[tuple[tuple[str, int], int], ...]:
+    """One action of a canoe with ``budget`` points in the relaxation of :func:`bank_reach`: (its place and cargo
+    after, gems banked). Gem actions where it stands and where it stops change the cargo by one each, or spend 2
+    points in pairs without changing it (R-GEM-1, R-GEM-4 relaxed); a canoe stopping empty may take a gem
+    (R-STEAL-1 relaxed)."""
+    place, carried = state
+    out: set[tuple[tuple[str, int], int]] = set()
+
+    def stops(at: str, cargo: int, points: int) -> Iterator[tuple[int, int]]:
+        """(cargo, points left) after gem actions on ``at`` costing some even number of points."""
+        yield cargo, points
+        if at == PORT or board.cave[at] is None:
+            return
+        for spent in range(2, points + 1, 2):
+            for after in range(max(0, cargo - spent // 2), min(cap, cargo + spent // 2) + 1):
+                yield after, points - spent
+
+    for moving, rest in stops(place, carried, budget):
+        if rest == 0:
+            if place != PORT and not must_move:
+                out.add(((place, moving), 0))
+            continue
+        if place != PORT and board.depth[place] <= rest:  # home, the rest lost; the cargo banked (R-MOVE-5)
+            out.add(((PORT, 0), moving))
+        targets = [(d, m) for m, d in enumerate(board.above(place)[:-1], start=1) if m <= rest] if place != PORT else []
+        targets += [(d, m) for m in range(1, rest + 1) for d in board.below(place, m)]
+        for dest, distance in targets:
+            for cargo, spare in stops(dest, moving, rest - distance):
+                if spare == 0:
+                    out.add(((dest, cargo), 0))
+                    if cargo == 0 and cap >= 1:
+                        out.add(((dest, 1), 0))  # a steal on stopping (relaxed)
+    return tuple(sorted(out))
 
 
 def has_steal(turn: Turn, victim: str | None = None) -> bool:

@@ -42,7 +42,8 @@ from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Canoe, Player, Position, start_hand
 from niagara_solver.model.ruleset import ForkPolicy, Reveal, Ruleset
 from niagara_solver.model.limits import time_left
-from niagara_solver.solver.answers import Goal, OutOfTime, bankable, could_reach_goal, has_steal, x_gems
+from niagara_solver.solver.answers import (Goal, OutOfTime, bank_reach, bankable, could_reach_goal, has_steal,
+                                          x_gems)
 
 
 @dataclass
@@ -75,9 +76,10 @@ class Pruning:
     #: them; a value proved with some rounds left settles the same node with more or fewer rounds left wherever
     #: the goal is monotone in the horizon (win and steal up, safe down).
     deepening: bool = True
-    #: Cheap bounds tried before the search below a node: no steal once X has no turn left in the horizon or no
-    #: canoe that could move upstream onto an enemy's gem, or once no other player carries a gem (they can keep it
-    #: so); safe once X's bank alone keeps its count of gems.
+    #: Cheap bounds tried before the search below a node: no win once X cannot bank enough within the horizon even
+    #: unhindered; no steal once X has no turn left in the horizon or no canoe that could move upstream onto an
+    #: enemy's gem, or once no other player carries a gem (they can keep it so); safe once X's bank alone keeps its
+    #: count of gems.
     bounds: bool = True
     #: The others' answer that last refuted X at the same player's decision with as many rounds left is tried
     #: first (a killer move).
@@ -531,6 +533,8 @@ class Search:
     def _bound(self, pos: Position, p: int, left: int) -> Node | None:
         """Cheap bounds (``bounds``), tried at every turn before searching below; each is exact, not a guess.
 
+        * win, any round, no expansion module: X's bank cannot meet the goal with as many gems as X's canoes can
+          still bank within the horizon, each alone on a river relaxed in X's favour (:func:`.answers.bank_reach`).
         * steal, last round, X has acted: X has no turn left in which to steal (a steal is only ever X's own).
         * steal, last round, X still to act, no expansion module: a steal needs a canoe of X on the river below
           disc 1 (it must move upstream onto a disc, R-STEAL-1; a port canoe only moves down, R-MOVE-6), and an
@@ -549,6 +553,9 @@ class Search:
                 return Node(False, f"{self.name} has no turn left to steal in")
             if not pos.ruleset.modules and not self._steal_in_reach(pos):
                 return Node(False, f"no canoe of {self.name} can reach an enemy's gem this round")
+        if (self.goal is Goal.WIN and not pos.ruleset.modules
+                and not could_reach_goal(pos, x, bank_reach(pos, x, left))):
+            return Node(False, f"{self.name} cannot bank enough in {left} round(s), even unhindered")
         if self.goal is Goal.STEAL and nothing_to_steal(pos, x):
             return Node(False, f"no other player carries a gem, and each can keep it so: {self.name} never steals")
         if self.goal is Goal.SAFE:

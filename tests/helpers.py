@@ -130,3 +130,17 @@ def replayed_games(rules_of: Callable[[random.Random], Any], seeds: Iterable[int
             assert position_problems(record.end) == []
             assert loads_position(dumps_position(record.end)) == record.end
             yield record, list(record.turns)
+
+
+_LOOKAHEAD: dict[tuple[int, int, int], Position] = {}
+
+
+def lookahead_start(players: int, seed: int, round_: int) -> Position:
+    """The start of round ``round_`` of a seeded lookahead game, as benchmarks/bench_horizon.py takes its positions."""
+    key = (players, seed, round_)
+    if key not in _LOOKAHEAD:
+        from niagara_solver.engine.playout import random_playout
+        start = Position.initial([f"p{i}" for i in range(players)])
+        _LOOKAHEAD[key] = next(r.start for r in random_playout(start, seed, rounds=round_, policy="lookahead")
+                               if r.start.round == round_)
+    return _LOOKAHEAD[key]

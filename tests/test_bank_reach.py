@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import pytest
 
-from helpers import P, position
+from helpers import P, lookahead_start, position
 from niagara_solver.engine.playout import random_playout
 from niagara_solver.model.position import Position
 from niagara_solver.solver.answers import Goal, bank_reach
@@ -66,21 +66,13 @@ def test_never_below_what_seeded_games_bank():
     assert checked > 1000
 
 
-@lru_cache(maxsize=None)
-def lookahead(players: int, seed: int, round_: int) -> Position:
-    """The start of a round of a seeded lookahead game, as benchmarks/bench_horizon.py takes them."""
-    start = Position.initial([f"p{i}" for i in range(players)])
-    return next(r.start for r in random_playout(start, seed, rounds=round_, policy="lookahead")
-                if r.start.round == round_)
-
-
 #: Positions of benchmarks/bench_horizon.py where the bound cuts (dozens of times at horizon 2), a "yes" among them.
 CUT = [(3, 501, 11, "no"), (3, 503, 10, "yes"), (4, 603, 10, "no")]
 
 
 @pytest.mark.parametrize("players,seed,round_,word", CUT)
 def test_the_bound_gives_the_plain_answer(players, seed, round_, word):
-    pos = lookahead(players, seed, round_)
+    pos = lookahead_start(players, seed, round_)
     x = round_ % players
     for horizon in (1, 2):
         plain = Search(x, Goal.WIN, horizon, 120, pruning=PLAIN).value(pos).value

@@ -7,11 +7,11 @@ from functools import lru_cache
 
 import pytest
 
-from helpers import P, position
+from helpers import P, lookahead_start, position
 from niagara_solver.engine.playout import random_playout
 from niagara_solver.model.position import Position
 from niagara_solver.solver.answers import Goal
-from niagara_solver.solver.search import PLAIN, Node, Pruning, Search, trace
+from niagara_solver.solver.search import LINE_NODES, PLAIN, Node, Pruning, Search, trace
 from niagara_solver.solver.solve import _refutations, _x_choice
 
 VARIANTS = [Pruning(), PLAIN, *(Pruning().without(f.name) for f in dataclasses.fields(Pruning))]
@@ -57,7 +57,7 @@ def test_every_pruning_gives_the_plain_answer(players, seed, k, goal, horizon, v
 def test_pruning_names_and_switches():
     assert Pruning().any and not PLAIN.any
     assert Pruning().without("bounds") == Pruning(bounds=False)
-    assert [f.name for f in dataclasses.fields(Pruning)] == ["deepening", "bounds", "killers", "focus"]
+    assert [f.name for f in dataclasses.fields(Pruning)] == ["deepening", "bounds", "killers", "focus", "cards"]
     assert Search(0, Goal.WIN, 1, pruning=PLAIN).values.pruning == PLAIN  # no second search without pruning
     pruned = Search(0, Goal.WIN, 1)
     assert pruned.active == PLAIN and pruned.values.active == Pruning()
@@ -125,3 +125,21 @@ def test_the_plain_line_is_kept_when_the_pruned_search_ends_sooner():
     plain = Search(1, Goal.SAFE, 2, 120, pruning=PLAIN).value(pos)
     pruned = Search(1, Goal.SAFE, 2, 120).value(pos)
     assert (pruned.value, trace(pruned, 40), _x_choice(pruned)) == (plain.value, trace(plain, 40), _x_choice(plain))
+
+
+def test_x_s_cards_by_budget_keep_a_gem_safe_at_once():
+    # 3p seed 503 round 10 (benchmarks/bench_horizon.py): p1's amethyst on disc 4 goes home with the 4 (R-MOVE-5), and
+    # its port canoe then keeps it so. In the hand's order the 1 comes first, and refuting it ran past a minute.
+    pos = lookahead_start(3, 503, 10)
+    search = Search(1, Goal.SAFE, 3, 60, pruning=Pruning(), _lines=False)
+    assert search.value(pos).value is True
+    assert search.nodes < 1000
+
+
+def test_the_line_has_a_budget_of_its_own():
+    # 4p seed 602 round 8, steal within 3 rounds: the pruned search proves "yes" in a few hundred positions; rebuilding
+    # the plain line ran the whole minute. Past its budget the answer is the pruned search's own, the same verdict.
+    pos = lookahead_start(4, 602, 8)
+    search = Search(0, Goal.STEAL, 3, 60)
+    assert search.value(pos).value is True
+    assert search.nodes < LINE_NODES + 1000

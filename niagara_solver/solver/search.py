@@ -17,18 +17,20 @@ Goals add their own success and failure conditions (:class:`Goal`). Nodes are me
 position (a transposition table), children are ordered so that the most telling ones come first (X's
 bankings and steals; the others' steals from X), and a branch is cut as soon as its value is known.
 
-Three pruning ideas (:class:`Pruning`, docs/SOLVER.md "Pruning") make the search faster without changing any
-verdict: iterative deepening with proofs shared across horizons, cheap bounds tried first, and the others' last
-refuting answer tried first. They decide values only: the line of play reported is still the one the search without
-them finds, rebuilt child by child with the pruned search telling which child holds (:meth:`Search.value`).
+Five pruning ideas (:class:`Pruning`, docs/SOLVER.md "Pruning") make the search faster without changing any
+verdict: iterative deepening with proofs shared across horizons, cheap bounds tried first, the others' last
+refuting answer tried first, positions told apart only by what matters for the goal, and X's cards tried by their
+budget. They decide values only: the line of play reported is the one the search without them finds, rebuilt child
+by child with the pruned search telling which child holds, within a budget of positions (:meth:`Search.value`).
 """
 
 from __future__ import annotations
 
 import itertools
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import NiagaraError
@@ -87,6 +89,9 @@ class Pruning:
     #: The others' choices told apart only by what matters for the goal: for the safe goal in the horizon's last
     #: round once X has acted, positions that differ only in what no longer touches X's gems share one value.
     focus: bool = True
+    #: For the safe goal, X's blind cards tried by their budget, the highest first (the cloud last): the card that
+    #: carries a gem home, or furthest from a thief, is most often the one that keeps it.
+    cards: bool = True
 
     @property
     def any(self) -> bool:
@@ -98,8 +103,13 @@ class Pruning:
         return Pruning(**{f.name: getattr(self, f.name) and f.name != name for f in fields(self)})
 
 
+#: The budget of the plain line rebuilt after the pruned search's proof (:meth:`Search.value`), in positions: this
+#: many, or LINE_FACTOR times the proof's if more. Past it the answer is the pruned search's own (same verdict).
+LINE_NODES = 5_000
+LINE_FACTOR = 4
+
 #: The search as it was before any pruning idea: the reference that every pruned verdict and line must equal.
-PLAIN = Pruning(deepening=False, bounds=False, killers=False, focus=False)
+PLAIN = Pruning(deepening=False, bounds=False, killers=False, focus=False, cards=False)
 
 #: Goals whose value can only grow with the horizon (a win or a steal within h rounds is one within h + 1);
 #: the safe goal can only shrink (keeping every gem for h + 1 rounds keeps it for h).
@@ -177,6 +187,8 @@ class Search:
         self.deadline = time.perf_counter() + left if left is not None else None
         self.memo: dict[Any, Node] = {}
         self._count = [0]  # nodes searched, shared with the pruned search below
+        #: While the plain line is rebuilt, the count of nodes at which it stops (:meth:`value`); shared likewise.
+        self._limit: list[int | None] = [None]
         self.baseline: int | None = None
         self.name = "X"
         self.pruning = pruning
@@ -187,6 +199,7 @@ class Search:
             self.oracle = Search(x, goal, horizon, None, progress, pruning, _lines=False)
             self.oracle.deadline = self.deadline
             self.oracle._count = self._count
+            self.oracle._limit = self._limit
         self._probing = False
         # Proofs across horizons (``deepening``): per node without its rounds left, the fewest (most) rounds left
         # at which it was proved to hold and the most (fewest) at which it was proved to fail, for a goal that
@@ -215,6 +228,9 @@ class Search:
     def _tick(self) -> None:
         self._count[0] += 1
         nodes = self._count[0]
+        limit = self._limit[0]
+        if limit is not None and nodes > limit:  # the line's own budget is spent (:meth:`value`)
+            raise OutOfTime()
         # The first node too: a search begun past the time limit stops at once.
         if nodes % 64 == 1 and self.deadline is not None and time.perf_counter() > self.deadline:
             raise OutOfTime()
@@ -282,12 +298,25 @@ class Search:
         self.oracle.name = self.name
         proof = self.oracle.value(pos)
         try:
-            line = self._at(pos, self.horizon)
+            with self.line_budget():
+                line = self._at(pos, self.horizon)
         except OutOfTime:
             return proof
         if line.value != proof.value:  # both are exact: a difference is a bug in a bound, never to be hidden
             raise AssertionError(f"the pruned search says {proof.value}, the plain line {line.value}")
         return line
+
+    @contextmanager
+    def line_budget(self) -> Iterator[None]:
+        """Within the block the search stops (OutOfTime) once it has searched :data:`LINE_NODES` more positions, or
+        :data:`LINE_FACTOR` times as many as so far if more: the budget of the plain line rebuilt after the pruned
+        search's proof (:meth:`value`) and of the refutations listed beside a "no". It is counted in positions, so
+        that what is reported does not depend on the machine's speed."""
+        self._limit[0] = self.nodes + max(LINE_NODES, LINE_FACTOR * self.nodes)
+        try:
+            yield
+        finally:
+            self._limit[0] = None
 
     def _at(self, pos: Position, left: int) -> Node:
         if pos.phase is Phase.CARDS:
@@ -337,9 +366,12 @@ class Search:
         key = self._key("card", pos, left)
         if (known := self._recall(key)) is not None:
             return known
+        cards = list(me.hand)
+        if self.active.cards and self.goal is Goal.SAFE:  # ordering only: the value is the same in any order
+            cards.sort(key=lambda c: -max(c.budgets, default=0))
         children = ((f"{me.name} chooses {c.label}", lambda c=c: self.reveal_stage(
             pos.with_player(self.x, Player(me.name, me.canoes, me.hand, me.bank, c)), left), c, None)
-            for c in me.hand)
+            for c in cards)
         return self._remember(key, self._decide(True, children))
 
     def reveal_stage(self, pos: Position, left: int) -> Node:

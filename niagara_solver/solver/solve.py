@@ -33,7 +33,7 @@ from niagara_solver.solver.answers import Answer, Backend, Goal, OutOfTime, has_
 from niagara_solver.solver.certificate import Certificate
 from niagara_solver.solver.certify import CertificateCheck, check_certificate
 from niagara_solver.solver.proof import certificate as write_certificate
-from niagara_solver.solver.search import Node, Search, trace
+from niagara_solver.solver.search import LINE_FACTOR, LINE_NODES, Node, Search, trace
 from niagara_solver.solver.smt import solve_smt
 
 def _x_choice(node: Node | None) -> tuple[Card | None, Turn | None]:
@@ -93,9 +93,11 @@ def _search_with(pos: Position, player: int, goal: Goal, horizon: int, timeout: 
         answer.note = "the search ran out of time"
     if answer.verdict is Verdict.REFUTED:
         try:  # the answer stands; only the list of refutations may be cut short
-            answer.refutations = _refutations(search, pos, player)
+            with search.line_budget():
+                answer.refutations = _refutations(search, pos, player)
         except OutOfTime:
-            answer.note = "the time limit ran out before every option's refutation was listed"
+            answer.note = ("the refutations were cut short (the time limit, or the positions they may search: "
+                           f"{LINE_NODES:,} or {LINE_FACTOR} times the proof's)")
     try:
         if goal is Goal.STEAL and horizon == 1:
             answer.details["cards"] = steal_chances(pos, player)

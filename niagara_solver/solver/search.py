@@ -138,7 +138,7 @@ def keeps_empty(board: Board, ruleset: Ruleset) -> bool:
 def _keeps_empty(board: Board, ruleset: Ruleset) -> bool:
     base = Position.initial(["a", "b"], board, ruleset).replace(phase=Phase.TURNS)
     me = base.players[0]
-    weathers = sorted({base.weather, *range(-2, 3)})
+    weathers = list(range(ruleset.weather_min, ruleset.weather_max + 1))  # R-COMP-4
     for one, two in itertools.combinations_with_replacement([PORT, *board.discs, FALLEN], 2):
         for card in start_hand(ruleset):
             for weather in (weathers if card is Card.CLOUD else [base.weather]):

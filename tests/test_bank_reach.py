@@ -78,3 +78,19 @@ def test_the_bound_gives_the_plain_answer(players, seed, round_, word):
         plain = Search(x, Goal.WIN, horizon, 120, pruning=PLAIN).value(pos).value
         assert Search(x, Goal.WIN, horizon, 120).value(pos).value is plain
     assert plain is (word == "yes")
+
+
+def test_a_no_the_bound_decides_says_why():
+    # Every choice of red fails on the bound: the answer names it once for each card, instead of "no choice works"
+    # alone (the plain line rebuilt over the pruned search reads the bound's reason from the pruned search's node).
+    import os
+
+    from niagara_solver.model.format import load_document
+    from niagara_solver.solver.solve import solve
+
+    pos, _ = load_document(os.path.join(os.path.dirname(__file__), "..", "puzzles", "start-4p.json"))
+    answer = solve(pos, 0, Goal.WIN, horizon=3)
+    assert answer.word == "no"
+    reason = "no choice of red works: red cannot bank enough in 3 round(s), even unhindered"
+    assert [(r["option"], r["answer"]) for r in answer.refutations] == [
+        (f"red plays {card.label}", [reason]) for card in pos.players[0].hand]

@@ -277,10 +277,11 @@ class Search:
         node: Node = getattr(self.oracle, stage)(*args)
         return node
 
-    def _probe(self, child: Callable[[], Node]) -> bool:
+    def _probe(self, child: Callable[[], Node]) -> Node:
+        """The pruned search's node for a child (its value, and its reason where it is a leaf)."""
         self._probing = True
         try:
-            return child().value
+            return child()
         finally:
             self._probing = False
 
@@ -656,22 +657,45 @@ class Search:
         rebuilds the plain line (:attr:`oracle` set), each child's value is asked of the pruned search and only the
         child the plain search would report is walked here."""
         example: tuple[str, Callable[[], Node]] | None = None
+        #: Why X's choices failed, when each ended at a leaf (a bound, the round's end) and all for one reason.
+        reasons: set[str] | None = set() if mine else None
         for label, child, *chosen in children:
             if self.oracle is not None:
-                if self._probe(child) == mine:
+                probed = self._probe(child)
+                if probed.value == mine:
                     return Node(mine, label, child(), pos, *chosen)
                 if example is None:
                     example = (label, child)
+                if reasons is not None:
+                    reasons = reasons | {_leaf_reason(probed)} if probed.child is None else None
                 continue
             node = child()
             if node.value == mine:
                 return Node(mine, label, node, pos, *chosen)
             if example is None:
                 example = (label, lambda node=node: node)
+            if reasons is not None:
+                reasons = reasons | {_leaf_reason(node)} if node.child is None else None
         # Every child went the other way (or there was none: X cannot act, the others cannot stop X).
         if not mine and example is not None:  # keep one line of the others' choices as an example
             return Node(True, f"whatever the others do, e.g. {example[0]}", example[1](), pos)
-        return Node(not mine, f"no choice of {self.name} works" if mine else "whatever the others do", None, pos)
+        if not mine:
+            return Node(True, "whatever the others do", None, pos)
+        failed = f"{_NO_CHOICE}{self.name} works"
+        if reasons is not None and len(reasons) == 1 and "" not in reasons:  # the one reason, said once
+            failed += f": {reasons.pop()}"
+        return Node(False, failed, None, pos)
+
+
+#: How a node says that each of X's choices failed (and, after a colon, why, when one reason fits them all).
+_NO_CHOICE = "no choice of "
+
+
+def _leaf_reason(node: Node) -> str:
+    """Why a leaf failed X: its own text, or the reason a failed choice of X gave for all its options."""
+    if node.choice.startswith(_NO_CHOICE):
+        return node.choice.partition(" works: ")[2]
+    return node.choice
 
 
 def trace(node: Node | None, limit: int = 12) -> list[str]:

@@ -45,6 +45,7 @@ bench: $(TOOL)
 	$(BIN)/python benchmarks/bench_policy.py
 	$(BIN)/python benchmarks/bench_horizon.py
 	$(BIN)/python benchmarks/bench_certify.py --horizons 1
+	$(BIN)/python benchmarks/bench_certify.py --commands --horizons 1,2
 
 # The report in reports/ (proofs, mutants, cross-check coverage, puzzles, preset diffs, with pictures).
 report: $(TOOL)

@@ -6,6 +6,11 @@ side by side, the worst case in seconds, the check's verdicts, and the machine.
 Each question runs in this one process, the search first, then both: the encoding's relations are built once per
 board, ruleset and player count and kept (solver/certify.py), as in any process that checks several answers;
 ``--cold`` counts that building in every question, as a single ``niagara-solve solve --backend both`` pays it.
+
+``--commands`` measures what a user waits for instead: each question asked as the two commands
+``niagara-solve solve POSITION --player X --goal G --horizon H --backend search`` and ``... --backend both``, each a
+fresh process (start, imports, loading the position, building the encoding's relations, printing), alternated
+``--repeats`` times; per question the median wall time of each and their ratio, and the median of those ratios.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -54,8 +60,14 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true", help="build the encoding's relations for every question")
     parser.add_argument("--only", default="", help="only puzzles whose name contains this")
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--commands", action="store_true",
+                        help="time the two commands a user runs (--backend search, --backend both), each a process")
+    parser.add_argument("--repeats", type=int, default=3, help="with --commands: runs of each command per question")
     args = parser.parse_args()
     print(f"machine: {machine()}")
+    if args.commands:
+        commands(args)
+        return
     print(f"{'puzzle':46s} {'h':>2s} {'answer':>6s} {'search s':>9s} {'both s':>8s} {'ratio':>7s}  check")
     for horizon in (int(h) for h in args.horizons.split(",")):
         alone: list[float] = []
@@ -83,6 +95,58 @@ def main() -> None:
               f"max {max(alone):.2f} s; search + certificate check median {statistics.median(both):.2f} s, "
               f"worst {max(both):.2f} s; median ratio x{statistics.median(ratios):.0f}, ratio of medians "
               f"x{statistics.median(both) / max(statistics.median(alone), 1e-4):.0f}; check: "
+              + ", ".join(f"{n} {w}" for w, n in sorted(verdicts.items())))
+
+
+def command(path: str, player: str, goal: Goal, horizon: int, backend: str, timeout: float) -> tuple[float, str]:
+    """Wall seconds of one ``niagara-solve solve`` process, and what it found: ``answered`` (the search alone),
+    ``accepted`` or ``refused`` (the certificate's check), or ``unknown`` (out of time)."""
+    argv = [sys.executable, "-m", "niagara_solver", "solve", path, "--player", player, "--goal", goal.value,
+            "--horizon", str(horizon), "--backend", backend, "--timeout", str(timeout)]
+    start = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+    seconds = time.perf_counter() - start
+    if done.returncode not in (0, 3):
+        raise SystemExit(f"{' '.join(argv)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+    if done.returncode == 3:
+        return seconds, "unknown"
+    if backend == "search":
+        return seconds, "answered"
+    return seconds, "accepted" if " accepted (" in done.stdout else "refused"
+
+
+def commands(args: argparse.Namespace) -> None:
+    """The ``--commands`` measure: both commands per question, alternated, fresh processes."""
+    print(f"{'puzzle':46s} {'h':>2s} {'search s':>9s} {'both s':>8s} {'ratio':>7s}  check  "
+          f"(commands, median of {args.repeats})")
+    for horizon in (int(h) for h in args.horizons.split(",")):
+        alone: list[float] = []
+        both: list[float] = []
+        ratios: list[float] = []
+        verdicts: dict[str, int] = {}
+        for name, pos, x, goal in questions():
+            if args.only not in name:
+                continue
+            path = next(os.path.join(f, name) for f in FOLDERS if os.path.exists(os.path.join(f, name)))
+            runs: dict[str, list[float]] = {"search": [], "both": []}
+            word = ""
+            for _ in range(args.repeats):
+                for backend in runs:
+                    seconds, said = command(path, pos.players[x].name, goal, horizon, backend, args.timeout)
+                    runs[backend].append(seconds)
+                    word = said if backend == "both" else word
+            alone.append(statistics.median(runs["search"]))
+            both.append(statistics.median(runs["both"]))
+            ratios.append(both[-1] / alone[-1])
+            verdicts[word] = verdicts.get(word, 0) + 1
+            print(f"{name[:-5][:46]:46s} {horizon:2d} {alone[-1]:9.2f} {both[-1]:8.2f} {ratios[-1]:7.1f}  {word}",
+                  flush=True)
+        if not alone:
+            continue
+        print(f"horizon {horizon}, as commands: {len(alone)} questions; --backend search median "
+              f"{statistics.median(alone):.2f} s, max {max(alone):.2f} s; --backend both median "
+              f"{statistics.median(both):.2f} s, worst {max(both):.2f} s; "
+              f"median ratio x{statistics.median(ratios):.1f}, worst x{max(ratios):.1f}; check: "
               + ", ".join(f"{n} {w}" for w, n in sorted(verdicts.items())))
 
 

@@ -11,6 +11,7 @@ reported.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import statistics
 import sys
@@ -100,8 +101,8 @@ def main() -> None:
     if args.no_ablation:
         return
     order = [next(i for i, q in enumerate(work) if q[0] == name) for name in ABLATION]
-    variants = [("every idea on", Pruning()), *((f"without {name}", Pruning().without(name))
-                                                for name in ("deepening", "bounds", "killers", "focus")),
+    variants = [("every idea on", Pruning()), *((f"without {f.name}", Pruning().without(f.name))
+                                                for f in dataclasses.fields(Pruning)),
                 ("no pruning", PLAIN)]
     print(f"{len(order)} questions ({'; '.join(ABLATION)}), horizons 1 to 3, each variant in turn:")
     base: dict[int, list[float]] = {}

@@ -12,3 +12,13 @@ def test_bench_inputs_are_phase_two_queries():
     work = bench_engine.queries(bench_engine.fixed_positions()[:2])
     assert work and all(pos.phase.value == "turns" for pos, _, _ in work)
     assert sum(len(bench_engine.legal_turns(pos, i, card)) for pos, i, card in work) > 0
+
+
+def test_bench_certify_times_the_two_commands_and_reads_the_check():
+    import bench_certify
+    from niagara_solver.solver.answers import Goal
+
+    path = os.path.join(bench_certify.ROOT, "puzzles", "win-two-gems-home.json")
+    seconds, word = bench_certify.command(path, "red", Goal.WIN, 1, "both", 60.0)
+    assert seconds > 0 and word == "accepted"
+    assert bench_certify.command(path, "red", Goal.WIN, 1, "search", 60.0)[1] == "answered"

@@ -2,12 +2,18 @@
 canoe carries a gem and every player can keep its canoes empty, X never steals. The lemma is checked by the engine
 over every case (``keeps_empty``); the search answers the tracker's own example (a steal within 3 rounds from the
 4-player start) at once; and its certificate's leaf ``empty`` is checked by the encoding, which refuses it where it
-does not hold."""
+does not hold: each lemma it rests on is asked of the encoding, and one planted bug per lemma makes it refuse."""
 
 import dataclasses
 import os
+from typing import Callable
+
+import pytest
+import z3
 
 from helpers import P, position
+from niagara_solver.encoding import core
+from niagara_solver.encoding.relations import Relations
 from niagara_solver.model.board import Board
 from niagara_solver.model.format import load_document
 from niagara_solver.model.position import Position
@@ -15,7 +21,7 @@ from niagara_solver.model.ruleset import PRESETS, PortDeparture
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.solver import certify, proof
 from niagara_solver.solver.answers import Goal
-from niagara_solver.solver.certificate import CNode
+from niagara_solver.solver.certificate import Certificate, CNode
 from niagara_solver.solver.certify import check_certificate
 from niagara_solver.solver.search import PLAIN, Search, keeps_empty, nothing_to_steal
 
@@ -102,3 +108,53 @@ def test_the_encoding_checks_that_the_others_can_keep_their_canoes_empty(monkeyp
     check = check_certificate(cert, timeout=300)
     assert (check.verdict, check.rule) == (Verdict.REFUTED, "R-PROP-10")
     assert check.reason.endswith("its canoes empty, may have no turn that keeps them so")
+
+
+def empty_leaf_at_the_start() -> Certificate:
+    """The certificate of "no steal within 3 rounds" made of the one leaf ``empty``, at phase II of a 4-player game
+    with every canoe in the port (so that the position is checked as it stands, with no rescue before it)."""
+    pos = position(*(P(name, "port", "port") for name in ("red", "blue", "green", "yellow")))
+    cert = proof.certificate(Search(0, Goal.STEAL, 3, 60), pos, False)
+    return dataclasses.replace(cert, nodes=(CNode("leaf", cert.nodes[0].at, claim="empty", value=False),))
+
+
+def a_gem_appears(monkeypatch, kind: str, owner: Callable[[tuple], int]) -> None:
+    """A planted bug in the encoding: the relation ``kind`` (turn, flow, rescue) ends with one gem more in the first
+    canoe of the player ``owner(arguments)``; the lemmas are proved afresh."""
+    real = getattr(Relations, kind)
+
+    def bugged(self, *args, **kwargs):
+        step = real(self, *args, **kwargs)
+        cargo = [[list(canoe) for canoe in canoes] for canoes in step.post.cargo]
+        q = owner(args)
+        cargo[q][0][0] = cargo[q][0][0] + 1
+        step.post = dataclasses.replace(step.post, cargo=cargo)
+        return step
+    monkeypatch.setattr(Relations, kind, bugged)
+    monkeypatch.setattr(certify, "_KEPT", {})
+
+
+@pytest.mark.parametrize("kind,owner,rule,reason", [
+    # A turn that puts a gem into the next player's canoe (the acting player is the second argument).
+    ("turn", lambda args: (args[1] + 1) % 4, "R-GEM-1", "can put a gem into another player's canoe"),
+    ("flow", lambda args: 1, "R-FLOW-6", "the flow can put a gem into a canoe"),
+    ("rescue", lambda args: 1, "R-RESCUE-1", "a rescue can put a gem into a canoe"),
+])
+def test_each_lemma_of_the_leaf_empty_is_asked_of_the_encoding(monkeypatch, kind, owner, rule, reason):
+    # A relation that fills a canoe breaks "the others stay empty": the lemma that reads it refuses the leaf.
+    cert = empty_leaf_at_the_start()
+    a_gem_appears(monkeypatch, kind, owner)
+    check = check_certificate(cert, timeout=300)
+    assert (check.verdict, check.node, check.rule) == (Verdict.REFUTED, 0, rule)
+    assert check.reason.endswith(reason)
+
+
+def test_a_steal_from_an_empty_canoe_breaks_the_leaf_empty(monkeypatch):
+    # The encoding's R-STEAL-1 without "the victim's canoe carries the gem" (a mutant of its rule group: the last
+    # argument, has_gem, always true).
+    rule = core.GROUPS["R-STEAL-1"]
+    monkeypatch.setitem(core.GROUPS, "R-STEAL-1", lambda enc, *terms: rule(enc, *terms[:-1], z3.BoolVal(True)))
+    monkeypatch.setattr(certify, "_KEPT", {})
+    check = check_certificate(empty_leaf_at_the_start(), timeout=300)
+    assert (check.verdict, check.node, check.rule) == (Verdict.REFUTED, 0, "R-STEAL-1")
+    assert check.reason == "by the encoding red can steal while no other canoe carries a gem"

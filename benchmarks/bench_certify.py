@@ -7,6 +7,9 @@ Each question runs in this one process, the search first, then both: the encodin
 board, ruleset and player count and kept (solver/certify.py), as in any process that checks several answers;
 ``--cold`` counts that building in every question, as a single ``niagara-solve solve --backend both`` pays it.
 
+``--fixed`` asks the mid-game questions of ``bench_horizon.py`` (12 positions of seeded games, 3 and 4 players, each
+asked win, steal and safe) instead of the puzzles.
+
 ``--commands`` measures what a user waits for instead: each question asked as the two commands
 ``niagara-solve solve POSITION --player X --goal G --horizon H --backend search`` and ``... --backend both``, each a
 fresh process (start, imports, loading the position, building the encoding's relations, printing), alternated
@@ -54,6 +57,14 @@ def questions() -> list[tuple[str, Position, int, Goal]]:
     return out
 
 
+def fixed_questions() -> list[tuple[str, Position, int, Goal]]:
+    """The fixed set of ``bench_horizon.py``: 12 mid-game positions of seeded games (3 and 4 players), each asked
+    win, steal and safe (named as there, with a ``.json``-long tail so the names print as the puzzles' do)."""
+    import bench_horizon
+
+    return [(f"{name}.json", pos, x, goal) for name, pos, x, goal in bench_horizon.queries()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--horizons", default="1,2", help="horizons to ask at (default 1,2)")
@@ -63,6 +74,8 @@ def main() -> None:
     parser.add_argument("--commands", action="store_true",
                         help="time the two commands a user runs (--backend search, --backend both), each a process")
     parser.add_argument("--repeats", type=int, default=3, help="with --commands: runs of each command per question")
+    parser.add_argument("--fixed", action="store_true",
+                        help="the mid-game questions of bench_horizon.py instead of the puzzles (in this process)")
     args = parser.parse_args()
     print(f"machine: {machine()}")
     if args.commands:
@@ -73,7 +86,7 @@ def main() -> None:
         alone: list[float] = []
         both: list[float] = []
         verdicts: dict[str, int] = {}
-        for name, pos, x, goal in questions():
+        for name, pos, x, goal in (fixed_questions() if args.fixed else questions()):
             if args.only not in name:
                 continue
             if args.cold:

@@ -49,7 +49,9 @@ def without_reasons(found: tuple[object, ...]) -> tuple[object, ...]:
     """An answer with the reasons of failures left out ("no choice of X works: <why>" -> "no choice of X works"):
     the bounds, which the plain search has not, add them (docs/SOLVER.md, "Pruning")."""
     def cut(text: str) -> str:
-        return text.partition(" works: ")[0].removesuffix(" works") + " works" if text.startswith("no choice of ") else text
+        if not text.startswith("no choice of "):
+            return text
+        return text.partition(" works: ")[0].removesuffix(" works") + " works"
     value, card, turn, line, refutations = found
     return (value, card, turn, [cut(t) for t in line],  # type: ignore[union-attr]
             None if refutations is None else [{**r, "answer": [cut(t) for t in r["answer"]]}

@@ -8,8 +8,9 @@ import os
 
 import pytest
 
-from helpers import lookahead_start
+from helpers import P, lookahead_start, position
 from niagara_solver.cli.main import main
+from niagara_solver.encoding.relations import Relations
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.format import dumps_position, load_document
@@ -21,6 +22,7 @@ from niagara_solver.solver import proof, search as search_module
 from niagara_solver.solver.answers import Backend, Goal, has_steal
 from niagara_solver.solver.certificate import CERTIFICATE_FORMAT, Certificate, CNode, Option, load_certificate, \
     loads_certificate
+from niagara_solver.solver import certify as certify_module
 from niagara_solver.solver.certify import check_certificate
 from niagara_solver.solver.search import Search
 from niagara_solver.solver.solve import solve_with
@@ -334,3 +336,41 @@ def test_a_certificate_asked_for_and_not_written_is_said_and_exits_3(tmp_path, c
     text = capsys.readouterr().out
     assert status == 3 and not out.exists()
     assert "certificate UNKNOWN" in text and "no certificate written" in text
+
+
+def banked_home():
+    """Red carries a ruby on disc 1 with a 1 to play, acting first: home, it banks the ruby, and its bank alone keeps
+    its count whatever blue does after it (safe, horizon 1)."""
+    pos = position(P("red", "1:ruby", "port", card=1), P("blue", "port", "3", card=2), lifebuoy="red")
+    search = Search(0, Goal.SAFE, 1, 60)
+    assert search.value(pos).value is True
+    return proof.certificate(search, pos, True)
+
+
+def test_a_safe_leaf_where_the_bank_keeps_the_count_needs_no_question_per_position(monkeypatch):
+    # X's bank is at least the count X started with: the others' turns and the flow never change it (two rules
+    # proved once), so the leaf holds without asking the chain of the others' turns and the flow.
+    cert = banked_home()
+    assert [n.claim for n in cert.nodes if n.kind == "leaf"] == ["rest"]
+    monkeypatch.setattr(certify_module._Checker, "chain", lambda self, order: pytest.fail("the chain was asked"))
+    check = check_certificate(cert, timeout=300)
+    assert check.verdict is Verdict.CONFIRMED, check.reason
+
+
+def test_a_flow_that_changes_a_bank_breaks_that_leaf(monkeypatch):
+    # A planted bug in the encoding: the flow takes a gem from red's bank. The rule the leaf leans on is asked, not
+    # assumed, and the leaf is refused with it.
+    cert = banked_home()
+    real = Relations.flow
+
+    def bugged(self, *args, **kwargs):
+        step = real(self, *args, **kwargs)
+        bank = [list(row) for row in step.post.bank]
+        bank[0][4] = bank[0][4] - 1
+        step.post = dataclasses.replace(step.post, bank=bank)
+        return step
+    monkeypatch.setattr(Relations, "flow", bugged)
+    monkeypatch.setattr(certify_module, "_KEPT", {})
+    check = check_certificate(cert, timeout=300)
+    assert (check.verdict, check.rule) == (Verdict.REFUTED, "R-FLOW-6")
+    assert check.reason == "by the encoding the flow can change red's bank"

@@ -2,6 +2,7 @@
 bound on the gems X can still bank, from each canoe alone on a river relaxed in X's favour. Exact values on small
 positions, never below what seeded games bank, and the search with it gives the plain search's answers."""
 
+import os
 from functools import lru_cache
 
 import pytest
@@ -83,8 +84,6 @@ def test_the_bound_gives_the_plain_answer(players, seed, round_, word):
 def test_a_no_the_bound_decides_says_why():
     # Every choice of red fails on the bound: the answer names it once for each card, instead of "no choice works"
     # alone (the plain line rebuilt over the pruned search reads the bound's reason from the pruned search's node).
-    import os
-
     from niagara_solver.model.format import load_document
     from niagara_solver.solver.solve import solve
 
@@ -94,3 +93,24 @@ def test_a_no_the_bound_decides_says_why():
     reason = "no choice of red works: red cannot bank enough in 3 round(s), even unhindered"
     assert [(r["option"], r["answer"]) for r in answer.refutations] == [
         (f"red plays {card.label}", [reason]) for card in pos.players[0].hand]
+
+
+def test_options_that_fail_alike_are_said_once():
+    # The text answer lists red's seven cards on one line when each fails for the same reason; options that fail
+    # differently keep their own lines.
+    import dataclasses
+
+    from niagara_solver.model.format import load_document
+    from niagara_solver.report.text import answer_text
+    from niagara_solver.solver.solve import solve
+
+    pos, _ = load_document(os.path.join(os.path.dirname(__file__), "..", "puzzles", "start-4p.json"))
+    answer = solve(pos, 0, Goal.WIN, horizon=3)
+    lines = answer_text(answer).splitlines()
+    assert lines[1:] == ["  every option fails:", "    red plays 1, 2, 3, 4, 5, 6, cloud: no choice of red works: red "
+                         "cannot bank enough in 3 round(s), even unhindered"]
+    apart = dataclasses.replace(answer, refutations=[*answer.refutations[:2], {"option": "red plays 3",
+                                                                               "answer": ["blue (2): 1: <port"]}])
+    assert answer_text(apart).splitlines()[2:] == [
+        "    red plays 1, 2: no choice of red works: red cannot bank enough in 3 round(s), even unhindered",
+        "    red plays 3: blue (2): 1: <port"]

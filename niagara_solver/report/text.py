@@ -212,6 +212,16 @@ def play_text(card: str | None, turn: object) -> str:
     return text + (f', turn "{turn}"' if turn and str(turn) != card else "")
 
 
+def _options_text(options: list[str]) -> str:
+    """Options listed together: ``red plays 1, 2, cloud`` where they share the words before the card, else each in
+    full, separated by semicolons."""
+    if len(options) > 1:
+        head = options[0].rpartition(" ")[0] + " "
+        if head.strip() and all(o.startswith(head) and " " not in o[len(head):] for o in options):
+            return head + ", ".join(o[len(head):] for o in options)
+    return "; ".join(options)
+
+
 def answer_text(answer: Any) -> str:
     """A solver answer in words: the verdict, the card and turn, the line, or the refutations."""
     rounds = "this round" if answer.horizon == 1 else f"within {answer.horizon} rounds"
@@ -226,8 +236,12 @@ def answer_text(answer: Any) -> str:
             lines.append("  for example: " + " → ".join(answer.line))
     elif answer.verdict is Verdict.REFUTED and answer.refutations:
         lines.append("  every option fails:")
+        # Options that fail the same way are said once (every card of X cut by one bound: one line, not seven).
+        failures: dict[str, list[str]] = {}
         for r in answer.refutations:
-            lines.append(f"    {r['option']}: " + (" → ".join(r["answer"]) or "no way through"))
+            failures.setdefault(" → ".join(r["answer"]) or "no way through", []).append(r["option"])
+        for why, options in failures.items():
+            lines.append(f"    {_options_text(options)}: {why}")
     details = answer.details
     if "cards" in details:
         rows = [[card, ", ".join(v.get("possible", [])) or "-", ", ".join(v.get("sure", [])) or "-"]

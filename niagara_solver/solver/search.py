@@ -660,20 +660,18 @@ class Search:
         #: Why X's choices failed, when each ended at a leaf (a bound, the round's end) and all for one reason.
         reasons: set[str] | None = set() if mine else None
         for label, child, *chosen in children:
-            if self.oracle is not None:
-                probed = self._probe(child)
-                if probed.value == mine:
+            if self.oracle is not None:  # the pruned search's node: its value, and its reason where it is a leaf
+                node = self._probe(child)
+                if node.value == mine:
                     return Node(mine, label, child(), pos, *chosen)
                 if example is None:
                     example = (label, child)
-                if reasons is not None:
-                    reasons = reasons | {_leaf_reason(probed)} if probed.child is None else None
-                continue
-            node = child()
-            if node.value == mine:
-                return Node(mine, label, node, pos, *chosen)
-            if example is None:
-                example = (label, lambda node=node: node)
+            else:
+                node = child()
+                if node.value == mine:
+                    return Node(mine, label, node, pos, *chosen)
+                if example is None:
+                    example = (label, lambda node=node: node)
             if reasons is not None:
                 reasons = reasons | {_leaf_reason(node)} if node.child is None else None
         # Every child went the other way (or there was none: X cannot act, the others cannot stop X).

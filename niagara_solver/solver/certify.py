@@ -20,6 +20,7 @@ unknown, never accepted; a certificate that fails a check is refused, naming the
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -31,10 +32,10 @@ from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, 
 # A question asked once (a pinned turn, "any turn outside the certificate?", a lemma) goes to a solver that
 # simplifies it with the position's values in place first: 1.4 times faster at the median on the bundled puzzles'
 # certificates (docs/SOLVER.md); so does the chain of the last round's turns, once per position.
-from niagara_solver.encoding.solver import make_preprocessing_solver
+from niagara_solver.encoding.solver import make_preprocessing_solver, make_solver
 from niagara_solver.encoding.terms import all_of
 from niagara_solver.encoding.witness import witness_turn
-from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.atoms import Card, Gems, Phase
 from niagara_solver.model.limits import OutOfTime, time_left
 from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Player, Position
@@ -123,6 +124,7 @@ class _Checker:
         self.sessions = kept.sessions
         self.chains = kept.chains
         self.lemmas = kept.lemmas
+        self.kept = kept
         self.tag = f"cert.{self.goal.value}"
         self.memo: dict[Any, Bounds] = {}
         self.questions = 0
@@ -615,6 +617,9 @@ class _Checker:
             assert baseline is not None
             self.questions += 1
             return all(x_gems(after, self.x) >= baseline for after in self.enumerator.flows(pos, None, self.deadline))
+        if self.goal is Goal.SAFE and baseline is not None and self.losses_fit(i, pos, order,
+                                                                              x_gems(pos, self.x) - baseline):
+            return True
         pre, pins, defeated = self.chain(order)
         self.questions += 1
         # Asked once per position, of a solver that simplifies the chain with the position's values in place
@@ -657,6 +662,241 @@ class _Checker:
             self.chains[key] = (pre, pins, all_of([*constraints, lost]))
         return self.chains[key]
 
+    # -- the rest of the round by its parts (the safe goal) ----------------------------------------------------
+
+    def losses_fit(self, i: int, pos: Position, order: tuple[int, ...], slack: int) -> bool:
+        """Can the turns of the players in ``order`` and the flow take more than ``slack`` of X's carried gems from
+        ``pos``? Asked by parts, each part once for all the positions that share what it reads, instead of one
+        question over the chain per position. True: they cannot (the leaf holds); False: not shown this way (the
+        chain decides).
+
+        X's bank stays as it is (R-GEM-5, R-FLOW-6: :meth:`own_bank`, :meth:`flow_keeps_bank`), so X's count falls
+        only by what the steps take from X's canoes. Each step's loss is bounded over a set of positions that holds
+        the position the step really starts from, whatever the earlier steps did: the frame lemma
+        (:meth:`frame`) says another player's turn moves nobody else's canoe, adds no gem to it, leaves the
+        others' hands, cards and the fork markers alone, moves the weather only with a cloud and by one step, puts
+        the card played on the table, and leaves a well-formed position. So before ``q``'s turn X's and ``q``'s
+        canoes stand where they stand in ``pos`` with at most its gems, ``q`` holds its hand; before the flow the
+        weather is within one step per cloud played; and the flow leaves no canoe below no gems
+        (:meth:`flow_frame`). Each step's loss, per canoe of X and in all, is bounded by
+        questions over those sets (:meth:`step_loss`, :meth:`flow_loss`): per card played where a card can take
+        something, and per choice of cards for the flow where the bounds over every choice do not fit. A canoe
+        loses at most what it carries; the whole loss is at most the sum of the steps' bounds."""
+        if slack < 0:
+            return False
+        self.own_bank(i, winner=False)
+        self.flow_keeps_bank(i)
+        if not all(self.frame(a) for a in order) or not self.flow_frame() or not self.well_formed(pos):
+            return False
+        carried = tuple(len(c.gems) for c in pos.players[self.x].canoes)
+        hands = [_hand(pos.players[q]) for q in order]
+        takes: list[dict[Card, _Loss]] = []
+        for q, hand in zip(order, hands):
+            every = self.step_loss(pos, q, None, q == order[0])
+            if every is None:
+                return False
+            if every == _nothing(carried):
+                takes.append({c: every for c in hand})
+                continue
+            per: dict[Card, _Loss] = {}
+            for card in hand:
+                loss = self.step_loss(pos, q, card, q == order[0])
+                if loss is None:
+                    return False
+                per[card] = loss
+            takes.append(per)
+        flow = self.flow_loss(pos, order, None)
+        if flow is None:
+            return False
+        for cards in itertools.product(*hands):
+            steps = [take[c] for take, c in zip(takes, cards)]
+            if _most_taken(carried, [*steps, flow]) <= slack:
+                continue
+            these = self.flow_loss(pos, order, cards)
+            if these is None or _most_taken(carried, [*steps, these]) > slack:
+                return False
+        return True
+
+    def frame(self, a: int) -> bool:
+        """The frame of another player's turn (a lemma over every well-formed position, proved once, or found not
+        to hold, when the shortcut of :meth:`losses_fit` is not taken): ``a``'s turn moves no other player's canoe
+        and adds no gem to it (R-TURN-3, R-GEM-1, R-STEAL-1), leaves the other players' hands and cards (R-CARD-2)
+        and the fork markers (R-FLOW-4) as they are, changes the weather only with a cloud and by one step
+        (R-TURN-2), puts the card played on the table (R-CARD-2), and leaves a well-formed position."""
+        key = ("frame", a)
+        if key not in self.kept.frames:
+            relations = self.relations
+            tag = f"cert.frame{a}"
+            pre = relations.position(tag)
+            step = relations.turn(pre, a, tag, swap=True)
+            post = step.post
+            broken: list[Any] = []
+            for b in range(len(self.names)):
+                if b == a:
+                    continue
+                broken += [post.place[b][k] != pre.place[b][k] for k in range(2)]
+                broken += [post.cargo[b][k][c] > pre.cargo[b][k][c] for k in range(2)
+                           for c in range(len(pre.cargo[b][k]))]
+                broken += [post.hand[b][c] != pre.hand[b][c] for c in range(len(pre.hand[b]))]
+                broken.append(post.card[b] != pre.card[b])
+            broken += [post.marker[f] != pre.marker[f] for f in pre.marker]
+            broken.append(z3.And(z3.Not(step.plays(Card.CLOUD)), post.weather != pre.weather))
+            broken.append(z3.Or(post.weather - pre.weather > 1, pre.weather - post.weather > 1))
+            broken.append(post.card[a] != step.choice.card)
+            broken.append(z3.Not(all_of(self._domain(post))))
+            solver = make_preprocessing_solver()
+            solver.add(*self._domain(pre), *[c for _, c in step.constraints],
+                       z3.Or(broken))
+            self.questions += 1
+            self.kept.frames[key] = not _ask(solver, self.deadline)
+        return self.kept.frames[key]
+
+    def flow_frame(self) -> bool:
+        """The flow from a well-formed position of phase II leaves no canoe with fewer than no gems (R-FLOW-6: a
+        fallen canoe's gems go home): so a canoe of X loses at most what it carries (a lemma, as :meth:`frame`)."""
+        key = ("flow",)
+        if key not in self.kept.frames:
+            pre = self.relations.position("cert.frame.flow")
+            flow = self.relations.flow(pre, "cert.frame.flow")
+            solver = make_preprocessing_solver()
+            solver.add(*self._domain(pre), *[c for _, c in flow.constraints],
+                       z3.Or([g < 0 for canoes in flow.post.cargo for cargo in canoes for g in cargo]))
+            self.questions += 1
+            self.kept.frames[key] = not _ask(solver, self.deadline)
+        return self.kept.frames[key]
+
+    def well_formed(self, pos: Position) -> bool:
+        """``pos`` is a well-formed position of phase II by the encoding: it lies in the sets :meth:`step_loss`
+        bounds the first turn over."""
+        pre, solver = self._form()
+        self.questions += 1
+        solver.push()
+        try:
+            solver.add(*self.relations.pin(pre, pos))
+            return _ask(solver, self.deadline)
+        finally:
+            solver.pop()
+
+    def _domain(self, sym: SymPosition) -> list[Any]:
+        """A well-formed position of phase II (FORMAT.md), less "a hand holds a card" (R-CARD-2): the player who
+        just played may have played their last card."""
+        return [c for rule, c in self.relations.well_formed(sym, Phase.TURNS) if rule != "R-CARD-2"]
+
+    def _form(self) -> tuple[SymPosition, z3.Solver]:
+        if "form" not in self.kept.terms:
+            pre = self.relations.position("cert.form")
+            solver = make_solver()
+            solver.add(all_of(self._domain(pre)))
+            self.kept.terms["form"] = (pre, solver)
+        return self.kept.terms["form"]
+
+    def _canoes(self, pre: SymPosition, pos: Position, p: int, exact: bool = False) -> list[Any]:
+        """``p``'s canoes where they stand in ``pos`` (in its order, as :meth:`Relations.pin` pins them), with at
+        most their gems of each colour (``exact``: their gems)."""
+        out = []
+        for k, canoe in enumerate(pos.players[p].canoes):
+            out.append(pre.place[p][k] == self.relations.tables.index[canoe.place])
+            gems = Gems.of(canoe.gems)
+            out += [(pre.cargo[p][k][c] == gems[c]) if exact else (pre.cargo[p][k][c] <= gems[c])
+                    for c in range(len(pre.cargo[p][k]))]
+        return out
+
+    def step_loss(self, pos: Position, q: int, card: Card | None, first: bool = False) -> "_Loss | None":
+        """The most ``q``'s turn (with ``card``, or any card of its hand) can take from X's canoes, per canoe and
+        in all, from any well-formed position where X's and ``q``'s canoes stand as in ``pos`` with at most its
+        gems (``first``: with its gems, no turn coming before) and ``q`` holds its hand in ``pos`` (R-STEAL-1..3);
+        None where a loss could pass what a canoe holds."""
+        me, them = pos.players[self.x], pos.players[q]
+        key = ("turn", self.x, q, card, first, me.canoes, them.canoes, them.hand, them.card)
+        if key not in self.kept.losses:
+            if ("turn", q) not in self.kept.terms:
+                tag = f"cert.loss.turn{q}"
+                pre = self.relations.position(tag)
+                step = self.relations.turn(pre, q, tag, swap=True)
+                term = all_of([*self._domain(pre), *[c for _, c in step.constraints]])
+                self.kept.terms["turn", q] = (pre, step, term)
+                self.kept.terms["solver", q] = make_solver()
+                self.kept.terms["solver", q].add(term)
+            pre, step, _ = self.kept.terms["turn", q]
+            hand = [card] if card is not None else _hand(them)
+            pins = [*self._canoes(pre, pos, self.x, first), *self._canoes(pre, pos, q, first),
+                    *[h == (Card(c) in them.hand) for c, h in enumerate(pre.hand[q])],
+                    z3.Or([step.plays(c) for c in hand])]
+            # Asked of an incremental solver holding the relation, the pins pushed and popped: 2.5 times faster here
+            # than a fresh solver simplifying it each time (most of these questions share the relation and differ
+            # in a few pins; a fresh solver spends its time taking the relation in again).
+            solver = self.kept.terms["solver", q]
+            solver.push()
+            solver.add(*pins)
+            try:
+                self.kept.losses[key] = self._most(solver, pre, step.post, pos)
+            finally:
+                solver.pop()
+        return self.kept.losses[key]
+
+    def flow_loss(self, pos: Position, order: tuple[int, ...], cards: tuple[Card, ...] | None) -> "_Loss | None":
+        """The most the flow can take from X's canoes (R-FLOW-6), per canoe and in all, from any well-formed position
+        of phase II where X's canoes stand as in ``pos`` with at most its gems, the fork markers are those of
+        ``pos``, the players who acted show their cards, the players of ``order`` show ``cards`` (or any card of
+        their hands), and the weather is within one step per cloud among them of ``pos``'s (R-TURN-2)."""
+        hands = tuple(tuple(_hand(pos.players[q])) for q in order)
+        shown = tuple(p.card for p in pos.players)
+        key = ("flow", self.x, order, cards or hands, pos.players[self.x].canoes, pos.weather, pos.forks, shown)
+        if key not in self.kept.losses:
+            if "flow" not in self.kept.terms:
+                tag = "cert.loss.flow"
+                pre = self.relations.position(tag)
+                flow = self.relations.flow(pre, tag)
+                self.kept.terms["flow"] = (pre, flow, all_of([
+                    *self._domain(pre), *[c for _, c in flow.constraints]]))
+            pre, flow, term = self.kept.terms["flow"]
+            tables = self.relations.tables
+            pins = self._canoes(pre, pos, self.x)
+            for fork, label in pos.forks:
+                f = tables.index[fork]
+                pins.append(pre.marker[f] == tables.labels[f].index(label))
+            for q, player in enumerate(pos.players):
+                if q not in order and player.card is not None:
+                    pins.append(pre.card[q] == int(player.card))
+            for k, q in enumerate(order):
+                pins.append(z3.Or([pre.card[q] == int(c) for c in ((cards[k],) if cards is not None else hands[k])]))
+            clouds = z3.Sum([z3.If(pre.card[q] == int(Card.CLOUD), 1, 0) for q in order])
+            pins += [pre.weather >= pos.weather - clouds, pre.weather <= pos.weather + clouds]
+            solver = make_preprocessing_solver()
+            solver.add(term, *pins)
+            self.kept.losses[key] = self._most(solver, pre, flow.post, pos)
+        return self.kept.losses[key]
+
+    def _most(self, solver: z3.Solver, pre: SymPosition, post: SymPosition, pos: Position) -> "_Loss | None":
+        """The most a step (``pre`` to ``post``, over ``solver``'s assertions) takes from each of X's canoes and in
+        all; None where it could take more than a canoe carries in ``pos``."""
+        x = self.x
+        carried = tuple(len(c.gems) for c in pos.players[x].canoes)
+        losses = [z3.Sum(pre.cargo[x][k]) - z3.Sum(post.cargo[x][k]) for k in range(len(carried))]
+        total = z3.Sum(losses)
+
+        def more(term: Any, than: int) -> bool:
+            solver.push()
+            solver.add(term > than)
+            self.questions += 1
+            found = _ask(solver, self.deadline)
+            solver.pop()
+            return found
+        if not more(total, 0):
+            return _nothing(carried)
+        each = []
+        for k, have in enumerate(carried):
+            j = 0
+            while more(losses[k], j):
+                j += 1
+                if j > have:
+                    return None
+            each.append(j)
+        most = max(each)
+        while most < sum(each) and more(total, most):
+            most += 1
+        return tuple(each), most
+
     def _who(self, seats: Iterable[int]) -> str:
         return ", ".join(self.names[s] for s in seats) or "nobody"
 
@@ -671,6 +911,12 @@ class _Kept:
     sessions: dict[int, tuple[SymPosition, TurnStep, Session]] = field(default_factory=dict)
     chains: dict[Any, tuple[SymPosition, Any, Any]] = field(default_factory=dict)
     lemmas: set[Any] = field(default_factory=set)  # rules proved for every position (:meth:`_Checker.own_bank`)
+    #: The frame lemma of each player's turn, proved (True) or not (:meth:`_Checker.frame`).
+    frames: dict[Any, bool] = field(default_factory=dict)
+    #: The terms of the questions by parts, made once (:meth:`_Checker.losses_fit`), and their answers by what they
+    #: read.
+    terms: dict[Any, Any] = field(default_factory=dict)
+    losses: dict[Any, "_Loss | None"] = field(default_factory=dict)
 
 
 #: The last few kinds of game checked, by board, ruleset, player count and z3 context (a fresh context,
@@ -702,6 +948,21 @@ def _counter(relations: Relations, kind: str, tag: str, claim: Callable[[SymPosi
     else:
         step, wf = relations.rescue(pre, tag), relations.well_formed(pre, Phase.CARDS)
     return [*[c for _, c in wf], *[c for _, c in step.constraints], claim(pre, step)]
+
+
+#: What a step can take from X's canoes at most: per canoe (in the position's order), and in all.
+_Loss = tuple[tuple[int, ...], int]
+
+
+def _nothing(carried: tuple[int, ...]) -> _Loss:
+    return (0,) * len(carried), 0
+
+
+def _most_taken(carried: tuple[int, ...], steps: list[_Loss]) -> int:
+    """The most a sequence of steps can take from X's canoes, given each step's bounds: a canoe loses at most what
+    it carries and at most the sum of the steps' bounds for it; all canoes at most the sum of the steps' totals."""
+    per_canoe = sum(min(have, sum(step[0][k] for step in steps)) for k, have in enumerate(carried))
+    return min(per_canoe, sum(step[1] for step in steps))
 
 
 def _hand(player: Player) -> list[Card]:

@@ -238,3 +238,33 @@ def test_wherever_the_parts_show_a_leaf_the_chain_agrees(monkeypatch):
     assert len(shown) >= 200, f"only {len(shown)} of {len(leaves)} leaves shown by parts"
     for check, pos, order, slack, _ in shown[::12]:  # one in twelve: a chain question takes a tenth of a second or more
         assert chain_says(check, pos, order, x_gems(pos, check.x) - slack), pos
+
+
+# -- phase I with nobody to rescue ---------------------------------------------------------------------------------
+
+def test_phase_one_with_no_fallen_canoe_is_the_encodings_own_outcome():
+    # The checker takes the position as phase I's only outcome where no canoe is fallen (a lemma, proved once); the
+    # encoding's outcome set says the same at every such start of a round of a seeded game.
+    from niagara_solver.engine.playout import random_playout
+    assert checker().rescue_frame() is True
+    starts = [record.start for seed in (3, 8, 11)
+              for record in random_playout(Position.initial(["p0", "p1", "p2"]), seed, rounds=12, policy="greedy")]
+    calm = [pos for pos in starts if not any(c.place == "fallen" for p in pos.players for c in p.canoes)]
+    assert len(calm) >= 6
+    enumerator = certify._kept(calm[0]).enumerator
+    for pos in calm:
+        assert enumerator.rescues(pos) == {pos}
+
+
+def test_a_rescue_that_pays_without_a_fallen_canoe_breaks_that_lemma(monkeypatch):
+    real = Relations.rescue
+
+    def bugged(self, *args, **kwargs):
+        step = real(self, *args, **kwargs)
+        bank = [list(row) for row in step.post.bank]
+        bank[0][0] = bank[0][0] + 1
+        step.post = dataclasses.replace(step.post, bank=bank)
+        return step
+    monkeypatch.setattr(Relations, "rescue", bugged)
+    monkeypatch.setattr(certify, "_KEPT", {})
+    assert checker().rescue_frame() is False

@@ -10,7 +10,8 @@ the engine:
   own outcome sets for rescues and flows (R-RESCUE-1, R-FLOW-1);
 * every leaf's claim is the encoding's: the end check names the winners (R-END-1..3), a steal is a steal
   (R-STEAL-1), and ``rest`` — the horizon's last round after X's turn — is one question over the turns of the
-  players still to act (and the flow, for the safe goal): can they defeat X?
+  players still to act (and the flow, for the safe goal): can they defeat X? For the safe goal it is first shown by
+  parts where it can be, each turn and the flow bounded apart (:meth:`_Checker.losses_fit`);
 * the answer is recomputed by a tiny minimax (:func:`.certificate.bounds`) over the checked tree.
 
 The positions between nodes are the checker's own: read from the encoding's models, or, for bookkeeping the rules
@@ -35,7 +36,7 @@ from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, 
 from niagara_solver.encoding.solver import make_preprocessing_solver, make_solver
 from niagara_solver.encoding.terms import all_of
 from niagara_solver.encoding.witness import witness_turn
-from niagara_solver.model.atoms import Card, Gems, Phase
+from niagara_solver.model.atoms import FALLEN, Card, Gems, Phase
 from niagara_solver.model.limits import OutOfTime, time_left
 from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Player, Position
@@ -159,7 +160,10 @@ class _Checker:
                                             f"{n.claim} {n.value} with {self._who(n.winners)}")
             return value, value
         self.questions += 1
-        outcomes = self.enumerator.rescues(pos, self.deadline)
+        if not any(c.place == FALLEN for p in pos.players for c in p.canoes) and self.rescue_frame():
+            outcomes = {pos}  # nobody to rescue: phase I leaves the position as it is (a lemma, proved once)
+        else:
+            outcomes = self.enumerator.rescues(pos, self.deadline)
         return self.rescue(i, pos, {_turns_phase(o) for o in outcomes}, 0, left, baseline)
 
     def rescue(self, i: int, pos: Position, outcomes: set[Position], k: int, left: int,
@@ -761,6 +765,24 @@ class _Checker:
             solver = make_preprocessing_solver()
             solver.add(*self._domain(pre), *[c for _, c in flow.constraints],
                        z3.Or([g < 0 for canoes in flow.post.cargo for cargo in canoes for g in cargo]))
+            self.questions += 1
+            self.kept.frames[key] = not _ask(solver, self.deadline)
+        return self.kept.frames[key]
+
+    def rescue_frame(self) -> bool:
+        """Phase I with no fallen canoe leaves every well-formed position as it is (R-RESCUE-1: only a fallen canoe is
+        rescued): a lemma over every such position, proved once (or found not to hold, and the encoding's rescue
+        outcomes are asked position by position)."""
+        key = ("rescue",)
+        if key not in self.kept.frames:
+            relations = self.relations
+            pre = relations.position("cert.frame.rescue")
+            rescue = relations.rescue(pre, "cert.frame.rescue")
+            fallen = relations.tables.FALLEN
+            solver = make_preprocessing_solver()
+            solver.add(*[c for _, c in relations.well_formed(pre, Phase.CARDS)], *[c for _, c in rescue.constraints],
+                       *[place != fallen for places in pre.place for place in places],
+                       z3.Or([a != b for a, b in zip(rescue.post.variables(), pre.variables())]))
             self.questions += 1
             self.kept.frames[key] = not _ask(solver, self.deadline)
         return self.kept.frames[key]

@@ -897,25 +897,27 @@ class _Checker:
         losses = [z3.Sum(pre.cargo[x][k]) - z3.Sum(post.cargo[x][k]) for k in range(len(carried))]
         total = z3.Sum(losses)
 
-        def more(term: Any, than: int) -> bool:
+        def may(claim: Any) -> bool:
             solver.push()
-            solver.add(term > than)
+            solver.add(claim)
             self.questions += 1
             found = _ask(solver, self.deadline)
             solver.pop()
             return found
-        if not more(total, 0):
+        # Per canoe first: the flow might move a gem from one of X's canoes to another, so "nothing in all" would not
+        # say "nothing from each" (the turns cannot: the frame).
+        if not may(z3.Or([loss > 0 for loss in losses])):
             return _nothing(carried)
         each = []
         for k, have in enumerate(carried):
             j = 0
-            while more(losses[k], j):
+            while may(losses[k] > j):
                 j += 1
                 if j > have:
                     return None
             each.append(j)
-        most = max(each)
-        while most < sum(each) and more(total, most):
+        most = max(each)  # the total cannot pass the sum of each canoe's bound: ask from the largest up to it
+        while most < sum(each) and may(total > most):
             most += 1
         return tuple(each), most
 

@@ -268,3 +268,12 @@ def test_a_rescue_that_pays_without_a_fallen_canoe_breaks_that_lemma(monkeypatch
     monkeypatch.setattr(Relations, "rescue", bugged)
     monkeypatch.setattr(certify, "_KEPT", {})
     assert checker().rescue_frame() is False
+
+
+@pytest.mark.parametrize("preset", ["flussgeister", "flussgeister-joe"])
+def test_the_lemmas_hold_with_the_expansion(preset):
+    double = {"kind": "double", "at": "port"}
+    pos = position(P("red", "port", double, card=1), P("blue", "port", double, card=2), P("green", "port", double),
+                   lifebuoy="red", ruleset=preset)
+    check = _Checker(certificate_of(pos, 0), 300)
+    assert (check.frame(1), check.frame(2), check.flow_frame(), check.rescue_frame()) == (True, True, True, True)

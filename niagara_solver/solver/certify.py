@@ -727,10 +727,8 @@ class _Checker:
         and adds no gem to it (R-TURN-3, R-GEM-1, R-STEAL-1), leaves the other players' hands and cards (R-CARD-2)
         and the fork markers (R-FLOW-4) as they are, changes the weather only with a cloud and by one step
         (R-TURN-2), puts the card played on the table (R-CARD-2), and leaves a well-formed position."""
-        key = ("frame", a)
-        if key not in self.kept.frames:
+        def broken_by(tag: str) -> list[Any]:
             relations = self.relations
-            tag = f"cert.frame{a}"
             pre = relations.position(tag)
             step = relations.turn(pre, a, tag, swap=True)
             post = step.post
@@ -748,41 +746,39 @@ class _Checker:
             broken.append(z3.Or(post.weather - pre.weather > 1, pre.weather - post.weather > 1))
             broken.append(post.card[a] != step.choice.card)
             broken.append(z3.Not(all_of(self._domain(post))))
-            solver = make_preprocessing_solver()
-            solver.add(*self._domain(pre), *[c for _, c in step.constraints],
-                       z3.Or(broken))
-            self.questions += 1
-            self.kept.frames[key] = not _ask(solver, self.deadline)
-        return self.kept.frames[key]
+            return [*self._domain(pre), *[c for _, c in step.constraints], z3.Or(broken)]
+        return self._holds(("frame", a), f"cert.frame{a}", broken_by)
 
     def flow_frame(self) -> bool:
         """The flow from a well-formed position of phase II leaves no canoe with fewer than no gems (R-FLOW-6: a
         fallen canoe's gems go home): so a canoe of X loses at most what it carries (a lemma, as :meth:`frame`)."""
-        key = ("flow",)
-        if key not in self.kept.frames:
-            pre = self.relations.position("cert.frame.flow")
-            flow = self.relations.flow(pre, "cert.frame.flow")
-            solver = make_preprocessing_solver()
-            solver.add(*self._domain(pre), *[c for _, c in flow.constraints],
-                       z3.Or([g < 0 for canoes in flow.post.cargo for cargo in canoes for g in cargo]))
-            self.questions += 1
-            self.kept.frames[key] = not _ask(solver, self.deadline)
-        return self.kept.frames[key]
+        def broken_by(tag: str) -> list[Any]:
+            pre = self.relations.position(tag)
+            flow = self.relations.flow(pre, tag)
+            return [*self._domain(pre), *[c for _, c in flow.constraints],
+                    z3.Or([g < 0 for canoes in flow.post.cargo for cargo in canoes for g in cargo])]
+        return self._holds(("flow",), "cert.frame.flow", broken_by)
 
     def rescue_frame(self) -> bool:
         """Phase I with no fallen canoe leaves every well-formed position as it is (R-RESCUE-1: only a fallen canoe is
         rescued): a lemma over every such position, proved once (or found not to hold, and the encoding's rescue
         outcomes are asked position by position)."""
-        key = ("rescue",)
-        if key not in self.kept.frames:
+        def broken_by(tag: str) -> list[Any]:
             relations = self.relations
-            pre = relations.position("cert.frame.rescue")
-            rescue = relations.rescue(pre, "cert.frame.rescue")
+            pre = relations.position(tag)
+            rescue = relations.rescue(pre, tag)
             fallen = relations.tables.FALLEN
+            return [*[c for _, c in relations.well_formed(pre, Phase.CARDS)], *[c for _, c in rescue.constraints],
+                    *[place != fallen for places in pre.place for place in places],
+                    z3.Or([a != b for a, b in zip(rescue.post.variables(), pre.variables())])]
+        return self._holds(("rescue",), "cert.frame.rescue", broken_by)
+
+    def _holds(self, key: Any, tag: str, broken_by: Callable[[str], list[Any]]) -> bool:
+        """A lemma a shortcut leans on, as :meth:`lemma` proves one, but one that may not hold (the shortcut is then
+        not taken): ``broken_by(tag)`` gives the constraints of a counterexample. Asked once per kind of game."""
+        if key not in self.kept.frames:
             solver = make_preprocessing_solver()
-            solver.add(*[c for _, c in relations.well_formed(pre, Phase.CARDS)], *[c for _, c in rescue.constraints],
-                       *[place != fallen for places in pre.place for place in places],
-                       z3.Or([a != b for a, b in zip(rescue.post.variables(), pre.variables())]))
+            solver.add(*broken_by(tag))
             self.questions += 1
             self.kept.frames[key] = not _ask(solver, self.deadline)
         return self.kept.frames[key]

@@ -290,6 +290,63 @@ def test_the_tools_own_errors_keep_path_message_and_rule(tmp_path, capsys):
             "(R-GEM-5)")
 
 
+def test_solve_asks_a_puzzle_files_own_question(capsys):
+    # Once: solve wanted --player and --goal even for a puzzle file, which says both.
+    puzzle = os.path.join(ROOT, "puzzles", "win-two-gems-home.json")
+    own = run(capsys, "solve", puzzle, "--json")
+    spelled = run(capsys, "solve", puzzle, "--player", "red", "--goal", "win", "--horizon", "1", "--json")
+    assert own[0] == spelled[0] == 0
+    asked, answered = json.loads(own[1]), json.loads(spelled[1])
+    for answer in (asked, answered):
+        for backend in answer.get("answers", []):
+            backend.pop("seconds", None)
+        answer.pop("seconds", None)
+    assert asked == answered
+    # An option replaces that part of the question: blue cannot win this round.
+    status, out, _ = run(capsys, "solve", puzzle, "--player", "blue")
+    assert status == 0 and out.startswith("Can blue force a win this round, whatever the others do? NO")
+    status, out, _ = run(capsys, "solve", puzzle, "--goal", "safe", "--horizon", "2")
+    assert status == 0 and out.startswith("Can red keep every gem safe within 2 rounds")
+
+
+def test_solve_without_a_question_names_the_missing_options(capsys):
+    assert refused(capsys, "solve", ERRATUM) == (
+        f"niagara-solve: error: solve: --player and --goal are needed: {ERRATUM} asks no question (it has no "
+        '"puzzle" object) (niagara-solve solve --help)')
+    assert refused(capsys, "solve", ERRATUM, "--player", "red") == (
+        f"niagara-solve: error: solve: --goal is needed: {ERRATUM} asks no question (it has no "
+        '"puzzle" object) (niagara-solve solve --help)')
+
+
+@pytest.mark.parametrize("puzzle, path, message", [
+    ({"player": "mauve", "goal": "win"}, "puzzle.player",
+     "'mauve' is no player of the position; the players: red, blue"),
+    ({"player": "red", "goal": "wim"}, "puzzle.goal", "'wim' is not a goal; the goals: win, steal, safe"),
+    ({"player": "red", "goal": "win", "horizon": 0}, "puzzle.horizon", "0 is not a number of rounds from 1 to 6"),
+    ({"player": "red", "goal": "win", "horizon": True}, "puzzle.horizon", "True is not a number of rounds from 1 to 6"),
+    ("win", "puzzle", "must be an object with the question's player, goal and horizon"),
+])
+def test_a_bad_puzzle_question_is_refused_naming_its_path(tmp_path, capsys, puzzle, path, message):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**doc(P("red", "port", "3"), P("blue", "port", "port")), "puzzle": puzzle}))
+    assert refused(capsys, "solve", str(bad)) == f"niagara-solve: error: {bad}: {path}: {message} (FORMAT)"
+    from niagara_solver.solver.puzzles import INVALID, puzzle_job
+    job = puzzle_job(str(bad), None, 10)  # check, diff, sweep: the puzzle is invalid, not a crash
+    assert job["status"] == INVALID and job["error"] == f"{bad}: {path}: {message} (FORMAT)"
+
+
+def test_a_puzzle_without_a_recorded_answer_is_invalid_for_a_regression_run(tmp_path, capsys):
+    from niagara_solver.solver.puzzles import INVALID, puzzle_job
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps({**doc(P("red", "port", "3"), P("blue", "port", "port")),
+                               "puzzle": {"player": "red", "goal": "steal", "answer": "maybe"}}))
+    job = puzzle_job(str(odd), None, 10)
+    assert job["status"] == INVALID and job["error"] == (
+        f"{odd}: puzzle.answer: 'maybe' is not a recorded answer (yes or no) (FORMAT)")
+    status, out, _ = run(capsys, "solve", str(odd))  # the question alone is still asked
+    assert status == 0 and out.startswith("Can red force a steal this round, whatever the others do? NO")
+
+
 # -- 6. make run installs the tool alone, make test the test tools too ------------------------------------------------
 
 def make_plan(target: str) -> str:

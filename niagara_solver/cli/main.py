@@ -173,7 +173,7 @@ def cli() -> None:
 
     \b
     niagara-solve POSITION          analyse a position file (same as: analyze POSITION)
-    niagara-solve solve POSITION --player NAME --goal win|steal|safe [--horizon H] [--backend B]
+    niagara-solve solve POSITION [--player NAME] [--goal win|steal|safe] [--horizon H] [--backend B]
     niagara-solve certify POSITION CERTIFICATE   check a solver answer's saved certificate
     niagara-solve show POSITION     picture of the river, caves, canoes and players
     niagara-solve turns POSITION --player NAME [--card CARD]
@@ -757,10 +757,13 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
-@click.option("--player", "player_name", required=True, metavar="NAME", help="The player asking (X).")
-@click.option("--goal", type=click.Choice(["win", "steal", "safe"]), required=True,
-              help="win: be among the winners; steal: make a steal; safe: lose no gem (docs/SOLVER.md).")
-@click.option("--horizon", type=click.IntRange(1, 6), default=1, show_default=True, help="Rounds to look ahead.")
+@click.option("--player", "player_name", metavar="NAME",
+              help="The player asking (X). [default: the puzzle's, in a puzzle file]")
+@click.option("--goal", type=click.Choice(["win", "steal", "safe"]),
+              help="win: be among the winners; steal: make a steal; safe: lose no gem (docs/SOLVER.md). "
+                   "[default: the puzzle's, in a puzzle file]")
+@click.option("--horizon", type=click.IntRange(1, 6),
+              help="Rounds to look ahead. [default: the puzzle's in a puzzle file, else 1]")
 @click.option("--backend", type=click.Choice(["search", "smt", "both"]), default="search", show_default=True,
               help="search: game-tree search over the engine; smt: over the z3 encoding; both: the search's answer "
                    "with its certificate checked by the encoding, which must accept it.")
@@ -768,27 +771,41 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
               help="Write the search's certificate (the proof of its answer) to FILE, for niagara-solve certify.")
 @timeout_option(120.0)
 @click.option("--json", "as_json", is_flag=True, help="The answer as JSON, with each backend's answer.")
-def solve(position: str, ruleset_spec: str | None, player_name: str, goal: str, horizon: int, backend: str,
-          certificate_file: str | None, timeout: float, as_json: bool) -> int:
+def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal: str | None, horizon: int | None,
+          backend: str, certificate_file: str | None, timeout: float, as_json: bool) -> int:
     """Can the player force a win / a steal / keep every gem, whatever the others do? (0 definite, 3 unknown)
+
+    A puzzle file asks its own question (its "puzzle" object: player, goal, horizon); an option given here
+    replaces that part of it. Any other position file needs --player and --goal.
 
     \b
     Examples:
+      niagara-solve solve puzzles/a-sure-steal.json
       niagara-solve solve puzzles/win-two-gems-home.json --player red --goal win --backend both
       niagara-solve solve puzzles/win-denied-by-a-steal.json --player red --goal win --json
       niagara-solve solve puzzles/win-two-gems-home.json --player red --goal win --certificate red.certificate
     """
     from niagara_solver.jobs import Progress
     from niagara_solver.solver.answers import Backend, Goal
+    from niagara_solver.solver.puzzles import puzzle_question
     from niagara_solver.solver.solve import solve_with
-    pos = _load(position, ruleset_spec)[0]
-    player = _player_index(pos, player_name)
+    pos, extras = _load(position, ruleset_spec)
+    question = puzzle_question(pos, extras, position)
+    if question is None and (player_name is None or goal is None):
+        missing = " and ".join(o for o, v in (("--player", player_name), ("--goal", goal)) if v is None)
+        verb = "are" if " and " in missing else "is"
+        raise click.UsageError(f"{missing} {verb} needed: {position} asks no question (it has no \"puzzle\" "
+                               "object)")
+    player = _player_index(pos, player_name) if player_name is not None else question.player  # type: ignore[union-attr]
+    chosen = Goal(goal) if goal is not None else question.goal  # type: ignore[union-attr]
+    if horizon is None:
+        horizon = question.horizon if question is not None else 1
     with Progress(0, "solve: positions searched", not as_json) as bar:  # on a terminal only
 
         def searched(nodes: int) -> None:
             bar.done = nodes
             bar.show()
-        solution = solve_with(pos, player, Goal(goal), horizon, Backend(backend), timeout,
+        solution = solve_with(pos, player, chosen, horizon, Backend(backend), timeout,
                               progress=searched if bar.enabled else None, certificate=certificate_file)
     if as_json:
         _emit_json(solution.to_json())

@@ -10,23 +10,65 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from niagara_solver.jobs import Task
-from niagara_solver.model.errors import NiagaraError
+from niagara_solver.model.errors import InputError, NiagaraError
 from niagara_solver.model.format import load_document
+from niagara_solver.model.position import Position
 from niagara_solver.model.puzzles import bundled_puzzles, puzzle_paths
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.model.verdict import ANSWER, PUZZLE, Verdict
 from niagara_solver.solver.answers import Goal
 from niagara_solver.solver.solve import solve
 
-__all__ = ["INVALID", "NOT_A_PUZZLE", "bundled_puzzles", "puzzle_job", "puzzle_paths", "puzzle_status",
-           "puzzle_task", "status_verdict"]
+__all__ = ["INVALID", "NOT_A_PUZZLE", "MAX_HORIZON", "PuzzleQuestion", "bundled_puzzles", "puzzle_job",
+           "puzzle_paths", "puzzle_question", "puzzle_status", "puzzle_task", "status_verdict"]
 
 #: Statuses of a puzzle answered again, besides :data:`~niagara_solver.model.verdict.PUZZLE`'s words.
 INVALID = "invalid"
 NOT_A_PUZZLE = "not a puzzle"
+
+
+#: The most rounds a question may look ahead (``solve --horizon``, a puzzle's ``horizon``).
+MAX_HORIZON = 6
+
+
+@dataclass(frozen=True)
+class PuzzleQuestion:
+    """The question a puzzle file asks (its ``"puzzle"`` object): the seat of the player asking, the goal, and the
+    rounds to look ahead (1 when the file does not say)."""
+
+    player: int
+    goal: Goal
+    horizon: int
+
+
+def puzzle_question(pos: Position, extras: dict[str, Any], source: str | None = None) -> PuzzleQuestion | None:
+    """The question of a position file's ``"puzzle"`` object (``extras`` as :func:`load_document` gives them), or
+    None for a file that is no puzzle. A question that names no player of the position, a goal other than win,
+    steal or safe, or a horizon outside 1..6 is an :class:`InputError` naming its JSON path."""
+    puzzle = extras.get("puzzle")
+    if puzzle is None:
+        return None
+    if not isinstance(puzzle, dict):
+        raise InputError("puzzle", "must be an object with the question's player, goal and horizon", "FORMAT",
+                         source)
+    names = [p.name for p in pos.players]
+    player = puzzle.get("player")
+    if not isinstance(player, str) or player not in names:
+        raise InputError("puzzle.player", f"{player!r} is no player of the position; the players: "
+                         + ", ".join(names), "FORMAT", source)
+    goal = puzzle.get("goal")
+    if goal not in [g.value for g in Goal]:
+        raise InputError("puzzle.goal", f"{goal!r} is not a goal; the goals: "
+                         + ", ".join(g.value for g in Goal), "FORMAT", source)
+    horizon = puzzle.get("horizon", 1)
+    if isinstance(horizon, bool) or not isinstance(horizon, int) or not 1 <= horizon <= MAX_HORIZON:
+        raise InputError("puzzle.horizon", f"{horizon!r} is not a number of rounds from 1 to {MAX_HORIZON}",
+                         "FORMAT", source)
+    return PuzzleQuestion(names.index(player), Goal(goal), horizon)
 
 
 def puzzle_status(answer: Verdict, recorded: str) -> str:
@@ -52,16 +94,20 @@ def puzzle_job(path: str, ruleset: Any, timeout: float, changes: dict[str, Any] 
             own = load_document(path)[0].ruleset.to_json()
             rules = Ruleset.from_json({**({"base": own} if isinstance(own, str) else own), **changes})
         pos, extras = load_document(path, rules)
+        question = puzzle_question(pos, extras, path)
+        recorded = extras["puzzle"].get("answer") if question is not None else None
+        if question is not None and recorded not in ("yes", "no"):
+            raise InputError("puzzle.answer", f"{recorded!r} is not a recorded answer (yes or no)", "FORMAT", path)
     except NiagaraError as err:
         return {"kind": "puzzle", "name": name, "path": path, "status": INVALID, "error": str(err),
                 "seconds": time.perf_counter() - start}
-    puzzle = extras.get("puzzle")
-    if not isinstance(puzzle, dict):
+    if question is None:
         return {"kind": "puzzle", "name": name, "path": path, "status": NOT_A_PUZZLE, "seconds": 0.0}
-    answer = solve(pos, pos.index(puzzle["player"]), Goal(puzzle["goal"]), int(puzzle.get("horizon", 1)),
-                   "search", timeout)
-    return {"kind": "puzzle", "name": name, "path": path, "status": puzzle_status(answer.verdict, puzzle["answer"]),
-            "recorded": puzzle["answer"], "ruleset": pos.ruleset.to_json(), "answer": answer.to_json(),
+    puzzle = extras["puzzle"]
+    assert isinstance(recorded, str)  # checked above
+    answer = solve(pos, question.player, question.goal, question.horizon, "search", timeout)
+    return {"kind": "puzzle", "name": name, "path": path, "status": puzzle_status(answer.verdict, recorded),
+            "recorded": recorded, "ruleset": pos.ruleset.to_json(), "answer": answer.to_json(),
             "question": puzzle.get("question", ""), "seconds": time.perf_counter() - start}
 
 

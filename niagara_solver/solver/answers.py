@@ -94,8 +94,10 @@ def bankable(pos: Position, q: int) -> tuple[int, int]:
     """An upper bound on the gems (and their value) player ``q`` can bank in its next turn this round.
 
     Only a canoe that can reach the port banks (R-MOVE-5): one carrying gems whose card covers its depth, or one
-    beside a cave that can load first (2 points) and still reach the port; a loaded gem is counted at the highest
-    value, 5. A stolen gem cannot be banked in the same turn (a steal ends the action, R-STEAL-3).
+    beside a cave that can load first (2 points a gem action, R-MOVE-2) and still reach the port; a loaded gem is
+    counted at the highest value, 5. A canoe banks what it carries into the port: at most its capacity (R-GEM-2),
+    and at most one gem more than it carried per gem action (an unload and a load swap a gem, they add none). A
+    stolen gem cannot be banked in the same turn (a steal ends the action, R-STEAL-3).
     """
     player = pos.players[q]
     cards = [player.card] if player.card is not None else list(player.hand)
@@ -108,14 +110,14 @@ def bankable(pos: Position, q: int) -> tuple[int, int]:
         if not canoe.on_river:
             continue
         depth = board.depth[canoe.place]
-        carried = list(canoe.gems)
-        room = canoe.capacity(cap) - len(carried)
-        extra = 0
-        if board.cave[canoe.place] is not None:  # load (or unload and load) before going home
-            extra = min(canoe.capacity(cap), (best - depth) // 2) if best >= depth + 2 else 0
-        if best >= depth:
-            gems += len(carried) + min(room + len(carried), extra) if extra else len(carried)
-            value += sum(int(g) for g in carried) + 5 * (min(room + len(carried), extra) if extra else 0)
+        if best < depth:
+            continue
+        carried = canoe.gems
+        # Gem actions at the canoe's own cave before it goes home (its only stop on the way, R-MOVE-1).
+        actions = (best - depth) // 2 if board.cave[canoe.place] is not None else 0
+        banked = min(canoe.capacity(cap), len(carried) + actions)
+        gems += banked
+        value += min(sum(int(g) for g in carried) + 5 * actions, 5 * banked)
     return gems, value
 
 

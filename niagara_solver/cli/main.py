@@ -796,8 +796,9 @@ def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal
         verb = "are" if " and " in missing else "is"
         raise click.UsageError(f"{missing} {verb} needed: {position} asks no question (it has no \"puzzle\" "
                                "object)")
-    player = _player_index(pos, player_name) if player_name is not None else question.player  # type: ignore[union-attr]
-    chosen = Goal(goal) if goal is not None else question.goal  # type: ignore[union-attr]
+    # With no question in the file, --player and --goal are both given (above).
+    player = question.player if player_name is None and question is not None else _player_index(pos, str(player_name))
+    chosen = question.goal if goal is None and question is not None else Goal(goal)
     if horizon is None:
         horizon = question.horizon if question is not None else 1
     with Progress(0, "solve: positions searched", not as_json) as bar:  # on a terminal only

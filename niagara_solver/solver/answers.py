@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any, Collection, Iterable, Iterator
 
 from niagara_solver.model.atoms import FALLEN, PORT, Card
 from niagara_solver.model.board import Board
 from niagara_solver.model.limits import OutOfTime as OutOfTime  # the time-out signal both backends raise
 from niagara_solver.model.notation import Steal, Turn
-from niagara_solver.model.position import Position
+from niagara_solver.model.position import Canoe, Position
 from niagara_solver.model.verdict import ANSWER, Verdict
 
 
@@ -225,6 +225,23 @@ def _turn_reach(board: Board, cap: int, must_move: bool, state: tuple[str, int],
                     if cargo == 0 and cap >= 1:
                         out.add(((dest, 1), 0))  # a steal on stopping (relaxed)
     return tuple(sorted(out))
+
+
+def may_steal_on(pos: Position, canoe: Canoe, budgets: Iterable[int], targets: Collection[str]) -> bool:
+    """An upper bound, without an expansion module: might ``canoe`` steal on one of the discs ``targets`` with one of
+    the ``budgets``? A thief paddles up and stops on the victim's disc with its budget spent (R-STEAL-1, R-MOVE-3), 1
+    point a disc (R-MOVE-2), carrying nothing when it stops: its gem actions before the movement can only be the
+    unloading of every gem it carries, 2 points each, beside a cave, where ``steal_after_unload`` allows a steal
+    after them (R-STEAL-5; a load would leave a gem aboard, and a colour loaded this turn is not unloaded, R-GEM-4).
+    So the budget is the climb plus 2 points a gem carried."""
+    if not canoe.on_river:
+        return False
+    carried = len(canoe.gems)
+    if carried and (pos.board.cave[canoe.place] is None or not pos.ruleset.steal_after_unload):
+        return False
+    climbs = {k + 2 * carried for k, place in enumerate(pos.board.above(canoe.place)[:-1], start=1)
+              if place in targets}
+    return any(b in climbs for b in budgets)
 
 
 def has_steal(turn: Turn, victim: str | None = None) -> bool:

@@ -40,12 +40,12 @@ from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_optio
 from niagara_solver.engine.round import goal_reached, is_finished, winners
 from niagara_solver.engine.turns import TurnOutcome, legal_turns
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Phase
-from niagara_solver.model.notation import Turn
+from niagara_solver.model.notation import Load, Steal, Turn, Unload
 from niagara_solver.model.position import Canoe, Player, Position, start_hand
 from niagara_solver.model.ruleset import ForkPolicy, Reveal, Ruleset
 from niagara_solver.model.limits import time_left
 from niagara_solver.solver.answers import (Goal, OutOfTime, bank_reach, bankable, could_reach_goal, has_steal,
-                                          x_gems)
+                                          may_steal_on, x_gems)
 
 
 @dataclass
@@ -207,6 +207,7 @@ class Search:
         self._holds: dict[Any, tuple[int, Node]] = {}
         self._fails: dict[Any, tuple[int, Node]] = {}
         self._killers: dict[tuple[int, int], str] = {}  # (player, rounds left) -> the last refuting choice
+        self._home: dict[Any, int] = {}  # _sure_win: X's best bank by movements alone, by what it reads
 
     @property
     def nodes(self) -> int:
@@ -589,6 +590,10 @@ class Search:
         if (self.goal is Goal.WIN and not pos.ruleset.modules
                 and not could_reach_goal(pos, x, bank_reach(pos, x, left))):
             return Node(False, f"{self.name} cannot bank enough in {left} round(s), even unhindered")
+        if (self.goal is Goal.WIN and left == 1 and p != x and x not in pos.acted and not pos.ruleset.modules
+                and self._sure_win(pos)):
+            return Node(True, f"{self.name} brings the goal home on its own, nobody before it can steal from it, "
+                              "and nobody can reach the goal with a better bank")
         if self.goal is Goal.STEAL and nothing_to_steal(pos, x):
             return Node(False, f"no other player carries a gem, and each can keep it so: {self.name} never steals")
         if self.goal is Goal.SAFE:
@@ -600,6 +605,50 @@ class Search:
                 if not pos.ruleset.modules and any(c.in_port for c in me.canoes):
                     return Node(True, f"{self.name} can keep a canoe in the port and its bank")
         return None
+
+    def _sure_win(self, pos: Position) -> bool:
+        """A lower bound for the win goal in the horizon's last round, X still to act after some of the others (no
+        expansion module): X wins whatever the others do when
+
+        * X's card has a turn of movements alone (no gem action, no steal) that reaches the goal: it reads nothing
+          but X's canoes, the card and the river (R-MOVE-1..5, R-GEM-5), so it stays legal, with the same bank, while
+          X's canoes are as they are now;
+        * no canoe of a player acting before X may steal on a disc where X has a loaded canoe, or where a player
+          still to act before X has a loaded canoe below one of X's gems (:func:`may_steal_on`, an upper bound).
+          Without the modules no turn moves another player's canoe or adds to its cargo (R-GEM-1, R-STEAL-1), so,
+          player by player, X's canoes and those of the players below X's gems are as now when each acts, and none
+          of their turns steals from X (a thief climbs onto its victim, R-STEAL-1, so a canoe upstream of all of
+          X's gems never reaches them, whatever it carries);
+        * nobody can end the round at the goal with a better bank than X's after that turn (R-END-3): those who have
+          acted keep their banks, the others bank at most :func:`bankable`, and X's bank, once banked, stays (a bank
+          changes only by banking, and by a rescue in a later round's phase I)."""
+        x = self.x
+        me = pos.players[x]
+        if me.card is None:
+            return False
+        order = pos.turn_order()
+        before = [q for q in order[:order.index(x)] if q not in pos.acted]
+        # The gems to guard: X's, and those of a canoe still to act before X below one of X's gems (robbed, it
+        # might need fewer points to climb onto X's disc). Any other canoe never reaches X's gems this round.
+        mine = {c.place for c in me.canoes if c.on_river and c.gems}
+        above = pos.board.above
+        targets = mine | {c.place for q in before for c in pos.players[q].canoes
+                          if c.on_river and c.gems and not mine.isdisjoint(above(c.place))}
+        for q in before:
+            player = pos.players[q]
+            budgets = {b for c in ([player.card] if player.card is not None else player.hand) for b in c.budgets}
+            if any(may_steal_on(pos, canoe, budgets, targets) for canoe in player.canoes):
+                return False
+        key = ("home", me.canoes, me.card, me.bank)  # what X's turn reads, besides the river and the rules
+        best = self._home.get(key)
+        if best is None:  # X's best bank by movements alone that reaches the goal (-1: none)
+            by_value = pos.ruleset.tiebreak.value == "value"
+            best = self._home[key] = max(
+                (b.value if by_value else b.total for b in (
+                    o.player(x).bank for o in legal_turns(pos, x, me.card)
+                    if not any(isinstance(step, (Load, Unload, Steal)) for a in o.turn.actions for step in a.steps)
+                    and goal_reached(o.player(x)))), default=-1)
+        return best >= 0 and not self._rivals_can_beat(pos, best)
 
     def _steal_in_reach(self, pos: Position) -> bool:
         """An upper bound: might X steal in its turn of this round (see :meth:`_bound`)?"""
@@ -617,12 +666,14 @@ class Search:
                 return True
         return False
 
-    def _rivals_can_beat(self, pos: Position) -> bool:
-        """Could another player end this round at the goal with a better bank than X's? An upper bound (see
-        :func:`bankable`); a tie shares the win (R-END-3)."""
+    def _rivals_can_beat(self, pos: Position, score: int | None = None) -> bool:
+        """Could another player end this round at the goal with a better bank than X's (``score``: its value or its
+        count of gems, as the tiebreak reads it; X's bank now by default)? An upper bound (see :func:`bankable`); a tie
+        shares the win (R-END-3)."""
         by_value = pos.ruleset.tiebreak.value == "value"
-        mine = pos.players[self.x].bank
-        score = mine.value if by_value else mine.total
+        if score is None:
+            mine = pos.players[self.x].bank
+            score = mine.value if by_value else mine.total
         for q, rival in enumerate(pos.players):
             if q == self.x:
                 continue

@@ -227,16 +227,18 @@ def _turn_reach(board: Board, cap: int, must_move: bool, state: tuple[str, int],
     return tuple(sorted(out))
 
 
-def may_steal_on(pos: Position, canoe: Canoe, budgets: Iterable[int], targets: Collection[str]) -> bool:
+def may_steal_on(pos: Position, canoe: Canoe, budgets: Iterable[int], targets: Collection[str],
+                 carried: int | None = None) -> bool:
     """An upper bound, without an expansion module: might ``canoe`` steal on one of the discs ``targets`` with one of
     the ``budgets``? A thief paddles up and stops on the victim's disc with its budget spent (R-STEAL-1, R-MOVE-3), 1
     point a disc (R-MOVE-2), carrying nothing when it stops: its gem actions before the movement can only be the
     unloading of every gem it carries, 2 points each, beside a cave, where ``steal_after_unload`` allows a steal
     after them (R-STEAL-5; a load would leave a gem aboard, and a colour loaded this turn is not unloaded, R-GEM-4).
-    So the budget is the climb plus 2 points a gem carried."""
+    So the budget is the climb plus 2 points a gem carried (``carried``: so many gems rather than the canoe's)."""
     if not canoe.on_river:
         return False
-    carried = len(canoe.gems)
+    if carried is None:
+        carried = len(canoe.gems)
     if carried and (pos.board.cave[canoe.place] is None or not pos.ruleset.steal_after_unload):
         return False
     climbs = {k + 2 * carried for k, place in enumerate(pos.board.above(canoe.place)[:-1], start=1)

@@ -585,7 +585,7 @@ class Search:
         if self.goal is Goal.STEAL and left == 1:
             if x in pos.acted:
                 return Node(False, f"{self.name} has no turn left to steal in")
-            if not pos.ruleset.modules and not self._steal_in_reach(pos):
+            if not pos.ruleset.modules and not (self._steal_in_reach(pos) and self._steal_in_range(pos)):
                 return Node(False, f"no canoe of {self.name} can reach an enemy's gem this round")
         if (self.goal is Goal.WIN and not pos.ruleset.modules
                 and not could_reach_goal(pos, x, bank_reach(pos, x, left))):
@@ -665,6 +665,39 @@ class Search:
             if any(c.gems and c.on_river and depth[c.place] < deepest for c in player.canoes):
                 return True
         return False
+
+    def _steal_in_range(self, pos: Position) -> bool:
+        """Another upper bound for the same question, X still to act in the last round (no expansion module): might
+        one of X's canoes climb onto a disc where an enemy's gem may be when X acts (:func:`may_steal_on`)? An enemy's
+        gem may be where a loaded canoe of a player who has acted, or who acts after X, stands now (no turn moves
+        another player's canoe), or anywhere a canoe of a player acting before X can get to with its best card, up
+        or down (it may load on the way, R-MOVE-1). X's canoes stand as now; their cargo can only be stolen from
+        them before X acts, never grow (R-GEM-1, R-STEAL-1), so each count of gems down to none is tried."""
+        x = self.x
+        board = pos.board
+        order = pos.turn_order()
+        before = set(order[:order.index(x)]) - set(pos.acted)
+        where: set[str] = set()
+        for q, player in enumerate(pos.players):
+            if q == x:
+                continue
+            if q not in before:
+                where |= {c.place for c in player.canoes if c.on_river and c.gems}
+                continue
+            cards = [player.card] if player.card is not None else list(player.hand)
+            reach = max((b for c in cards for b in c.budgets), default=0)
+            for c in player.canoes:
+                if c.on_river:
+                    where.add(c.place)
+                    where.update(board.above(c.place)[:reach])
+                if c.in_play:
+                    for d in range(1, reach + 1):
+                        where.update(board.below(c.place, d))
+        where.discard(PORT)
+        me = pos.players[x]
+        cards = [me.card] if me.card is not None else list(me.hand)
+        budgets = {b for c in cards for b in c.budgets}
+        return any(may_steal_on(pos, c, budgets, where, n) for c in me.canoes for n in range(len(c.gems) + 1))
 
     def _rivals_can_beat(self, pos: Position, score: int | None = None) -> bool:
         """Could another player end this round at the goal with a better bank than X's (``score``: its value or its

@@ -111,3 +111,10 @@ def test_the_steal_range_gives_the_plain_answer_and_cuts_where_the_older_bound_d
                 if bounds._steal_in_reach(record.turns_start) and not bounds._steal_in_range(record.turns_start):
                     decided += 1
     assert asked > 100 and decided > 10, (asked, decided)
+
+
+def test_the_cards_a_player_may_still_act_with():
+    # R-CARD-1: the card chosen, or while none is, every card of the hand.
+    pos = position(P("red", "3", "port", hand=[2, 5], card=5), P("blue", "port", "port", hand=[1, "cloud"]))
+    assert [c.label for c in pos.players[0].playable] == ["5"]
+    assert [c.label for c in pos.players[1].playable] == ["1", "cloud"]

@@ -24,6 +24,7 @@ from niagara_solver.engine.round import is_finished, play_round, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.errors import InputError, NiagaraError, TurnError, one_line, quoted
 from niagara_solver.model.atoms import Phase
+from niagara_solver.model.limits import MAX_HORIZON
 from niagara_solver.model.catalogue import sentence
 from niagara_solver.model.format import dumps, dumps_position, load_board, load_ruleset, position_to_json
 from niagara_solver.model.position import Position
@@ -762,7 +763,7 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
 @click.option("--goal", type=click.Choice(["win", "steal", "safe"]),
               help="win: be among the winners; steal: make a steal; safe: lose no gem (docs/SOLVER.md). "
                    "[default: the puzzle's, in a puzzle file]")
-@click.option("--horizon", type=click.IntRange(1, 6),
+@click.option("--horizon", type=click.IntRange(1, MAX_HORIZON),
               help="Rounds to look ahead. [default: the puzzle's in a puzzle file, else 1]")
 @click.option("--backend", type=click.Choice(["search", "smt", "both"]), default="search", show_default=True,
               help="search: game-tree search over the engine; smt: over the z3 encoding; both: the search's answer "

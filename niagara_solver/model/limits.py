@@ -35,6 +35,10 @@ MAX_INTEGER_DIGITS = 20
 #: picture, and drawing or encoding a river of thousands of discs runs out of stack or time.
 MAX_DISCS = 200
 
+#: The most rounds a solver question may look ahead (``solve --horizon``, a puzzle's ``horizon``): each round
+#: multiplies the positions searched many times over.
+MAX_HORIZON = 6
+
 #: The shortest and longest time limit (seconds) of a command. z3 counts its timeout in
 #: milliseconds as a 32-bit number (at most about 49 days); beyond a day, a question is better left unknown.
 MIN_TIMEOUT = 0.1

@@ -110,6 +110,12 @@ class Player:
             object.__setattr__(self, "hand", tuple(sorted(hand, key=hand_order)))
 
     @property
+    def playable(self) -> tuple[Card, ...]:
+        """The cards the player may still act with this round: the card chosen, or else every card of the hand
+        (R-CARD-1)."""
+        return (self.card,) if self.card is not None else self.hand
+
+    @property
     def canoes_in_play(self) -> tuple[Canoe, ...]:
         """The canoes in the port or on the river."""
         return tuple(c for c in self.canoes if c.in_play)

@@ -100,8 +100,7 @@ def bankable(pos: Position, q: int) -> tuple[int, int]:
     stolen gem cannot be banked in the same turn (a steal ends the action, R-STEAL-3).
     """
     player = pos.players[q]
-    cards = [player.card] if player.card is not None else list(player.hand)
-    best = max((b for c in cards if c is not None for b in c.budgets), default=0)  # 1/2/3: up to 3 (X-CARDS-3)
+    best = max((b for c in player.playable for b in c.budgets), default=0)  # 1/2/3: up to 3 (X-CARDS-3)
     if pos.ruleset.x_moose and best:
         best += 2  # the moose's bonus, if a canoe holds it or may take it (X-MOOSE-2): an upper bound stays one
     board, cap = pos.board, pos.ruleset.capacity

@@ -16,6 +16,7 @@ from typing import Any
 from niagara_solver.jobs import Task
 from niagara_solver.model.errors import InputError, NiagaraError
 from niagara_solver.model.format import load_document
+from niagara_solver.model.limits import MAX_HORIZON
 from niagara_solver.model.position import Position
 from niagara_solver.model.puzzles import bundled_puzzles, puzzle_paths
 from niagara_solver.model.ruleset import Ruleset
@@ -23,16 +24,12 @@ from niagara_solver.model.verdict import ANSWER, PUZZLE, Verdict
 from niagara_solver.solver.answers import Goal
 from niagara_solver.solver.solve import solve
 
-__all__ = ["INVALID", "NOT_A_PUZZLE", "MAX_HORIZON", "PuzzleQuestion", "bundled_puzzles", "puzzle_job",
+__all__ = ["INVALID", "NOT_A_PUZZLE", "PuzzleQuestion", "bundled_puzzles", "puzzle_job",
            "puzzle_paths", "puzzle_question", "puzzle_status", "puzzle_task", "status_verdict"]
 
 #: Statuses of a puzzle answered again, besides :data:`~niagara_solver.model.verdict.PUZZLE`'s words.
 INVALID = "invalid"
 NOT_A_PUZZLE = "not a puzzle"
-
-
-#: The most rounds a question may look ahead (``solve --horizon``, a puzzle's ``horizon``).
-MAX_HORIZON = 6
 
 
 @dataclass(frozen=True)

@@ -626,8 +626,7 @@ class Search:
         me = pos.players[x]
         if me.card is None:
             return False
-        order = pos.turn_order()
-        before = [q for q in order[:order.index(x)] if q not in pos.acted]
+        before = self._before_x(pos)
         # The gems to guard: X's, and those of a canoe still to act before X below one of X's gems (robbed, it
         # might need fewer points to climb onto X's disc). Any other canoe never reaches X's gems this round.
         mine = {c.place for c in me.canoes if c.on_river and c.gems}
@@ -636,7 +635,7 @@ class Search:
                           if c.on_river and c.gems and not mine.isdisjoint(above(c.place))}
         for q in before:
             player = pos.players[q]
-            budgets = {b for c in ([player.card] if player.card is not None else player.hand) for b in c.budgets}
+            budgets = {b for c in player.playable for b in c.budgets}
             if any(may_steal_on(pos, canoe, budgets, targets) for canoe in player.canoes):
                 return False
         key = ("home", me.canoes, me.card, me.bank)  # what X's turn reads, besides the river and the rules
@@ -666,6 +665,11 @@ class Search:
                 return True
         return False
 
+    def _before_x(self, pos: Position) -> list[int]:
+        """The players still to act before X in this round's phase II, in turn order (R-TURN-1)."""
+        order = pos.turn_order()
+        return [q for q in order[:order.index(self.x)] if q not in pos.acted]
+
     def _steal_in_range(self, pos: Position) -> bool:
         """Another upper bound for the same question, X still to act in the last round (no expansion module): might
         one of X's canoes climb onto a disc where an enemy's gem may be when X acts (:func:`may_steal_on`)? An enemy's
@@ -675,8 +679,7 @@ class Search:
         them before X acts, never grow (R-GEM-1, R-STEAL-1), so each count of gems down to none is tried."""
         x = self.x
         board = pos.board
-        order = pos.turn_order()
-        before = set(order[:order.index(x)]) - set(pos.acted)
+        before = self._before_x(pos)
         where: set[str] = set()
         for q, player in enumerate(pos.players):
             if q == x:
@@ -684,8 +687,7 @@ class Search:
             if q not in before:
                 where |= {c.place for c in player.canoes if c.on_river and c.gems}
                 continue
-            cards = [player.card] if player.card is not None else list(player.hand)
-            reach = max((b for c in cards for b in c.budgets), default=0)
+            reach = max((b for c in player.playable for b in c.budgets), default=0)
             for c in player.canoes:
                 if c.on_river:
                     where.add(c.place)
@@ -695,8 +697,7 @@ class Search:
                         where.update(board.below(c.place, d))
         where.discard(PORT)
         me = pos.players[x]
-        cards = [me.card] if me.card is not None else list(me.hand)
-        budgets = {b for c in cards for b in c.budgets}
+        budgets = {b for c in me.playable for b in c.budgets}
         return any(may_steal_on(pos, c, budgets, where, n) for c in me.canoes for n in range(len(c.gems) + 1))
 
     def _rivals_can_beat(self, pos: Position, score: int | None = None) -> bool:

@@ -1,8 +1,9 @@
 """The encoding's relations evaluated at a pinned position (encoding/enumerate.py: ``Session.evaluate`` for the flow,
 ``IncrementalEnumerator.winners`` for the end check) against the same relations asked of a solver (``Enumerator``):
 the same results on the positions of seeded games, and the engine's (R-FLOW-1..6, R-END-1..3); the engine's turns
-confirmed on the incremental solver (``IncrementalEnumerator.check_turns``) against the fresh solvers'; and written
-turns evaluated with every choice pinned against the solver's models."""
+confirmed on the incremental solver (``IncrementalEnumerator.check_turns``) against the fresh solvers'; phase I's
+rescue decisions evaluated (``IncrementalEnumerator.rescues`` with the engine's claimed) against every model
+enumerated; and written turns evaluated with every choice pinned against the solver's models."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from helpers import P, position
 from niagara_solver.encoding.enumerate import Enumerator, IncrementalEnumerator
 from niagara_solver.encoding.relations import Relations
 from niagara_solver.engine.flow import flow_choices, flow_value
+from niagara_solver.engine.rescue import apply_rescue, rescue_options
 from niagara_solver.engine.playout import random_playout
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.engine.round import winners
@@ -67,6 +69,67 @@ def test_claimed_turns_confirmed_on_the_incremental_solver_equal_the_solvers(pre
             assert set(found) == set(asked.check_turns(bare, p, card, claimed)) == set(claimed)
             cases += 1
     assert cases >= 6
+
+
+def _engine_rescues(pos: Position) -> dict[Position, dict[int, Any]]:
+    """Every result of phase I by the engine, each with the decisions (by seat) that lead to it first."""
+    results: dict[Position, dict[int, Any]] = {pos: {}}
+    for i in pos.turn_order():
+        results = {apply_rescue(s, i, o): {**d, i: o} for s, d in results.items() for o in rescue_options(s, i)}
+    return results
+
+
+@pytest.mark.parametrize("preset,players,seed", [("standard", 5, 31), ("bga-2013-05-09", 4, 32),
+                                                 ("flussgeister", 6, 33)])
+def test_claimed_rescues_evaluated_equal_every_model_enumerated(preset, players, seed):
+    # R-RESCUE-1..3, X-DOUBLE-4: the engine's decisions pinned and the relation evaluated, then one question for any
+    # other result (IncrementalEnumerator.rescues with claimed), give the outcome set that enumerating every model
+    # gives, on the incremental solver and on fresh solvers (Enumerator.rescues), and the engine's.
+    rules = PRESETS[preset]
+    relations = Relations(standard_board(), rules, players)
+    confirmed, enumerated, asked = (IncrementalEnumerator(relations), IncrementalEnumerator(relations),
+                                    Enumerator(relations))
+    start = Position.initial([f"p{i}" for i in range(players)], ruleset=rules)
+    sizes = []
+    for record in random_playout(start, seed, rounds=None, policy="greedy"):
+        pos = record.start
+        engine = _engine_rescues(pos)
+        if len(engine) < 2:
+            continue
+        found = confirmed.rescues(pos, None, engine)
+        assert found == enumerated.rescues(pos) == asked.rescues(pos) == set(engine)
+        sizes.append(len(engine))
+        if len(sizes) == 3:
+            break
+    assert len(sizes) == 3 and max(sizes) >= 4, sizes  # positions with several players' decisions to combine
+
+
+def test_claimed_rescues_that_are_wrong_neither_add_nor_hide_a_result():
+    # A result claimed that the rules do not give (a canoe back for free to a player with one in play, R-RESCUE-2)
+    # is not confirmed; a result left out of the claim is still found; a result claimed with decisions that lead
+    # elsewhere is confirmed by itself.
+    import dataclasses
+
+    from niagara_solver.model.notation import Rescue
+
+    pos = position(P("a", "fallen", "4", bank={"ruby": 1, "sapphire": 1}),
+                   P("b", "fallen", "fallen", bank={"amber": 1}), phase="cards")
+    engine = _engine_rescues(pos)
+    assert len(engine) == 3  # a: none, ruby or sapphire; b must pay amber for one canoe (R-RESCUE-2)
+    a = pos.players[0]
+    back = tuple(dataclasses.replace(c, place="port") if c.fallen else c for c in a.canoes)
+    refused = pos.with_player(0, dataclasses.replace(a, canoes=back))  # back without paying
+    for result in engine:  # b's payment, as in every result
+        refused = refused.with_player(1, result.players[1])
+        break
+    assert refused not in engine
+    first, *rest = engine
+    claimed = {r: engine[r] for r in rest}  # the first result left out
+    claimed[refused] = {0: Rescue((None,))}  # not a possible decision: a has a canoe in play
+    mislabelled = next(r for r in rest if engine[r][0] != Rescue())
+    claimed[mislabelled] = {0: Rescue(), 1: engine[mislabelled][1]}  # decisions that lead elsewhere
+    found = IncrementalEnumerator(Relations.of(pos)).rescues(pos, None, claimed)
+    assert found == set(engine)
 
 
 def test_a_claimed_turn_the_rules_refuse_is_refused():

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, Sequence, cast
 
 import z3
 
-from niagara_solver.model.notation import Turn
+from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.atoms import NEXT, Card, Moose, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
@@ -647,13 +647,34 @@ class IncrementalEnumerator:
             self._enumerate(session, step.post, lambda m: found.add(finish(m)), [], deadline)
         return found
 
-    def rescues(self, pos: Position, deadline: float | None = None) -> set[Position]:
-        """Every position phase I's rescue decisions lead to, as :meth:`Enumerator.rescues`."""
+    def rescues(self, pos: Position, deadline: float | None = None,
+                claimed: dict[Position, dict[int, Rescue]] | None = None) -> set[Position]:
+        """Every position phase I's rescue decisions lead to, as :meth:`Enumerator.rescues`.
+
+        With ``claimed`` (another reader's results, each with the players' decisions that lead to it), each
+        claimed result is confirmed first: its decisions pinned and the relation evaluated (no solver), or, where
+        the relation refuses them or leads elsewhere, the result itself pinned and asked. Then one question asks
+        for any result outside those, and every such result is enumerated: the same set as enumerating every
+        model, without a question per result (five players with two fallen canoes each have 150 of them)."""
+        relations = self.relations
         pre, step, session = self._session(("rescue",))
         found: set[Position] = set()
         finish = self._keeping_hands(step, pos)
-        with session.scope(*self.relations.pin(pre, pos)):
-            self._enumerate(session, step.post, lambda m: found.add(finish(m)), [], deadline)
+        pinned = relations.pin(pre, pos)
+        unconfirmed = []
+        for result, decisions in (claimed or {}).items():
+            evaluated = session.evaluate(pinned, relations.pin_rescues(step, pos, decisions), free=True)
+            reached = finish(cast(z3.ModelRef, evaluated[1])) if evaluated is not None and evaluated[0] else None
+            if reached is not None:
+                found.add(reached)
+            if reached != result:
+                unconfirmed.append(result)
+        with session.scope(*pinned):
+            for result in unconfirmed:
+                with session.scope(_same_position(step.post, result, self.tables)):
+                    if session.check(deadline):
+                        found.add(finish(session.model()))
+            self._enumerate(session, step.post, lambda m: found.add(finish(m)), list(found), deadline)
         return found
 
     def _keeping_hands(self, step: Step, pos: Position) -> Callable[[z3.ModelRef], Position]:

@@ -1,4 +1,5 @@
-"""Pinning a written turn in the encoding: the choices of a turn in the notation, as constraints."""
+"""Pinning a written turn, or phase I's written rescue decisions, in the encoding: the choices the notation writes,
+as constraints."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ from typing import Any
 
 import z3
 
-from niagara_solver.model.notation import Load, Move, Push, Steal, TakeMoose, Trade, Turn, Unload
+from niagara_solver.model.notation import Load, Move, Push, Rescue, Steal, TakeMoose, Trade, Turn, Unload
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.position import Position
 from niagara_solver.encoding.core import Encoding
+from niagara_solver.encoding.flow import RescueChoice
 from niagara_solver.encoding.state import NCOL, Constraint
 from niagara_solver.encoding.terms import equal, zeros
 from niagara_solver.encoding.turn import GemActions, SlotObservation, TurnChoice
@@ -34,6 +36,29 @@ def canoe_order(pos: Position, player: int, turn: Turn) -> tuple[tuple[int, int]
     if used and used[0] == 1:
         return (1, 0), None
     return (0, 1), None
+
+
+def pin_rescues(pos: Position, choice: RescueChoice, decisions: dict[int, Rescue]) -> list[Any]:
+    """Every choice of phase I's relation fixed to written rescue decisions (a player left out decides "none"),
+    each ``variable == value``, so that the relation can be evaluated rather than solved.
+
+    The notation writes the payments, not which canoe each pays for: the n-th payment is pinned on the player's
+    n-th fallen canoe (of the kind ``canoe`` names, X-DOUBLE-4), as the engine brings them back. That is one of the
+    relation's models for the decisions where it allows them (a fallen canoe comes back empty, so which of two
+    alike ones is brought back is no difference); where it does not, evaluation says so, and a solver decides.
+    The symbolic canoe ``k`` of a player is their concrete canoe ``k`` (the position pinned without an order)."""
+    out: list[Any] = []
+    for p, player in enumerate(pos.players):
+        decision = decisions.get(p, Rescue())
+        fallen = [k for k, c in enumerate(player.canoes)
+                  if c.fallen and decision.canoe in (None, c.kind.value)]
+        paid = dict(zip(fallen, decision.payments))  # R-RESCUE-1: one payment per canoe brought back
+        for k in range(2):
+            back = k in paid
+            colour = paid.get(k)
+            out.append(equal(choice.rescued[p][k], back)[0])
+            out.append(equal(choice.colour[p][k], int(colour) if colour is not None else 0)[0])
+    return out
 
 
 def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnChoice, player: int = 0,

@@ -34,7 +34,7 @@ import z3
 from niagara_solver.encoding.core import Encoding, Mutant
 from niagara_solver.encoding.end import encode_end
 from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue, pushes_put_back
-from niagara_solver.encoding.pin import canoe_order, pin_turn, written_order
+from niagara_solver.encoding.pin import canoe_order, pin_rescues, pin_turn, written_order
 from niagara_solver.encoding.round import RoundChoice, encode_round
 from niagara_solver.encoding.state import (NAMES, NCOL, Constraint, Expr, SymPosition, card_in_hand, decode, fix,
                                            value, well_formed)
@@ -265,6 +265,11 @@ class Relations:
         """R-GEM-2 on the order a pinned turn writes each stop's gem actions in (the relation counts them,
         :func:`.pin.written_order`): assert these with :meth:`pin_turn`'s pins where the order written matters."""
         return written_order(step.observations, turn)
+
+    def pin_rescues(self, step: RescueStep, position: Position, decisions: dict[int, Rescue]) -> list[Expr]:
+        """The step's choices fixed to written rescue decisions of the players (by seat; "none" for a player left
+        out), every one ``variable == value``, so that the relation can be evaluated (:func:`.pin.pin_rescues`)."""
+        return pin_rescues(position, step.choice, decisions)
 
     def pin_round_turn(self, step: RoundStep, player: int, position: Position, card: Card,
                        turn: Turn) -> list[Expr]:

@@ -26,7 +26,7 @@ from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Moose, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.limits import time_left
-from niagara_solver.model.notation import CanoeRef, Load, Move, Push, Steal, TakeMoose, Trade, Turn, Unload
+from niagara_solver.model.notation import CanoeRef, Load, Move, Push, Rescue, Steal, TakeMoose, Trade, Turn, Unload
 from niagara_solver.model.position import Canoe, Player, Position, start_hand
 from niagara_solver.model.ruleset import GemTable, Ruleset
 
@@ -322,20 +322,23 @@ class CrossChecker:
 
     def rescue(self, pos: Position) -> Case:
         case = Case("rescue", pos)
-        results: dict[Position, str] = {pos: ""}
+        # Each result with the decisions that lead to it (the first found): the encoding confirms them first.
+        results: dict[Position, dict[int, Rescue]] = {pos: {}}
         for i in pos.turn_order():
-            grown: dict[Position, str] = {}
-            for state, label in results.items():
+            grown: dict[Position, dict[int, Rescue]] = {}
+            for state, decisions in results.items():
                 for option in rescue_options(state, i):
-                    grown.setdefault(apply_rescue(state, i, option),
-                                     (label + "; " if label else "") + f"{pos.players[i].name} {option}")
+                    grown.setdefault(apply_rescue(state, i, option), {**decisions, i: option})
             results = grown
-        case.engine = results
+        names = [p.name for p in pos.players]
+        case.engine = {result: "; ".join(f"{names[i]} {option}" for i, option in decisions.items())
+                       for result, decisions in results.items()}
         n = len(pos.players)
         if self.reference:
             self._encoding(case, lambda _: {p: "" for p in self.enumerator(n).rescues(pos)})
         else:
-            self._encoding(case, lambda deadline: {p: "" for p in self.incremental(n).rescues(pos, deadline)})
+            self._encoding(case, lambda deadline: {p: "" for p in self.incremental(n).rescues(pos, deadline,
+                                                                                             results)})
         if any(c.fallen for _, c in pos.canoes()):
             case.rules.add("R-RESCUE-1")
         if any(must_rescue(p) for p in pos.players):

@@ -146,10 +146,16 @@ def test_gem_action_terms_made_through_the_c_api_are_the_python_apis():
 
 def test_the_c_api_builders_make_the_python_apis_terms():
     # encoding/terms.py: each builder gives the very term (the same AST) the Python API makes for the same call.
-    from niagara_solver.encoding.terms import (all_of, at_least, at_least_term, between_0_1, implies, int_sum,
-                                               literal_int, variable_decl, zeros)
+    from niagara_solver.encoding.terms import (all_of, and_of, at_least, at_least_term, between, between_0_1, implies,
+                                               int_sum, ite, literal_int, variable_decl, zeros)
     x, y, b = z3.Int("terms.x"), z3.Int("terms.y"), z3.Bool("terms.b")
     assert all_of([x > 1, b, y == 2]).eq(z3.And(x > 1, b, y == 2))
+    # and_of is z3.And to the letter: a conjunction of one or of none is a term of its own, not its argument or true.
+    assert and_of([x > 1, b]).eq(z3.And([x > 1, b])) and and_of([b]).eq(z3.And([b])) and not and_of([b]).eq(b)
+    assert and_of([], x.ctx).eq(z3.And([])) and not and_of([], x.ctx).eq(z3.BoolVal(True))
+    assert ite(b, x, 3).eq(z3.If(b, x, 3)) and ite(x > 1, 4, y + 1).eq(z3.If(x > 1, 4, y + 1))
+    assert ite(b, x > 1, b).eq(z3.If(b, x > 1, b))  # not integers: z3.If itself
+    assert between(x, 1, 11).eq(z3.And(x >= 1, x <= 11))
     assert implies(b, x > 1).eq(z3.Implies(b, x > 1))
     assert at_least(x + y, 1).eq(x + y >= 1)
     assert at_least_term(x, y + 1).eq(x >= y + 1)

@@ -10,6 +10,7 @@ from niagara_solver.model.ruleset import ForkPolicy
 from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.state import LASSO, NCOL, ONE_TWO_THREE, Constraint, Expr, SymPosition
 from niagara_solver.encoding.tables import BoardTables
+from niagara_solver.encoding.terms import and_of, equal, ite
 from niagara_solver.encoding.turn import Transition
 
 #: The most steps a river can flow: the largest paddle plus the stormiest weather.
@@ -77,7 +78,9 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
             out += [("R-FLOW-4", z3.And(b >= 0, b < len(t.labels[f]))) for f, b in routing.items()]
         else:
             routing = state.marker
-        on_path = {x: z3.And([routing[f] == j for f, j in t.route[x]]) for x in t.disc_ids}
+        # The terms are made through z3's C API (encoding/terms.py: the same terms as z3.And, z3.If and ==): this
+        # loop makes most of a flow relation's terms, for every canoe, disc and step.
+        on_path = {x: and_of([equal(routing[f], j)[0] for f, j in t.route[x]], active.ctx) for x in t.disc_ids}
         new = state.copy()
         for p in range(state.players):
             for v in range(2):
@@ -86,17 +89,17 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
                 # X-CARDS-4: a moored canoe stands beside its board place and does not ride.
                 riding = z3.Not(pre.moored[p][v]) if pre.moored is not None else None
                 for d in t.disc_ids:
-                    here = z3.And(active, x == d, on_path[d]) if riding is None else \
-                        z3.And(active, x == d, on_path[d], riding)
+                    here = and_of([active, equal(x, d)[0], on_path[d]]) if riding is None else \
+                        and_of([active, equal(x, d)[0], on_path[d], riding])
                     if d in t.branch:
                         nxt: Expr = z3.IntVal(t.branch[d][-1])
                         for j, child in reversed(list(enumerate(t.branch[d][:-1]))):
-                            nxt = z3.If(routing[d] == j, child, nxt)
+                            nxt = ite(equal(routing[d], j)[0], child, nxt)
                     elif t.next[d] is not None:
                         nxt = z3.IntVal(t.next[d])
                     else:
                         nxt = z3.IntVal(t.FALLEN)  # the disc leaving a brink goes over the falls
-                    moved = z3.If(here, nxt, moved)
+                    moved = ite(here, nxt, moved)
                 # A negative flow (forbidden by R-FLOW-2) would push canoes back up, one disc a step.
                 back = z3.And(k < -i, t.is_disc(x)) if riding is None else z3.And(k < -i, t.is_disc(x), riding)
                 moved = z3.If(back, _parent(t, x), moved)
@@ -206,7 +209,7 @@ def _joe_points(enc: Encoding, pos: SymPosition) -> Expr:
 def _parent(t: BoardTables, x: Expr) -> Expr:
     out: Expr = x
     for d in t.disc_ids:
-        out = z3.If(x == d, t.above[d][0], out)
+        out = ite(equal(x, d)[0], t.above[d][0], out)
     return out
 
 

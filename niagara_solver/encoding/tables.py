@@ -15,6 +15,7 @@ import z3
 
 from niagara_solver.model.board import Board
 from niagara_solver.model.atoms import FALLEN, PORT, Colour
+from niagara_solver.encoding.terms import between, equal, ite
 
 IntLike = Any  # a z3 integer term or a Python int
 
@@ -22,8 +23,12 @@ IntLike = Any  # a z3 integer term or a Python int
 def lookup(var: Any, table: Mapping[int, IntLike], default: IntLike = 0) -> Any:
     """``table[var]`` as an ``If`` chain (``default`` outside the table)."""
     out: Any = default
-    for key, value in sorted(table.items(), reverse=True):
-        out = z3.If(var == key, value, out)
+    if not isinstance(var, z3.ArithRef):
+        for key, value in sorted(table.items(), reverse=True):
+            out = z3.If(var == key, value, out)
+        return out
+    for key, value in sorted(table.items(), reverse=True):  # through z3's C API: the same terms (terms.py)
+        out = ite(equal(var, key)[0], value, out)
     return out
 
 
@@ -97,7 +102,7 @@ class BoardTables:
         return lookup(x, {i: c for i, c in self.cave.items() if c}, 0)
 
     def is_disc(self, x: z3.ArithRef) -> z3.BoolRef:
-        return z3.And(x >= 1, x <= self.D)
+        return between(x, 1, self.D)
 
     def up_by(self, x: z3.ArithRef, n: z3.ArithRef) -> z3.ArithRef:
         """The place ``n`` discs upstream of disc ``x``, or the port if that is farther (a witness move)."""

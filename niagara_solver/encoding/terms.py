@@ -33,6 +33,37 @@ def all_of(items: Sequence[Expr]) -> Expr:
     return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(items), array), ctx)
 
 
+def and_of(items: Sequence[Expr], ctx: z3.Context | None = None) -> Expr:
+    """``z3.And(items)`` exactly, for z3 Booleans (no argument or one make the conjunction of none or one, as z3.And
+    does; ``ctx`` for no argument: the default context otherwise)."""
+    ctx = items[0].ctx if items else (ctx or z3.main_ctx())
+    array = (z3.Ast * len(items))(*[t.as_ast() for t in items])
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(items), array), ctx)
+
+
+def ite(condition: Expr, then: Expr | int, other: Expr | int) -> Expr:
+    """``z3.If(condition, then, other)`` for two integer terms or Python ints (any other kind: z3.If itself)."""
+    ctx = condition.ctx
+    if then.__class__ is int:
+        then = z3.IntVal(then, ctx)
+    if other.__class__ is int:
+        other = z3.IntVal(other, ctx)
+    if not (isinstance(then, z3.ArithRef) and isinstance(other, z3.ArithRef) and then.is_int() and other.is_int()):
+        return z3.If(condition, then, other)
+    return z3.ArithRef(z3.Z3_mk_ite(ctx.ref(), condition.as_ast(), then.as_ast(), other.as_ast()), ctx)
+
+
+def between(x: Expr, low: int, high: int) -> Expr:
+    """``z3.And(x >= low, x <= high)`` for an integer term."""
+    ctx = x.ctx
+    ref, ast = ctx.ref(), x.as_ast()
+    lo, hi = z3.IntVal(low, ctx), z3.IntVal(high, ctx)
+    above = z3.BoolRef(z3.Z3_mk_ge(ref, ast, lo.as_ast()), ctx)
+    below = z3.BoolRef(z3.Z3_mk_le(ref, ast, hi.as_ast()), ctx)
+    both = (z3.Ast * 2)(above.as_ast(), below.as_ast())
+    return z3.BoolRef(z3.Z3_mk_and(ref, 2, both), ctx)
+
+
 def int_sum(terms: Sequence[Expr]) -> Expr:
     """``z3.Sum`` of two or more integer terms."""
     ctx = terms[0].ctx

@@ -30,7 +30,7 @@ from niagara_solver.model.ruleset import Card123Canoes, LassoScope, Ruleset
 from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.state import LASSO, NCOL, ONE_TWO_THREE, Constraint, Expr, SymPosition, card_in_hand
 from niagara_solver.encoding.tables import member
-from niagara_solver.encoding.terms import between_0_1, int_sum
+from niagara_solver.encoding.terms import between, between_0_1, int_sum
 
 OPS = 3  # gem actions at one stop in the base game: at most three (six points)
 
@@ -76,7 +76,7 @@ class GemActions:
 
     def domain(self) -> list[Expr]:
         cells = self.cells()
-        return [*(z3.And(x >= 0, x <= self.most) for x in cells), int_sum(cells) <= self.most]
+        return [*(between(x, 0, self.most) for x in cells), int_sum(cells) <= self.most]
 
     def loads(self, c: int) -> Expr:
         """How many gems of colour ``c`` the canoe loads here."""

@@ -14,7 +14,7 @@ import pytest
 from helpers import P, position
 
 from niagara_solver.encoding.enumerate import Enumerator, IncrementalEnumerator
-from niagara_solver.encoding.relations import Relations
+from niagara_solver.encoding.relations import NAMES, Relations
 from niagara_solver.engine.flow import flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, rescue_options
 from niagara_solver.engine.playout import random_playout
@@ -227,3 +227,41 @@ def test_a_written_turn_the_rules_refuse_does_not_hold_when_evaluated():
     assert evaluated is not None and not evaluated[0]
     with session.scope(*relations.pin(pre, pos), *pins):
         assert not session.check(None)
+
+
+@pytest.mark.parametrize("preset,seed", [("standard", 41), ("bga-2013-05-09", 42)])
+def test_claimed_round_starts_evaluated_equal_the_solvers(preset, seed, monkeypatch):
+    # A whole round's claimed starts confirmed with every choice pinned and the relation evaluated (the rescue
+    # decisions, each turn, each canoe order: IncrementalEnumerator.check_rounds given ``rescues``) give the set the
+    # solver gives from the turns alone, and the engine's; with the rescue decisions wrong (nobody brings a canoe
+    # back), the starts are still confirmed, by the solver.
+    from niagara_solver.model.notation import Rescue
+    from niagara_solver.verify.crosscheck.compare import CrossChecker
+
+    rules = PRESETS[preset]
+    checker = CrossChecker(standard_board(), rules)
+    asked: list[tuple[Any, ...]] = []
+    real = IncrementalEnumerator.check_rounds
+
+    def spy(self: IncrementalEnumerator, *args: Any) -> Any:
+        asked.append(args)
+        return real(self, *args)
+    monkeypatch.setattr(IncrementalEnumerator, "check_rounds", spy)
+    start = Position.initial(list(NAMES[:2]), ruleset=rules)  # a round's results are named as the encoding's seats
+    rounds = rescued = 0
+    for record in random_playout(start, seed, rounds=None, policy="greedy"):
+        pos = record.start
+        cards = {i: p.card for i, p in enumerate(record.turns_start.players) if p.card is not None}
+        case = checker.round(pos, cards)
+        if case is None:
+            continue
+        pos_, cards_, paths, limit, _, decided = asked[-1]
+        incremental = checker.incremental(2)
+        plain = real(incremental, pos_, cards_, paths, limit, None, None)
+        wrong = real(incremental, pos_, cards_, paths, limit, None, {s: {0: Rescue(), 1: Rescue()} for s in decided})
+        assert set(case.encoding) == plain == wrong == set(case.engine)
+        rounds += 1
+        rescued += any(c.fallen for _, c in pos.canoes())
+        if rounds == 6:
+            break
+    assert rounds == 6 and rescued >= 1

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from itertools import islice, product
 from typing import Any, Callable, Iterator, Sequence, cast
 
 import z3
 
 from niagara_solver.model.notation import Rescue, Turn
-from niagara_solver.model.atoms import NEXT, Card, Moose, Phase
+from niagara_solver.model.atoms import NEXT, PORT, Card, Moose, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
 from niagara_solver.encoding.solver import TimedSolver, make_preprocessing_solver, make_solver
@@ -710,7 +711,8 @@ class IncrementalEnumerator:
             solver.pop()
 
     def check_rounds(self, pos: Position, cards: dict[int, Card], claimed: dict[Position, RoundPath],
-                     limit: int = 100000, deadline: float | None = None) -> set[Position]:
+                     limit: int = 100000, deadline: float | None = None,
+                     rescues: dict[Position, dict[int, Rescue]] | None = None) -> set[Position]:
         """Every position at the start of the next round, as :meth:`Enumerator.rounds`, found by checking a
         claimed set (each start with the turns that lead to it, in turn order): each claimed start is confirmed,
         then one question asks for any result outside the claimed ones, and every such result is enumerated.
@@ -733,8 +735,16 @@ class IncrementalEnumerator:
             return after.replace(players=players, lifebuoy=(pos.lifebuoy + 1) % n, round=pos.round + 1,
                                  phase=Phase.CARDS, acted=())
         pins = [*relations.pin(pre, pos), *(step.plays(p, c) for p, c in cards.items())]
-        with session.scope(*pins):
+        unconfirmed = dict(claimed)
+        if rescues is not None and step.choice.flow is None:
             for start, path in claimed.items():
+                evaluated = (self._evaluate_round(pos, step, session, pins, path, rescues[start], result, start)
+                             if start in rescues else set())
+                found |= evaluated
+                if start in evaluated:
+                    del unconfirmed[start]
+        with session.scope(*pins):
+            for start, path in unconfirmed.items():
                 written = [c for p, at, card, turn in path for c in relations.pin_round_turn(step, p, at, card, turn)]
                 with session.scope(*written):
                     reached = result(session.model()) if session.check(deadline) else None
@@ -754,6 +764,46 @@ class IncrementalEnumerator:
             extra += 1
             outside.add(z3.Not(_same(step.post, model)))
         return found
+
+
+    def _evaluate_round(self, pos: Position, step: Any, session: Session, pins: list[Any], path: RoundPath,
+                        decisions: dict[int, Rescue], result: Callable[[Any], Position],
+                        start: Position) -> set[Position]:
+        """The results a claimed path reaches with every choice of the round relation pinned (the rescue decisions,
+        each turn with the choices its notation leaves open, each player's canoe order) and the relation evaluated
+        rather than asked, until one is ``start``; each is one of the relation's models, so a result of the
+        encoding. Empty where the relation does not hold so (then the solver decides).
+
+        The relation's canoe slots are the round start's canoes (pinned without an order); a turn names its first
+        canoe by its place before the turn. A slot's place then is its place at the start, or the port if phase I
+        brought it back: where that tells the slots apart, the canoe order is the one that puts the named canoe
+        first; where it does not, both orders are tried (at most four evaluations in all)."""
+        relations = self.relations
+        fixed = relations.pin_round_rescues(step, pos, decisions)
+        orders: list[list[tuple[int, bool]]] = []
+        for p, at, card, turn in path:
+            fixed += relations.pin_round_turn(step, p, at, card, turn, every=True)
+            canoes = pos.players[p].canoes
+            decision = decisions.get(p, Rescue())
+            back = [k for k, c in enumerate(canoes)
+                    if c.fallen and decision.canoe in (None, c.kind.value)][:len(decision.payments)]
+            places = [PORT if k in back else c.place for k, c in enumerate(canoes)]
+            named = turn.actions[0].canoe.place if turn.actions else None
+            if len(places) != 2 or named is None:
+                orders.append([(p, False)])
+            elif places[0] != places[1] and named in places:
+                orders.append([(p, places.index(named) == 1)])
+            else:
+                orders.append([(p, False), (p, True)])
+        reached: set[Position] = set()
+        for chosen in islice(product(*orders), 4):
+            swaps = [equal(step.choice.swaps[p], swap)[0] for p, swap in chosen]
+            evaluated = session.evaluate(pins, [*fixed, *swaps], free=True)
+            if evaluated is not None and evaluated[0]:
+                reached.add(result(cast(z3.ModelRef, evaluated[1])))
+                if start in reached:
+                    break
+        return reached
 
 
 def turn_outcomes(pos: Position, player: int, card: Card, limit: int = 100000,

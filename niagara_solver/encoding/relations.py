@@ -272,11 +272,16 @@ class Relations:
         return pin_rescues(position, step.choice, decisions)
 
     def pin_round_turn(self, step: RoundStep, player: int, position: Position, card: Card,
-                       turn: Turn) -> list[Expr]:
+                       turn: Turn, every: bool = False) -> list[Expr]:
         """A round's turn of ``player`` fixed to a written turn with ``card``, written from ``position`` (the
         position before that turn); which of the player's canoes acts first is left to the round's choice of
-        canoe order."""
-        return pin_turn(self.enc, position, card, turn, step.choice.turns[player], player)
+        canoe order. With ``every``, also the choices the notation leaves open, as :meth:`pin_turn`."""
+        return pin_turn(self.enc, position, card, turn, step.choice.turns[player], player, every)
+
+    def pin_round_rescues(self, step: RoundStep, position: Position, decisions: dict[int, Rescue]) -> list[Expr]:
+        """A round's phase I fixed to written rescue decisions, as :meth:`pin_rescues` (``position``: the round's
+        start, pinned without an order)."""
+        return pin_rescues(position, step.choice.rescue, decisions)
 
     def flow_choice(self, tag: str) -> FlowChoice:
         """Branch choices for the flow (read only with ``fork_policy: free``), shareable between relations."""

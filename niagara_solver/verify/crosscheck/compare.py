@@ -370,11 +370,14 @@ class CrossChecker:
         case = Case("round", pos, cards=cards)
         # Dicts rather than sets: one path to each start is kept, the first in a fixed order (the turns the
         # encoding is asked to confirm first).
-        rescued = {pos: None}
+        # Each position after phase I with the decisions that lead to it (the first found), then each start of the
+        # next round with the turns and those decisions: the encoding confirms them first.
+        rescued: dict[Position, dict[int, Rescue]] = {pos: {}}
         for i in pos.turn_order():
-            rescued = {apply_rescue(s, i, o): None for s in rescued for o in rescue_options(s, i)}
+            rescued = {apply_rescue(s, i, o): {**d, i: o} for s, d in rescued.items() for o in rescue_options(s, i)}
         starts: dict[Position, str] = {}
         paths: dict[Position, RoundPath] = {}
+        decided: dict[Position, dict[int, Rescue]] = {}
         case.rules = {"R-ROUND-1", "R-TURN-1", "R-BUOY-1", "R-CARD-2", "R-FLOW-1"}
         for state in rescued:
             # Each position of phase II with the gems stolen on the way to it (for R-STEAL-4's coverage), and the
@@ -398,14 +401,15 @@ class CrossChecker:
                 for _, after in flow_outcomes(s, flow_value(s)):
                     start = _next_round(after, s)
                     starts[start] = ""
-                    paths.setdefault(start, path)
+                    if start not in paths:
+                        paths[start], decided[start] = path, rescued[state]
         case.engine = starts
         n = len(pos.players)
         if self.reference:
             self._encoding(case, lambda _: {p: "" for p in self.enumerator(n).rounds(pos, cards, 20 * limit)})
         else:
             self._encoding(case, lambda deadline: {p: "" for p in self.incremental(n).check_rounds(
-                pos, cards, paths, 20 * limit, deadline)})
+                pos, cards, paths, 20 * limit, deadline, decided)})
         return case
 
 

@@ -26,6 +26,7 @@ import z3
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.atoms import NEXT, PORT, Card, Moose, Phase
 from niagara_solver.model.position import Player, Position
+from niagara_solver.encoding.pin import rescued_slots
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
 from niagara_solver.encoding.solver import TimedSolver, make_preprocessing_solver, make_solver
 from niagara_solver.encoding.state import MOOSE_STATES, read_values
@@ -723,7 +724,11 @@ class IncrementalEnumerator:
         still found. The question for other results is put to a fresh solver: z3 preprocesses a question it is
         asked once (eliminating the pinned variables), which for the whole round's relation answers "no other
         result" faster than the incremental solver does (measured 4-7 s against 6-20 s), and faster still with the
-        simplifying steps of :meth:`_outside` (0.7-1.1 s against 1.3-3.4 s)."""
+        simplifying steps of :meth:`_outside` (0.7-1.1 s against 1.3-3.4 s).
+
+        With ``rescues`` (each claimed start's rescue decisions), a start is first confirmed with every choice of the
+        round pinned and the relation evaluated (:meth:`_evaluate_round`), the solver asked only where that does not
+        reach it."""
         relations = self.relations
         pre, step, session = self._session(("round", pos.lifebuoy))
         n = len(pos.players)
@@ -765,7 +770,6 @@ class IncrementalEnumerator:
             outside.add(z3.Not(_same(step.post, model)))
         return found
 
-
     def _evaluate_round(self, pos: Position, step: Any, session: Session, pins: list[Any], path: RoundPath,
                         decisions: dict[int, Rescue], result: Callable[[Any], Position],
                         start: Position) -> set[Position]:
@@ -784,9 +788,7 @@ class IncrementalEnumerator:
         for p, at, card, turn in path:
             fixed += relations.pin_round_turn(step, p, at, card, turn, every=True)
             canoes = pos.players[p].canoes
-            decision = decisions.get(p, Rescue())
-            back = [k for k, c in enumerate(canoes)
-                    if c.fallen and decision.canoe in (None, c.kind.value)][:len(decision.payments)]
+            back = rescued_slots(canoes, decisions.get(p, Rescue()))
             places = [PORT if k in back else c.place for k, c in enumerate(canoes)]
             named = turn.actions[0].canoe.place if turn.actions else None
             if len(places) != 2 or named is None:

@@ -3,13 +3,13 @@ as constraints."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import z3
 
 from niagara_solver.model.notation import Load, Move, Push, Rescue, Steal, TakeMoose, Trade, Turn, Unload
 from niagara_solver.model.atoms import Card
-from niagara_solver.model.position import Position
+from niagara_solver.model.position import Canoe, Position
 from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.flow import RescueChoice
 from niagara_solver.encoding.state import NCOL, Constraint
@@ -38,6 +38,13 @@ def canoe_order(pos: Position, player: int, turn: Turn) -> tuple[tuple[int, int]
     return (0, 1), None
 
 
+def rescued_slots(canoes: Sequence[Canoe], decision: Rescue) -> list[int]:
+    """The canoes a written rescue decision brings back, by index: the n-th payment on the n-th fallen canoe (of the
+    kind the decision names, X-DOUBLE-4), as the engine brings them back (R-RESCUE-1)."""
+    fallen = [k for k, c in enumerate(canoes) if c.fallen and decision.canoe in (None, c.kind.value)]
+    return fallen[:len(decision.payments)]
+
+
 def pin_rescues(pos: Position, choice: RescueChoice, decisions: dict[int, Rescue]) -> list[Any]:
     """Every choice of phase I's relation fixed to written rescue decisions (a player left out decides "none"),
     each ``variable == value``, so that the relation can be evaluated rather than solved.
@@ -50,9 +57,7 @@ def pin_rescues(pos: Position, choice: RescueChoice, decisions: dict[int, Rescue
     out: list[Any] = []
     for p, player in enumerate(pos.players):
         decision = decisions.get(p, Rescue())
-        fallen = [k for k, c in enumerate(player.canoes)
-                  if c.fallen and decision.canoe in (None, c.kind.value)]
-        paid = dict(zip(fallen, decision.payments))  # R-RESCUE-1: one payment per canoe brought back
+        paid = dict(zip(rescued_slots(player.canoes, decision), decision.payments))  # R-RESCUE-1: one per canoe
         for k in range(2):
             back = k in paid
             colour = paid.get(k)

@@ -16,7 +16,7 @@ from helpers import P, position
 from niagara_solver.encoding.enumerate import Enumerator, IncrementalEnumerator
 from niagara_solver.encoding.relations import NAMES, Relations
 from niagara_solver.engine.flow import flow_choices, flow_value
-from niagara_solver.engine.rescue import apply_rescue, rescue_options
+from niagara_solver.verify.crosscheck.compare import rescue_results
 from niagara_solver.engine.playout import random_playout
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.engine.round import winners
@@ -71,14 +71,6 @@ def test_claimed_turns_confirmed_on_the_incremental_solver_equal_the_solvers(pre
     assert cases >= 6
 
 
-def _engine_rescues(pos: Position) -> dict[Position, dict[int, Any]]:
-    """Every result of phase I by the engine, each with the decisions (by seat) that lead to it first."""
-    results: dict[Position, dict[int, Any]] = {pos: {}}
-    for i in pos.turn_order():
-        results = {apply_rescue(s, i, o): {**d, i: o} for s, d in results.items() for o in rescue_options(s, i)}
-    return results
-
-
 @pytest.mark.parametrize("preset,players,seed", [("standard", 5, 31), ("bga-2013-05-09", 4, 32),
                                                  ("flussgeister", 6, 33)])
 def test_claimed_rescues_evaluated_equal_every_model_enumerated(preset, players, seed):
@@ -93,7 +85,7 @@ def test_claimed_rescues_evaluated_equal_every_model_enumerated(preset, players,
     sizes = []
     for record in random_playout(start, seed, rounds=None, policy="greedy"):
         pos = record.start
-        engine = _engine_rescues(pos)
+        engine = rescue_results(pos)
         if len(engine) < 2:
             continue
         found = confirmed.rescues(pos, None, engine)
@@ -114,7 +106,7 @@ def test_claimed_rescues_that_are_wrong_neither_add_nor_hide_a_result():
 
     pos = position(P("a", "fallen", "4", bank={"ruby": 1, "sapphire": 1}),
                    P("b", "fallen", "fallen", bank={"amber": 1}), phase="cards")
-    engine = _engine_rescues(pos)
+    engine = rescue_results(pos)
     assert len(engine) == 3  # a: none, ruby or sapphire; b must pay amber for one canoe (R-RESCUE-2)
     a = pos.players[0]
     back = tuple(dataclasses.replace(c, place="port") if c.fallen else c for c in a.canoes)

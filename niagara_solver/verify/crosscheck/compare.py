@@ -233,6 +233,19 @@ def _x_turn_rules(pos: Position, turn: Turn, player: int) -> set[str]:
     return rules
 
 
+def rescue_results(pos: Position) -> dict[Position, dict[int, Rescue]]:
+    """Every position phase I's decisions lead to from ``pos`` by the engine (R-RESCUE-1..3, in seat order from the
+    lifebuoy), each with the decisions by seat that lead to it first."""
+    results: dict[Position, dict[int, Rescue]] = {pos: {}}
+    for i in pos.turn_order():
+        grown: dict[Position, dict[int, Rescue]] = {}
+        for state, decisions in results.items():
+            for option in rescue_options(state, i):
+                grown.setdefault(apply_rescue(state, i, option), {**decisions, i: option})
+        results = grown
+    return results
+
+
 # -- the checker ----------------------------------------------------------------------------------------
 
 class CrossChecker:
@@ -322,14 +335,7 @@ class CrossChecker:
 
     def rescue(self, pos: Position) -> Case:
         case = Case("rescue", pos)
-        # Each result with the decisions that lead to it (the first found): the encoding confirms them first.
-        results: dict[Position, dict[int, Rescue]] = {pos: {}}
-        for i in pos.turn_order():
-            grown: dict[Position, dict[int, Rescue]] = {}
-            for state, decisions in results.items():
-                for option in rescue_options(state, i):
-                    grown.setdefault(apply_rescue(state, i, option), {**decisions, i: option})
-            results = grown
+        results = rescue_results(pos)  # with their decisions: the encoding confirms them first
         names = [p.name for p in pos.players]
         case.engine = {result: "; ".join(f"{names[i]} {option}" for i, option in decisions.items())
                        for result, decisions in results.items()}
@@ -370,11 +376,9 @@ class CrossChecker:
         case = Case("round", pos, cards=cards)
         # Dicts rather than sets: one path to each start is kept, the first in a fixed order (the turns the
         # encoding is asked to confirm first).
-        # Each position after phase I with the decisions that lead to it (the first found), then each start of the
-        # next round with the turns and those decisions: the encoding confirms them first.
-        rescued: dict[Position, dict[int, Rescue]] = {pos: {}}
-        for i in pos.turn_order():
-            rescued = {apply_rescue(s, i, o): {**d, i: o} for s, d in rescued.items() for o in rescue_options(s, i)}
+        # Each position after phase I with the decisions that lead to it, then each start of the next round with the
+        # turns and those decisions: the encoding confirms them first.
+        rescued = rescue_results(pos)
         starts: dict[Position, str] = {}
         paths: dict[Position, RoundPath] = {}
         decided: dict[Position, dict[int, Rescue]] = {}

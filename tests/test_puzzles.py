@@ -154,7 +154,7 @@ def test_expansion_puzzle_answer_and_the_module_decides_it(name):
 
 def _in_the_encoding(name: str) -> bool:
     """The encoding covers the puzzle's modules, and the question is one round ahead: at horizon 2 the smt backend
-    takes minutes (README, "Speed"; beaver-calms-the-storm: 285 s, agreeing), too long for the suite."""
+    takes minutes (docs/SPEED.md; beaver-calms-the-storm: 285 s, agreeing), too long for the suite."""
     from niagara_solver.model.readings import uncovered
     pos, extras = load_document(os.path.join(EXPANSION, name))
     return not uncovered(pos.ruleset, "encoding") and extras["puzzle"]["horizon"] == 1

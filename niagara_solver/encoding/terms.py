@@ -3,7 +3,7 @@
 Each function here gives exactly the term z3's Python API gives for the same call (``z3.And``, ``z3.Sum``,
 ``x == v``, a model's literal), without the Python API's checks of every argument's sort and its wrapper per
 intermediate term, which were most of the time of pinning positions, reading models and building a turn's gem
-actions (docs/SOLVER.md, "Speed"); tests/test_terms.py holds each to the Python API's term.
+actions (docs/SPEED.md); tests/test_terms.py holds each to the Python API's term.
 
 One rule for every C call: each term made is wrapped in a Python object at once, before the next one is made. The
 wrapper holds z3's reference to the term; a term left unreferenced while others are made may be reclaimed by z3.

@@ -115,10 +115,15 @@ def test_a_bank_that_keeps_the_gems_and_a_port_canoe_are_safe_for_any_horizon():
     search = Search(0, Goal.SAFE, 3).values
     search.name = "red"
     assert search._bound(pos, 0, 3) == Node(True, "red can keep a canoe in the port and its bank")
-    # With a gem on the river red's count includes it: the bound does not claim it kept.
-    carrying = position(P("red", "port", "3:amber", bank={"ruby": 1}, card=3), P("blue", "5", "port"),
+    # With a gem on the river red's count includes it: this bound does not claim it kept. Red's 3 brings the amber
+    # home from disc 3 (tests/test_sure_safe.py), its 2 does not.
+    carrying = position(P("red", "port", "3:amber", bank={"ruby": 1}, card=2), P("blue", "5", "port"),
                         lifebuoy="red")
     assert search._bound(carrying, 0, 3) is None
+    home = carrying.with_player(0, dataclasses.replace(carrying.players[0], card=carrying.players[0].hand[2]))
+    assert home.players[0].card.label == "3"
+    assert search._bound(home, 0, 3) == Node(True, "red's card brings its gems home, and nobody before it can steal "
+                                                   "them")
     # Three rounds ahead in a few nodes, where the search without pruning meets every play of the others.
     quick = Search(0, Goal.SAFE, 3, 60)
     assert quick.values.value(pos).value is True and quick.nodes < 50

@@ -580,7 +580,9 @@ class Search:
         * safe, X's count of gems known (``baseline``): in the last round once X has acted, a bank at least that
           count keeps it (a bank changes only by banking and by paying a rescue, in phase I of a later round);
           in any round, with no expansion module, the same holds if X also has a canoe in the port: X can keep it
-          there (R-TURN-3), load nothing, and so never has to pay a rescue (R-RESCUE-2)."""
+          there (R-TURN-3), load nothing, and so never has to pay a rescue (R-RESCUE-2).
+        * safe, any round, X's card chosen and X still to act, no expansion module: X's card brings that about
+          whatever the players before X do (:meth:`_sure_safe`)."""
         x = self.x
         if self.goal is Goal.STEAL and left == 1:
             if x in pos.acted:
@@ -604,7 +606,95 @@ class Search:
                     return Node(True, f"{self.name}'s bank alone keeps its gems")
                 if not pos.ruleset.modules and any(c.in_port for c in me.canoes):
                     return Node(True, f"{self.name} can keep a canoe in the port and its bank")
+            if (left == 1 and x in pos.acted and self.baseline is not None and not pos.ruleset.modules
+                    and self._kept_to_the_end(pos)):
+                return Node(True, f"nobody after {self.name} can steal its gems, and the flow cannot take them")
+            if x not in pos.acted and me.card is not None and not pos.ruleset.modules and self._sure_safe(pos):
+                return Node(True, f"{self.name}'s card brings its gems home, and nobody before it can steal them")
         return None
+
+    def _kept_to_the_end(self, pos: Position) -> bool:
+        """A lower bound for the safe goal in the horizon's last round once X has acted (no expansion module): X
+        still has the goal's count of gems, and none of them can be lost before the round ends. In the rest of the
+        round a gem leaves X only by a steal of a player still to act (R-STEAL-1) or over the falls (R-FLOW-6); no
+        turn moves another player's canoe, and X's bank stays (R-GEM-5; rescues are paid in a later round's phase I).
+
+        * No canoe of a player still to act may steal on a disc where X has a loaded canoe, or where one of them
+          has a loaded canoe below one of X's gems (robbed first, it might climb onto X's disc): :func:`may_steal_on`,
+          an upper bound.
+        * No loaded canoe of X can go over the falls: in one step of the flow a disc moves at most one place down
+          (R-FLOW-3; a branch that does not receive the disc does not move), so a canoe goes over only after at
+          least as many steps as it has places to the falls on its shortest way down; and the flow is at most the
+          smallest paddle among the cards known now (or, with none known, the largest any player may still play)
+          plus the weather raised by one for each player still to act who may play the cloud (R-FLOW-1, R-TURN-2),
+          never below ``min_flow`` (R-FLOW-2)."""
+        x = self.x
+        me = pos.players[x]
+        assert self.baseline is not None
+        if x_gems(pos, x) < self.baseline:
+            return False
+        loaded = [c for c in me.canoes if c.on_river and c.gems]
+        if not loaded:
+            return True
+        rules, board = pos.ruleset, pos.board
+        still = [q for q in pos.turn_order() if q not in pos.acted]
+        known = [int(c) for q, player in enumerate(pos.players) if q not in still or len(player.playable) == 1
+                 for c in ((player.card,) if q not in still else player.playable) if c is not None and c.is_paddle]
+        possible = [int(c) for q in still for c in pos.players[q].playable if c.is_paddle]
+        smallest = min(known) if known else max(possible, default=0)
+        clouds = sum(1 for q in still if Card.CLOUD in pos.players[q].playable)
+        flow = max(rules.min_flow, smallest + min(rules.weather_max, pos.weather + clouds))
+        if any(_places_to_falls(board, c.place) <= flow for c in loaded):
+            return False
+        mine = {c.place for c in loaded}
+        targets = mine | {c.place for q in still for c in pos.players[q].canoes
+                          if c.on_river and c.gems and not mine.isdisjoint(board.above(c.place))}
+        for q in still:
+            player = pos.players[q]
+            budgets = {b for c in player.playable for b in c.budgets}
+            if any(may_steal_on(pos, canoe, budgets, targets) for canoe in player.canoes):
+                return False
+        return True
+
+    def _sure_safe(self, pos: Position) -> bool:
+        """A lower bound for the safe goal, X's card chosen and X still to act (no expansion module): X keeps every
+        gem for any horizon when
+
+        * no canoe of a player acting before X may steal on a disc where X has a loaded canoe, or where a player
+          still to act before X has a loaded canoe below one of X's gems (as in :meth:`_sure_win`: without the
+          modules no turn moves another player's canoe or adds to its cargo, R-GEM-1, R-STEAL-1, so X's canoes are
+          as now when X acts, with the same gems), and
+        * X's card has a turn of movements alone (no gem action, no steal: it reads only X's canoes, the card and the
+          river, R-MOVE-1..5, so it stays legal whatever the others did before) that leaves X a canoe in the port
+          and a bank of at least the goal's count of X's gems (what X carries banked on the way, R-GEM-5).
+
+        After that turn the bound of a bank and a port canoe holds (:meth:`_bound`): X keeps that canoe in the port
+        and loads nothing. Before X's first turn the goal's count is not fixed yet: it will be X's gems now, since
+        nobody before X can take any."""
+        x = self.x
+        me = pos.players[x]
+        if me.card is None:
+            return False
+        before = self._before_x(pos)
+        mine = {c.place for c in me.canoes if c.on_river and c.gems}
+        if mine and before:
+            above = pos.board.above
+            targets = mine | {c.place for q in before for c in pos.players[q].canoes
+                              if c.on_river and c.gems and not mine.isdisjoint(above(c.place))}
+            for q in before:
+                player = pos.players[q]
+                budgets = {b for c in player.playable for b in c.budgets}
+                if any(may_steal_on(pos, canoe, budgets, targets) for canoe in player.canoes):
+                    return False
+        need = self.baseline if self.baseline is not None else x_gems(pos, x)
+        key = ("home and port", me.canoes, me.card, me.bank)  # what X's turn reads, besides the river and the rules
+        best = self._home.get(key)
+        if best is None:  # X's largest bank by movements alone that leaves a canoe in the port (-1: none)
+            best = self._home[key] = max(
+                (o.player(x).bank.total for o in legal_turns(pos, x, me.card)
+                 if not any(isinstance(step, (Load, Unload, Steal)) for a in o.turn.actions for step in a.steps)
+                 and any(c.in_port for c in o.player(x).canoes)), default=-1)
+        return best >= need
 
     def _sure_win(self, pos: Position) -> bool:
         """A lower bound for the win goal in the horizon's last round, X still to act after some of the others (no
@@ -772,6 +862,18 @@ class Search:
 
 #: How a node says that each of X's choices failed (and, after a colon, why, when one reason fits them all).
 _NO_CHOICE = "no choice of "
+
+
+def _places_to_falls(board: Board, place: str) -> int:
+    """The fewest single steps of the flow that take a canoe on the disc ``place`` over the falls: one more than the
+    discs below it on its shortest way down."""
+    steps, level = 1, board.down[place]
+    while level:
+        steps += 1
+        if not all(board.down[d] for d in level):
+            break
+        level = tuple(c for d in level for c in board.down[d])
+    return steps
 
 
 def _leaf_reason(node: Node) -> str:

@@ -613,6 +613,26 @@ class Search:
                 return Node(True, f"{self.name}'s card brings its gems home, and nobody before it can steal them")
         return None
 
+    def _may_be_robbed(self, pos: Position, thieves: list[int]) -> bool:
+        """An upper bound (no expansion module): might a canoe of the players ``thieves``, acting in this round's
+        phase II before X's gems are out of their reach, steal one of X's gems? Each acts with one of the cards it
+        may still act with (:func:`may_steal_on`). The gems to guard are X's, and those of their own canoes below
+        one of X's gems (robbed first, such a canoe might need fewer points to climb onto X's disc); no turn moves
+        another player's canoe or adds to its cargo (R-GEM-1, R-STEAL-1), and a thief climbs onto its victim, so a
+        canoe upstream of all of X's gems never reaches them, whatever it carries."""
+        mine = {c.place for c in pos.players[self.x].canoes if c.on_river and c.gems}
+        if not mine or not thieves:
+            return False
+        above = pos.board.above
+        targets = mine | {c.place for q in thieves for c in pos.players[q].canoes
+                          if c.on_river and c.gems and not mine.isdisjoint(above(c.place))}
+        for q in thieves:
+            player = pos.players[q]
+            budgets = {b for c in player.playable for b in c.budgets}
+            if any(may_steal_on(pos, canoe, budgets, targets) for canoe in player.canoes):
+                return True
+        return False
+
     def _kept_to_the_end(self, pos: Position) -> bool:
         """A lower bound for the safe goal in the horizon's last round once X has acted (no expansion module): X
         still has the goal's count of gems, and none of them can be lost before the round ends. In the rest of the
@@ -620,7 +640,7 @@ class Search:
         turn moves another player's canoe, and X's bank stays (R-GEM-5; rescues are paid in a later round's phase I).
 
         * No canoe of a player still to act may steal on a disc where X has a loaded canoe, or where one of them
-          has a loaded canoe below one of X's gems (robbed first, it might climb onto X's disc): :func:`may_steal_on`,
+          has a loaded canoe below one of X's gems (robbed first, it might climb onto X's disc): :meth:`_may_be_robbed`,
           an upper bound.
         * No loaded canoe of X can go over the falls: in one step of the flow a disc moves at most one place down
           (R-FLOW-3; a branch that does not receive the disc does not move), so a canoe goes over only after at
@@ -646,22 +666,14 @@ class Search:
         flow = max(rules.min_flow, smallest + min(rules.weather_max, pos.weather + clouds))
         if any(_places_to_falls(board, c.place) <= flow for c in loaded):
             return False
-        mine = {c.place for c in loaded}
-        targets = mine | {c.place for q in still for c in pos.players[q].canoes
-                          if c.on_river and c.gems and not mine.isdisjoint(board.above(c.place))}
-        for q in still:
-            player = pos.players[q]
-            budgets = {b for c in player.playable for b in c.budgets}
-            if any(may_steal_on(pos, canoe, budgets, targets) for canoe in player.canoes):
-                return False
-        return True
+        return not self._may_be_robbed(pos, still)
 
     def _sure_safe(self, pos: Position) -> bool:
         """A lower bound for the safe goal, X's card chosen and X still to act (no expansion module): X keeps every
         gem for any horizon when
 
         * no canoe of a player acting before X may steal on a disc where X has a loaded canoe, or where a player
-          still to act before X has a loaded canoe below one of X's gems (as in :meth:`_sure_win`: without the
+          still to act before X has a loaded canoe below one of X's gems (:meth:`_may_be_robbed`: without the
           modules no turn moves another player's canoe or adds to its cargo, R-GEM-1, R-STEAL-1, so X's canoes are
           as now when X acts, with the same gems), and
         * X's card has a turn of movements alone (no gem action, no steal: it reads only X's canoes, the card and the
@@ -675,17 +687,8 @@ class Search:
         me = pos.players[x]
         if me.card is None:
             return False
-        before = self._before_x(pos)
-        mine = {c.place for c in me.canoes if c.on_river and c.gems}
-        if mine and before:
-            above = pos.board.above
-            targets = mine | {c.place for q in before for c in pos.players[q].canoes
-                              if c.on_river and c.gems and not mine.isdisjoint(above(c.place))}
-            for q in before:
-                player = pos.players[q]
-                budgets = {b for c in player.playable for b in c.budgets}
-                if any(may_steal_on(pos, canoe, budgets, targets) for canoe in player.canoes):
-                    return False
+        if self._may_be_robbed(pos, self._before_x(pos)):
+            return False
         need = self.baseline if self.baseline is not None else x_gems(pos, x)
         key = ("home and port", me.canoes, me.card, me.bank)  # what X's turn reads, besides the river and the rules
         best = self._home.get(key)
@@ -716,18 +719,8 @@ class Search:
         me = pos.players[x]
         if me.card is None:
             return False
-        before = self._before_x(pos)
-        # The gems to guard: X's, and those of a canoe still to act before X below one of X's gems (robbed, it
-        # might need fewer points to climb onto X's disc). Any other canoe never reaches X's gems this round.
-        mine = {c.place for c in me.canoes if c.on_river and c.gems}
-        above = pos.board.above
-        targets = mine | {c.place for q in before for c in pos.players[q].canoes
-                          if c.on_river and c.gems and not mine.isdisjoint(above(c.place))}
-        for q in before:
-            player = pos.players[q]
-            budgets = {b for c in player.playable for b in c.budgets}
-            if any(may_steal_on(pos, canoe, budgets, targets) for canoe in player.canoes):
-                return False
+        if self._may_be_robbed(pos, self._before_x(pos)):
+            return False
         key = ("home", me.canoes, me.card, me.bank)  # what X's turn reads, besides the river and the rules
         best = self._home.get(key)
         if best is None:  # X's best bank by movements alone that reaches the goal (-1: none)

@@ -207,7 +207,7 @@ class Search:
         self._holds: dict[Any, tuple[int, Node]] = {}
         self._fails: dict[Any, tuple[int, Node]] = {}
         self._killers: dict[tuple[int, int], str] = {}  # (player, rounds left) -> the last refuting choice
-        self._home: dict[Any, int] = {}  # _sure_win: X's best bank by movements alone, by what it reads
+        self._home: dict[Any, list[Player]] = {}  # _movements_alone: X after each such turn, by what it reads
 
     @property
     def nodes(self) -> int:
@@ -683,21 +683,11 @@ class Search:
         After that turn the bound of a bank and a port canoe holds (:meth:`_bound`): X keeps that canoe in the port
         and loads nothing. Before X's first turn the goal's count is not fixed yet: it will be X's gems now, since
         nobody before X can take any."""
-        x = self.x
-        me = pos.players[x]
-        if me.card is None:
+        if not self._untouched_until_x(pos):
             return False
-        if self._may_be_robbed(pos, self._before_x(pos)):
-            return False
-        need = self.baseline if self.baseline is not None else x_gems(pos, x)
-        key = ("home and port", me.canoes, me.card, me.bank)  # what X's turn reads, besides the river and the rules
-        best = self._home.get(key)
-        if best is None:  # X's largest bank by movements alone that leaves a canoe in the port (-1: none)
-            best = self._home[key] = max(
-                (o.player(x).bank.total for o in legal_turns(pos, x, me.card)
-                 if not any(isinstance(step, (Load, Unload, Steal)) for a in o.turn.actions for step in a.steps)
-                 and any(c.in_port for c in o.player(x).canoes)), default=-1)
-        return best >= need
+        need = self.baseline if self.baseline is not None else x_gems(pos, self.x)
+        return any(after.bank.total >= need and any(c.in_port for c in after.canoes)
+                   for after in self._movements_alone(pos))
 
     def _sure_win(self, pos: Position) -> bool:
         """A lower bound for the win goal in the horizon's last round, X still to act after some of the others (no
@@ -715,22 +705,30 @@ class Search:
         * nobody can end the round at the goal with a better bank than X's after that turn (R-END-3): those who have
           acted keep their banks, the others bank at most :func:`bankable`, and X's bank, once banked, stays (a bank
           changes only by banking, and by a rescue in a later round's phase I)."""
-        x = self.x
-        me = pos.players[x]
-        if me.card is None:
+        if not self._untouched_until_x(pos):
             return False
-        if self._may_be_robbed(pos, self._before_x(pos)):
-            return False
-        key = ("home", me.canoes, me.card, me.bank)  # what X's turn reads, besides the river and the rules
-        best = self._home.get(key)
-        if best is None:  # X's best bank by movements alone that reaches the goal (-1: none)
-            by_value = pos.ruleset.tiebreak.value == "value"
-            best = self._home[key] = max(
-                (b.value if by_value else b.total for b in (
-                    o.player(x).bank for o in legal_turns(pos, x, me.card)
-                    if not any(isinstance(step, (Load, Unload, Steal)) for a in o.turn.actions for step in a.steps)
-                    and goal_reached(o.player(x)))), default=-1)
+        by_value = pos.ruleset.tiebreak.value == "value"
+        best = max((after.bank.value if by_value else after.bank.total for after in self._movements_alone(pos)
+                    if goal_reached(after)), default=-1)  # X's best bank that reaches the goal (-1: none)
         return best >= 0 and not self._rivals_can_beat(pos, best)
+
+    def _untouched_until_x(self, pos: Position) -> bool:
+        """X's card is chosen and nobody acting before X may steal from X (:meth:`_may_be_robbed`): X's canoes are as
+        now when X acts."""
+        return pos.players[self.x].card is not None and not self._may_be_robbed(pos, self._before_x(pos))
+
+    def _movements_alone(self, pos: Position) -> list[Player]:
+        """X after each turn of its chosen card made of movements alone (no gem action, no steal): such a turn reads
+        nothing but X's canoes, the card and the river (R-MOVE-1..5, R-GEM-5), so it stays legal, with the same
+        result for X, whatever the others do before X while X's canoes are as now. Kept by what it reads."""
+        me = pos.players[self.x]
+        key = (me.canoes, me.card, me.bank)
+        found = self._home.get(key)
+        if found is None:
+            found = self._home[key] = [
+                o.player(self.x) for o in legal_turns(pos, self.x, me.card)
+                if not any(isinstance(step, (Load, Unload, Steal)) for a in o.turn.actions for step in a.steps)]
+        return found
 
     def _steal_in_reach(self, pos: Position) -> bool:
         """An upper bound: might X steal in its turn of this round (see :meth:`_bound`)?"""

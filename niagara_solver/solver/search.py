@@ -609,7 +609,7 @@ class Search:
             if (left == 1 and x in pos.acted and self.baseline is not None and not pos.ruleset.modules
                     and self._kept_to_the_end(pos)):
                 return Node(True, f"nobody after {self.name} can steal its gems, and the flow cannot take them")
-            if x not in pos.acted and me.card is not None and not pos.ruleset.modules and self._sure_safe(pos):
+            if x not in pos.acted and not pos.ruleset.modules and self._sure_safe(pos):
                 return Node(True, f"{self.name}'s card brings its gems home, and nobody before it can steal them")
         return None
 
@@ -645,7 +645,7 @@ class Search:
         * No loaded canoe of X can go over the falls: in one step of the flow a disc moves at most one place down
           (R-FLOW-3; a branch that does not receive the disc does not move), so a canoe goes over only after at
           least as many steps as it has places to the falls on its shortest way down; and the flow is at most the
-          smallest paddle among the cards known now (or, with none known, the largest any player may still play)
+          smallest paddle among the cards known now (or, with none known, the largest any player may act with)
           plus the weather raised by one for each player still to act who may play the cloud (R-FLOW-1, R-TURN-2),
           never below ``min_flow`` (R-FLOW-2)."""
         x = self.x
@@ -658,9 +658,9 @@ class Search:
             return True
         rules, board = pos.ruleset, pos.board
         still = [q for q in pos.turn_order() if q not in pos.acted]
-        known = [int(c) for q, player in enumerate(pos.players) if q not in still or len(player.playable) == 1
-                 for c in ((player.card,) if q not in still else player.playable) if c is not None and c.is_paddle]
-        possible = [int(c) for q in still for c in pos.players[q].playable if c.is_paddle]
+        # A card is known once it is the only one a player may act with: always for those who acted (R-CARD-1).
+        known = [int(c) for player in pos.players if len(player.playable) == 1 for c in player.playable if c.is_paddle]
+        possible = [int(c) for player in pos.players for c in player.playable if c.is_paddle]
         smallest = min(known) if known else max(possible, default=0)
         clouds = sum(1 for q in still if Card.CLOUD in pos.players[q].playable)
         flow = max(rules.min_flow, smallest + min(rules.weather_max, pos.weather + clouds))

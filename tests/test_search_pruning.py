@@ -122,8 +122,8 @@ def test_a_bank_that_keeps_the_gems_and_a_port_canoe_are_safe_for_any_horizon():
     assert search._bound(carrying, 0, 3) is None
     home = carrying.with_player(0, dataclasses.replace(carrying.players[0], card=carrying.players[0].hand[2]))
     assert home.players[0].card.label == "3"
-    assert search._bound(home, 0, 3) == Node(True, "red's card brings its gems home, and nobody before it can steal "
-                                                   "them")
+    assert search._bound(home, 0, 3) == Node(True, "red's card brings its gems home, and nobody still to act before "
+                                                   "it can steal them")
     # Three rounds ahead in a few nodes, where the search without pruning meets every play of the others.
     quick = Search(0, Goal.SAFE, 3, 60)
     assert quick.values.value(pos).value is True and quick.nodes < 50

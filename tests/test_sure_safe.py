@@ -136,6 +136,10 @@ def test_kept_to_the_end_on_chosen_positions(blue, red_at, word, fired):
     assert plain_keeps(pos, 0, 2) is word
 
 
+#: The bound's node for red.
+SURE_SAFE = Node(True, "red's card brings its gems home, and nobody still to act before it can steal them")
+
+
 def sure_safe_position(blue: dict, red_card: int = 4) -> Position:
     return position(blue, P("red", "4:ruby", "6L", hand=[2, 4, 6], card=red_card), lifebuoy="blue")
 
@@ -146,8 +150,7 @@ def test_sure_safe_on_chosen_positions():
     pos = sure_safe_position(P("blue", "2", "port", hand=[1, 3, 5], card=3))
     search = Search(1, Goal.SAFE, 3).values
     search.name = "red"
-    assert search._bound(pos, 0, 3) == Node(True, "red's card brings its gems home, and nobody before it can steal "
-                                                  "them")
+    assert search._bound(pos, 0, 3) == SURE_SAFE
     assert Search(1, Goal.SAFE, 1, 120, pruning=PLAIN).value(pos).value is True
     # Blue's empty canoe on 5 with its 1 may climb onto the ruby first (R-STEAL-1): no claim (red might still load
     # other gems to make up for it; the bound does not look so far).

@@ -610,7 +610,8 @@ class Search:
                     and self._kept_to_the_end(pos)):
                 return Node(True, f"nobody after {self.name} can steal its gems, and the flow cannot take them")
             if x not in pos.acted and not pos.ruleset.modules and self._sure_safe(pos):
-                return Node(True, f"{self.name}'s card brings its gems home, and nobody before it can steal them")
+                return Node(True, f"{self.name}'s card brings its gems home, and nobody still to act before it can "
+                                  "steal them")
         return None
 
     def _may_be_robbed(self, pos: Position, thieves: list[int]) -> bool:

@@ -372,12 +372,16 @@ def _count(n: int, noun: str) -> str:
                    "the games; adds --policy's win rate against the fair share.")
 @click.option("--out", "out_dir", metavar="DIR",
               help="Write the charts here as SVG, per player count: game lengths and wins by seat.")
+@click.option("--html", "html_dir", metavar="DIR",
+              help="Write DIR/index.html, every game with the command that plays it again, and a page to step "
+                   "through in a browser for each notable game (the first, the shortest, the longest, the most "
+                   "falls, steals and rescues).")
 @_jobs
 @_scheduler
 @click.option("--json", "as_json", is_flag=True, help="Every figure with its interval, and every game, as JSON.")
 def simulate(ruleset_spec: str, compare_specs: tuple[str, str] | None, board_spec: str, players_text: str,
-             games: int, rounds: int, seed: int, policy: str, against: str | None, out_dir: str | None, jobs: int,
-             scheduler: str | None, as_json: bool) -> int:
+             games: int, rounds: int, seed: int, policy: str, against: str | None, out_dir: str | None,
+             html_dir: str | None, jobs: int, scheduler: str | None, as_json: bool) -> int:
     """Playtest a ruleset: seeded games played by a policy; game length, wins by seat, falls, steals, rescues.
 
     Also how games end (7 gems, 5 colours or 4 of a colour, R-END-1), every figure with its 95% interval. With
@@ -389,6 +393,7 @@ def simulate(ruleset_spec: str, compare_specs: tuple[str, str] | None, board_spe
       niagara-solve simulate --players 3-5 --games 200 --jobs 2 --out charts
       niagara-solve simulate --compare standard bga-2013-05-09 --games 100 --out charts
       niagara-solve simulate --players 4 --against greedy --games 100
+      niagara-solve simulate --players 4 --games 20 --html games
     """
     from niagara_solver.design.simulate import Settings, compare, simulate as run_simulate
     board = load_board(board_spec)
@@ -403,9 +408,11 @@ def simulate(ruleset_spec: str, compare_specs: tuple[str, str] | None, board_spe
         runs = [Settings(rules, board, n, games, seed, policy, against, rounds) for n in counts]
     for settings in ([s for pair in pairs for s in pair] if compare_specs else runs):
         settings.check()  # every count and ruleset refused now, not after the first run
-    if out_dir:
-        os.makedirs(out_dir, exist_ok=True)  # fail now, not after the games
+    for folder in (out_dir, html_dir):
+        if folder:
+            os.makedirs(folder, exist_ok=True)  # fail now, not after the games
     charts: list[str] = []
+    pages: list[str] = []
     if compare_specs:
         names = _ruleset_names(compare_specs)
         found = [compare(x, y, jobs, scheduler, show_progress=not as_json) for x, y in pairs]
@@ -413,8 +420,13 @@ def simulate(ruleset_spec: str, compare_specs: tuple[str, str] | None, board_spe
             from niagara_solver.report.charts import write_charts
             for c in found:
                 charts += write_charts(out_dir, [(names[0], c.a), (names[1], c.b)])
+        if html_dir:
+            from niagara_solver.report.html import simulation_pages
+            pages = simulation_pages(html_dir, [run for c in found
+                                                for run in ((compare_specs[0], c.a), (compare_specs[1], c.b))])
         if as_json:
-            emit_json({"comparisons": [c.to_json() for c in found], "charts": charts})
+            emit_json({"comparisons": [c.to_json() for c in found], "charts": charts,
+                       **({"pages": pages} if html_dir else {})})
             return 0
         for c in found:
             click.echo(_comparison_text(c, names))
@@ -424,12 +436,18 @@ def simulate(ruleset_spec: str, compare_specs: tuple[str, str] | None, board_spe
             from niagara_solver.report.charts import write_charts
             for sim in done:
                 charts += write_charts(out_dir, [(ruleset_spec, sim)])
+        if html_dir:
+            from niagara_solver.report.html import simulation_pages
+            pages = simulation_pages(html_dir, [(ruleset_spec, sim) for sim in done])
         if as_json:
-            emit_json({"simulations": [sim.to_json() for sim in done], "charts": charts})
+            emit_json({"simulations": [sim.to_json() for sim in done], "charts": charts,
+                       **({"pages": pages} if html_dir else {})})
             return 0
         click.echo("\n\n".join(_simulation_text(sim, ruleset_spec) for sim in done))
     if charts:
         click.echo(f"\ncharts: {', '.join(charts)}")
+    if pages:
+        click.echo(f"\npages: {pages[0]} (and {len(pages) - 1} game page(s) beside it)")
     return 0
 
 

@@ -323,8 +323,11 @@ def flow(position: str, ruleset_spec: str | None, steps: int, branches: str | No
               help="lookahead: looks ahead through the flow (docs/DECISIONS.md); greedy: usually the turn that banks, "
                    "steals or loads most; uniform: any legal choice alike.")
 @click.option("--json", "as_json", is_flag=True, help="Every round and the final position as JSON.")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also write the game as one page to step through in a browser: a picture per phase and turn, "
+                   "each round's cards, rescues, turns and flow.")
 def play(position: str | None, ruleset_spec: str | None, new_game: int | None, seed: int, rounds: int, policy: str,
-         as_json: bool) -> int:
+         as_json: bool, html_file: str | None) -> int:
     """A seeded random playout, round by round, until the game ends or --rounds rounds were played: from a
     position, or a new game (--players N under --ruleset).
 
@@ -333,6 +336,7 @@ def play(position: str | None, ruleset_spec: str | None, new_game: int | None, s
       niagara-solve play puzzles/start-4p.json --seed 7
       niagara-solve play puzzles/start-4p.json --seed 7 --rounds 5 --policy uniform --json
       niagara-solve play --ruleset flussgeister --players 6 --seed 3
+      niagara-solve play puzzles/start-4p.json --seed 0 --html game.html
     """
     if (position is None) == (new_game is None):
         raise click.UsageError("give a POSITION, or --players N for a new game (not both)")
@@ -351,6 +355,10 @@ def play(position: str | None, ruleset_spec: str | None, new_game: int | None, s
         records.append(record)
         if not as_json:
             click.echo(render.round_text(record))
+    if html_file:
+        from niagara_solver.report.html import play_page, write_page
+        source = position if position is not None else f"a new game of {new_game} players"
+        write_page(html_file, play_page(pos, records, source, seed, policy))
     final = records[-1].end if records else pos
     names = [p.name for p in final.players]
     won = [names[i] for i in winners(final)] if is_finished(final) else []
@@ -363,6 +371,8 @@ def play(position: str | None, ruleset_spec: str | None, new_game: int | None, s
                    f"{'win' if len(won) > 1 else 'wins'} (R-END-2, R-END-3).")
     else:
         click.echo(f"\nStopped after {len(records)} round(s); the game is not over.")
+    if html_file:
+        click.echo(f"page: {html_file}")
     return 0
 
 
@@ -772,8 +782,11 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
               help="Write the search's certificate (the proof of its answer) to FILE, for niagara-solve certify.")
 @timeout_option(120.0)
 @click.option("--json", "as_json", is_flag=True, help="The answer as JSON, with each backend's answer.")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also write the answer as one page to step through in a browser: the answer and its reasons, and "
+                   "a picture of each step of its line of play (for a no, of the others' answer to each option).")
 def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal: str | None, horizon: int | None,
-          backend: str, certificate_file: str | None, timeout: float, as_json: bool) -> int:
+          backend: str, certificate_file: str | None, timeout: float, as_json: bool, html_file: str | None) -> int:
     """Can the player force a win / a steal / keep every gem, whatever the others do? (0 definite, 3 unknown)
 
     A puzzle file asks its own question (its "puzzle" object: player, goal, horizon); an option given here
@@ -785,6 +798,7 @@ def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal
       niagara-solve solve puzzles/win-two-gems-home.json --player red --goal win --backend both
       niagara-solve solve puzzles/win-denied-by-a-steal.json --player red --goal win --json
       niagara-solve solve puzzles/win-two-gems-home.json --player red --goal win --certificate red.certificate
+      niagara-solve solve puzzles/a-sure-steal.json --html a-sure-steal.html
     """
     from niagara_solver.jobs import Progress
     from niagara_solver.solver.answers import Backend, Goal
@@ -809,6 +823,11 @@ def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal
             bar.show()
         solution = solve_with(pos, player, chosen, horizon, Backend(backend), timeout,
                               progress=searched if bar.enabled else None, certificate=certificate_file)
+    if html_file:
+        from niagara_solver.report.html import solve_page, write_page
+        asked = extras.get("puzzle", {}).get("question") if isinstance(extras.get("puzzle"), dict) else None
+        write_page(html_file, solve_page(pos, solution.answer, f"niagara-solve solve: {position}",
+                                         [str(asked)] if asked else []))
     if as_json:
         _emit_json(solution.to_json())
     else:
@@ -822,6 +841,8 @@ def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal
                 click.echo("\n".join(a.note for a in solution.answers[1:] if a.note))
             if not solution.agree:
                 click.echo("BACKENDS DISAGREE: one of the engine and the encoding is wrong here", err=True)
+        if html_file:
+            click.echo(f"\npage: {html_file}")
     return solution.exit_status
 
 

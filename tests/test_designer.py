@@ -394,6 +394,15 @@ def test_report_writes_markdown_whose_pictures_exist_and_show_every_canoe(tmp_pa
     pos, _ = load_document(folder / "steal-after-unloading.json")
     svg = (tmp_path / "out" / "img" / "puzzle-steal-after-unloading.svg").read_text()
     assert len(canoes(svg)) == 2 * len(pos.players) and 'class="turn"' in svg
+    # The pages to step through: each puzzle's answer, and a whole bundled game (report/html.py).
+    pages = [part.split(")")[0] for part in text.split("](pages/")[1:]]
+    assert sorted(f"pages/{x}" for x in pages) == sorted(os.path.relpath(p, tmp_path / "out") for p in written
+                                                         if p.endswith(".html"))
+    assert sorted(pages) == ["game.html", "puzzle-a-rescue-that-costs-the-win.html",
+                             "puzzle-steal-after-unloading.html"]
+    assert "## A game, step by step" in text and "Game over after round 22: blue wins" in text
+    steal = (tmp_path / "out" / "pages" / "puzzle-steal-after-unloading.html").read_text()
+    assert '"heading":"Round 1 · II · red (4): 4: -ruby \\u003c2 xblue/amber"' in steal
 
 
 # -- progress -----------------------------------------------------------------------------------------------

@@ -29,7 +29,10 @@ from niagara_solver.model.format import load_document, position_from_json
 from niagara_solver.model.readings import require, uncovered
 from niagara_solver.model.ruleset import PRESETS, Ruleset
 from niagara_solver.model.verdict import PROOF, Verdict
+from niagara_solver.report.html import answer_from_json, game_summary, play_page, solve_page, write_page
 from niagara_solver.report.svg import render_svg
+from niagara_solver.engine.playout import random_playout
+from niagara_solver.model.puzzles import bundled_puzzles
 
 #: A proof's verdict in a table cell (the prover's words, a refutation in bold).
 VERDICT = {Verdict.PROVED: PROOF(Verdict.PROVED), Verdict.REFUTED: f"**{PROOF(Verdict.REFUTED).upper()}**",
@@ -147,6 +150,7 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
         "4. [Puzzles](#puzzles)",
         "5. [Preset differences](#preset-differences)",
         *(["6. [Playtesting](#playtesting)"] if s.simulate_games > 0 else []),
+        f"{7 if s.simulate_games > 0 else 6}. [A game, step by step](#a-game-step-by-step)",
         "",
         "## Rule properties per preset",
         "",
@@ -253,6 +257,12 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
             lines += ["", "Every option fails:", ""]
             lines += [f"- {x['option']}: " + (" → ".join(x["answer"]) or "no way through")
                       for x in answer["refutations"][:6]]
+        page = write_page(os.path.join(out, "pages", f"puzzle-{r['name']}.html"), solve_page(
+            pos, answer_from_json(answer), f"niagara-solve solve: {_shown(path, s.puzzles)}",
+            [r["question"]] if r["question"] else []))
+        written.append(page)
+        what = "the others' answer to each option" if answer.get("refutations") else "the line"
+        lines += ["", f"[Step through the answer](pages/puzzle-{r['name']}.html): a picture of each step of {what}."]
         svg = render_svg(pos, turn, player if turn is not None else None, title=r["name"])
         lines += ["", f"![{r['name']}]({picture('puzzle-' + r['name'], svg)})", ""]
 
@@ -272,6 +282,7 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
     if playtests:
         played = Comparison(*(simulation_from(run, results) for run in playtests))
         lines += _playtest_section(played, img, written)
+    lines += _game_section(out, written)
 
     path = os.path.join(out, "README.md")
     with open(path, "w", encoding="utf-8") as f:
@@ -330,6 +341,30 @@ def _playtest_section(c: Comparison, img: str, written: list[str]) -> list[str]:
         name = os.path.basename(path)
         lines += [f"![{name.removesuffix('.svg')}](img/{name})", ""]
     return lines
+
+
+#: The game the report steps through: a bundled position, the seed and the policy that play it (``play``).
+STEPPED_GAME = ("start-4p.json", 0, "lookahead")
+
+
+def _game_section(out: str, written: list[str]) -> list[str]:
+    """A whole game played from a bundled position, as a page to step through (``play --html``)."""
+    folder = bundled_puzzles()
+    name, seed, policy = STEPPED_GAME
+    if folder is None or not os.path.exists(os.path.join(folder, name)):
+        return []
+    pos = load_document(os.path.join(folder, name))[0]
+    records = list(random_playout(pos, seed, 100, policy))  # play's default --rounds
+    source = f"puzzles/{name}"
+    written.append(write_page(os.path.join(out, "pages", "game.html"), play_page(pos, records, source, seed, policy)))
+    return ["## A game, step by step", "",
+            f"`niagara-solve play {source} --seed {seed} --html game.html`: [a whole game]"
+            f"(pages/game.html), {len(pos.players)} players of the `{policy}` policy from the start. "
+            f"{game_summary(pos, records)} "
+            "The page shows a picture for each round's phase I (rescues and cards), each turn of phase II (drawn on "
+            "the position before it) and phases III and IV (the flow, the lifebuoy), with the round's text beside "
+            "it; previous and next, the arrow keys and a slider step through it. It is one file that needs no "
+            "server: open it in a browser.", ""]
 
 
 def _switches(rules: Ruleset) -> str:

@@ -70,6 +70,9 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
     whirl_over: list[Expr] = []
     joe_over: list[Expr] = []
     put_back: list[Expr] = []
+    # R-FLOW-3: the branch the disc of each step took at each fork it passed (label index; -1: it did not pass),
+    # whoever decided it (the markers or the choices), to show a counterexample's flow.
+    routes: dict[str, Expr] = {}
     for i in range(max_steps(enc)):
         active = k > i
         if free:
@@ -81,6 +84,7 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
         # The terms are made through z3's C API (encoding/terms.py: the same terms as z3.And, z3.If and ==): this
         # loop makes most of a flow relation's terms, for every canoe, disc and step.
         on_path = {x: and_of([equal(routing[f], j)[0] for f, j in t.route[x]], active.ctx) for x in t.disc_ids}
+        routes.update({f"route.{i}.{f}": z3.If(z3.And(active, on_path[f]), routing[f], -1) for f in t.forks})
         new = state.copy()
         for p in range(state.players):
             for v in range(2):
@@ -175,7 +179,7 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
         state.joe, state.joe_gem, state.cave = enc.rule("X-JOE-2")(enc, state.joe, state.joe_gem, state.cave,
                                                                   _joe_points(enc, state))
     extra = {"k": k, "sum": total, "whirl_over": z3.Or(whirl_over), "joe_over": z3.Or(joe_over),
-             "put_back_on_whirl": z3.Or(put_back)}
+             "put_back_on_whirl": z3.Or(put_back), **routes}
     return Transition(out, state, extra=extra, choice=choice)
 
 

@@ -356,6 +356,16 @@ class Relations:
             return None
         return decode_branches(model, step.branches, self.tables, steps)
 
+    def decode_routes(self, model: z3.ModelRef, step: FlowStep, steps: int) -> list[tuple[tuple[str, str], ...]]:
+        """The branch the disc of each of the first ``steps`` steps took at each fork it passed (R-FLOW-3), whether
+        the markers or the choices decided it: what a counterexample's picture shows."""
+        t = self.tables
+        out = []
+        for i in range(steps):
+            taken = ((f, value(model, step.extra[f"route.{i}.{f}"])) for f in t.forks if f"route.{i}.{f}" in step.extra)
+            out.append(tuple((t.name[f], t.labels[f][j]) for f, j in taken if 0 <= j < len(t.labels[f])))
+        return out
+
     @staticmethod
     def decode_winners(model: z3.ModelRef, won: list[Expr]) -> tuple[int, ...]:
         """The seats :meth:`end` names as winners in a model."""

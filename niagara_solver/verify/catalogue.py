@@ -18,7 +18,7 @@ from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.verify.properties import BY_ID
 from niagara_solver.verify.prove import PropertyResult, prove
 
-_COUNTEREXAMPLE_KEYS = ("counterexample", "after", "choices", "trace", "replay")
+_COUNTEREXAMPLE_KEYS = ("counterexample", "after", "flow", "choices", "trace", "replay")
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ def merge_properties(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if verdict > worst.get(item["id"], Verdict.PROVED):
                 worst[item["id"]] = verdict
                 entry["verdict"] = PROOF(verdict)
-                for key in ("counterexample", "trace", "choices", "replay"):
+                for key in ("counterexample", "after", "flow", "trace", "choices", "replay"):
                     if key in item:
                         entry[key] = item[key]
     return list(merged.values())

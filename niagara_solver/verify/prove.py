@@ -45,6 +45,9 @@ class Counterexample:
     choices: str
     trace: list[str]
     replay: str
+    #: A flow's number of steps and the branch each step's disc took at each fork it passed (R-FLOW-3).
+    steps: int | None = None
+    branches: list[tuple[tuple[str, str], ...]] | None = None
 
 
 @dataclass
@@ -75,6 +78,9 @@ class PropertyResult:
             out["choices"] = ce.choices
             out["trace"] = ce.trace
             out["replay"] = ce.replay
+            if ce.steps is not None:
+                out["flow"] = {"steps": ce.steps, "branches": None if ce.branches is None
+                               else [[list(choice) for choice in step] for step in ce.branches]}
         return out
 
 
@@ -249,7 +255,9 @@ class Prover:
             trace.append(f"mutated rule: {self.enc.mutant.key} ({self.enc.mutant.description})")
         if problems:
             trace.append("warning: the decoded position is not valid: " + "; ".join(p.message for p in problems))
-        return Counterexample(ph.name, pre, post, choices, trace, replay)
+        # A flow's picture shows the branch each step's disc took, whoever decided it (the markers or the choices).
+        flow = (k, relations.decode_routes(model, ph.step, max(0, k))) if ph.name == FLOW else (None, None)
+        return Counterexample(ph.name, pre, post, choices, trace, replay, *flow)
 
     # -- R-PROP-10 ----------------------------------------------------------------------------------------
 

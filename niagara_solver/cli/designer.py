@@ -14,7 +14,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from niagara_solver.model.errors import InputError
+from niagara_solver.model.errors import InputError, quoted
 from niagara_solver.report.text import play_text
 from niagara_solver.cli.common import ruleset_option
 from niagara_solver.design.simulate import MAX_GAMES
@@ -33,7 +33,8 @@ _scheduler = click.option("--scheduler", metavar="ADDRESS",
 @click.argument("position", type=click.Path(dir_okay=False))
 @click.option("--ruleset", "ruleset_spec", metavar="PRESET|FILE.json",
               help="Play the position under this ruleset instead of its own.")
-@click.option("--out", "out_path", metavar="FILE.svg", help="Write the picture here (default: standard output).")
+@click.option("--out", "out_path", metavar="FILE.svg|FILE.png",
+              help="Write the picture here, as SVG or PNG by the name's ending (default: SVG on standard output).")
 @click.option("--player", "player_name", metavar="NAME", help="Draw this player's turn (with --turn).")
 @click.option("--card", "card_text", metavar="CARD",
               help="The card of the turn: 1..6 or cloud; with x_cards also 7, lasso, 123 (default: the player's "
@@ -42,11 +43,12 @@ _scheduler = click.option("--scheduler", metavar="ADDRESS",
 @click.option("--title", help="The picture's heading.")
 def render(position: str, ruleset_spec: str | None, out_path: str | None, player_name: str | None,
            card_text: str | None, turn_text: str | None, title: str | None) -> int:
-    """Draw a position as SVG: the river from port to falls, caves, canoes and cargo, markers and banks.
+    """Draw a position as SVG or PNG: the river from port to falls, caves, canoes and cargo, markers and banks.
 
     \b
     Examples:
       niagara-solve render puzzles/erratum-two-canoes.json --out position.svg
+      niagara-solve render puzzles/erratum-two-canoes.json --out position.png
       niagara-solve render puzzles/steal-after-unloading.json --player red --card 4 \\
           --turn "4: -ruby <2 xblue/amber" --out answer.svg
     """
@@ -55,6 +57,10 @@ def render(position: str, ruleset_spec: str | None, out_path: str | None, player
     from niagara_solver.engine.rescue import begin_turns
     from niagara_solver.report.svg import render_svg
     from niagara_solver.model.atoms import Phase
+    name = os.path.basename(out_path or "picture.svg")
+    kind = os.path.splitext(name)[1].lower()
+    if kind not in (".svg", ".png"):  # refused before any work: a picture is never written under a wrong name
+        raise InputError("--out", f"a picture is written as FILE.svg or FILE.png, not {quoted(name)}", "FORMAT")
     pos, _ = load(position, ruleset_spec)
     turn = player = None
     if turn_text is not None or player_name is not None:
@@ -68,7 +74,13 @@ def render(position: str, ruleset_spec: str | None, out_path: str | None, player
         # no rescue but the forced ones (R-ROUND-1, R-RESCUE-2).
         apply_turn(pos if pos.phase is Phase.TURNS else begin_turns(pos), player, turn, card)
     svg = render_svg(pos, turn, player, title)
-    if out_path:
+    if out_path and kind == ".png":
+        from niagara_solver.report.png import png_bytes
+        data = png_bytes(svg)
+        with open(out_path, "wb") as f:
+            f.write(data)
+        click.echo(f"wrote {out_path}")
+    elif out_path:
         with open(out_path, "w", encoding="utf-8") as f:
             f.write(svg)
         click.echo(f"wrote {out_path}")

@@ -488,9 +488,11 @@ def _save_counterexample(folder: str, name: str, ce: Any) -> str:
     path = os.path.join(folder, f"{name}.json")
     with open(path, "w", encoding="utf-8") as f:
         f.write(dumps_position(ce.position, {"comment": " | ".join([*ce.trace, ce.replay])}))
-    from niagara_solver.report.svg import render_svg
-    with open(os.path.join(folder, f"{name}.svg"), "w", encoding="utf-8") as f:  # and its picture
-        f.write(render_svg(ce.position, title=f"{name}: {ce.choices}"))
+    from niagara_solver.report.svg import Change, render_svg
+    # And its picture, with what the phase changed: the fork markers after it, the branches a flow took.
+    change = Change(ce.after.forks, ce.steps, None if ce.branches is None else tuple(ce.branches))
+    with open(os.path.join(folder, f"{name}.svg"), "w", encoding="utf-8") as f:
+        f.write(render_svg(ce.position, title=f"{name}: {ce.choices}", change=change))
     return path
 
 

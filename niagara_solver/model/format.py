@@ -278,6 +278,12 @@ def _forks(value: object, board: Board) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def fork_markers(value: object, board: Board) -> tuple[tuple[str, str], ...]:
+    """The fork markers a position file's ``fork`` field gives on ``board`` (R-FLOW-4): each fork's first branch
+    where it says none. Raises PositionError naming the field."""
+    return _forks(value, board)
+
+
 def position_from_json(obj: object) -> Position:
     """Validate a position document (already parsed from JSON) and build the position."""
     if not isinstance(obj, dict):

@@ -30,7 +30,7 @@ from niagara_solver.model.readings import require, uncovered
 from niagara_solver.model.ruleset import PRESETS, Ruleset
 from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.report.html import answer_from_json, game_summary, play_page, solve_page, write_page
-from niagara_solver.report.svg import render_svg
+from niagara_solver.report.svg import Change, render_svg
 from niagara_solver.engine.playout import random_playout
 from niagara_solver.model.puzzles import bundled_puzzles
 
@@ -188,7 +188,8 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
             if "trace" in p:
                 lines += [f"{p['id']} is refuted:", "", "```", *p["trace"], "```", ""]
                 pos = position_from_json(p["counterexample"])
-                link = picture(f"{name}-{p['id']}", render_svg(pos, title=p["id"]))
+                svg = render_svg(pos, title=p["id"], change=Change.from_json(p, pos.board))
+                link = picture(f"{name}-{p['id']}", svg)
                 lines += [f"![{p['id']} counterexample]({link})", ""]
 
     lines += ["## Mutation table", "",
@@ -206,7 +207,8 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
             first = r["counterexamples"][0]
             pos = position_from_json(first["counterexample"])
             title = f"mutant {m.name}: {first['id']} refuted"
-            shown.append((m.name, first, picture(f"mutant-{m.name}", render_svg(pos, title=title))))
+            svg = render_svg(pos, title=title, change=Change.from_json(first, pos.board))
+            shown.append((m.name, first, picture(f"mutant-{m.name}", svg)))
     lines += _table(["mutant", "rule", "error", "verdict", "refuted by", "seconds"], rows) + [""]
     for name, first, path in shown:
         lines += [f"<details><summary><code>{name}</code>: {first['id']} refuted, {first['choices']}</summary>", "",

@@ -269,7 +269,9 @@ def test_next_steps_through_a_whole_game_in_a_browser(browser, tmp_path, capsys)
         browser.click("#next")
         now = browser.evaluate(STATE)
         step = steps[i]
-        assert now["heading"] == step.heading == now["svgTitle"]
+        # The picture is the step's: its title is the step's heading with the ruleset (svg.render_svg).
+        assert now["heading"] == step.heading
+        assert now["svgTitle"] == f"{step.heading} · ruleset {step.position.ruleset.describe()}"
         assert now["counter"] == f"step {i + 1} of {n}" and now["slider"] == str(i) and now["hash"] == f"#step={i + 1}"
         assert now["now"] == [chapters[step.chapter].lines[m] for m in step.marks]
         assert now["picture"] != state["picture"] and now["aside"] != state["aside"], i

@@ -24,12 +24,22 @@ LONG_BOARD = Board.from_json({
 #: Switch -> the values tests try, the default first (each switch's row says which: ``tries``), among those every
 #: reading of the rules covers (niagara_solver/model/readings.py; tests/test_readings.py checks the others are
 #: refused).
-# The expansion's modules with their own switches, and ``reveal`` (which the smt backend refuses at once), stay at
-# their defaults here: each has its own tests (tests/test_x_*.py, tests/test_reveal.py), and the random tests built on
-# these draws compare readings that speak the base game (the brute force over the notation, both solver backends).
-_OWN_TESTS = ("X-CARDS", "X-DOUBLE", "X-WHIRL", "X-BEAVER", "X-MOOSE", "X-JOE", "R-TURN-1")
-SWITCH_VALUES = {name: [v for v in row.tries if covered(name, v)] if not row.rule.startswith(_OWN_TESTS)
-                 else [row.tries[0]] for name, row in SWITCHES.items()}
+# The expansion's modules that bring pieces or cards, with their own switches, and the switches of what a player
+# knows (``reveal``, which the smt backend refuses at once) stay at their defaults here: each has its own tests
+# (tests/test_x_*.py, tests/test_reveal.py), and the random tests built on these draws compare readings that speak
+# the base game (the brute force over the notation, both solver backends). Read from the rows: nothing to add here
+# for a new switch.
+
+
+def own_tests(name: str) -> bool:
+    """Whether switch ``name`` stays at its default in the draws: a module with pieces or one of its own switches,
+    or a switch of what a player knows."""
+    row = SWITCHES[name]
+    return bool(row.of_module and SWITCHES[row.of_module].pieces) or "knowledge" in row.phases
+
+
+SWITCH_VALUES = {name: [v for v in row.tries if covered(name, v)] if not own_tests(name) else [row.tries[0]]
+                 for name, row in SWITCHES.items()}
 
 
 @st.composite

@@ -11,7 +11,8 @@ from niagara_solver.verify.crosscheck import CrossChecker, crosscheck, goals_for
 from niagara_solver.verify.mutants import BY_NAME
 from niagara_solver.model.board import standard_board
 from niagara_solver.cli.main import main
-from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.model.ruleset import SWITCHES, Ruleset
+from helpers import pending_switches
 from strategies import LONG_BOARD, positions, rulesets
 
 GOALS = goals_for(Ruleset())  # the base game's goals; each module's own are asked only with it on
@@ -30,15 +31,27 @@ def test_bounded_crosscheck_agrees_on_every_goal_a_playout_and_first_rounds(shar
         assert report.coverage[rule] > 0, rule
 
 
+def other_values() -> dict[str, object]:
+    """Every switch of the base game (the rows without a module, none that only changes what a player knows) at its
+    row's first value other than the default (``tries``): one ruleset for the cross-check below. Read from the rows:
+    a new switch joins it with no edit here."""
+    return {name: row.tries[1] for name, row in SWITCHES.items()
+            if row.of_module is None and "knowledge" not in row.phases and name not in pending_switches()}
+
+
 def test_crosscheck_under_every_other_switch_value():
-    rules = Ruleset.from_json({"steal_after_unload": False, "rescue_when_none": "free", "port_departure": "at_most_one",
-                               "bank_after_load": False, "must_move": True, "min_flow": 1, "tiebreak": "count",
-                               "gems_per_colour": 4, "capacity": 2, "gem_sides": "one"})
+    rules = Ruleset.from_json(other_values())
     report = crosscheck(standard_board(), rules, count=0, rounds=False,
-                        goals=["steal", "both-canoes-bank", "port-canoe-stays", "steal-a-stolen-gem", *OTHER_GOALS])
+                        goals=["steal", "both-canoes-bank", "port-canoe-stays", "steal-a-stolen-gem", *OTHER_GOALS,
+                               *[g.name for g in goals_for(rules) if g.switches]])
     assert report.mismatches == []
     assert report.goals["both-canoes-bank"] == "checked" and report.coverage["R-RESCUE-3"] > 0
     assert report.coverage["R-STEAL-4"] > 0
+    # Each switch of phase I has its own goal, a position where its value matters, whose case exercises its rule
+    # (R-RESCUE-3 for rescue_when_none).
+    for name, row in SWITCHES.items():
+        if row.phases[0] == "rescue":
+            assert report.goals[f"where-{name}-matters"] == "checked" and report.coverage[row.rule] > 0, name
 
 
 def test_crosscheck_with_a_free_fork():

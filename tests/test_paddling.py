@@ -26,7 +26,7 @@ from niagara_solver.model.board import Board, standard_board
 from niagara_solver.model.format import position_from_json
 from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.position import Player, Position
-from niagara_solver.model.ruleset import PRESETS, Ruleset
+from niagara_solver.model.ruleset import PRESETS, SWITCHES, Ruleset
 from strategies import LONG_BOARD, positions
 
 
@@ -84,19 +84,21 @@ def test_fast_generator_equals_the_reference_generator_in_seeded_games(preset, p
     assert len(counted) > 80 and sum(counted) > 500  # the games reach positions with many turns
 
 
+def phase_ii(name: str) -> bool:
+    """Whether switch ``name`` is one the random rulesets below combine: a switch of phase II, or one of the own
+    switches of a module of phase II (``whirl_start``)."""
+    row = SWITCHES[name]
+    return "turn" in row.phases or (row.of_module is not None and "turn" in SWITCHES[row.of_module].phases)
+
+
+#: The switches phase II reads, with the expansion's modules and their own switches: read from the rows (a new
+#: switch of phase II joins the random rulesets with no edit here).
+PHASE_II = [name for name in SWITCHES if phase_ii(name)]
+
+
 def mixed_rules(rng: random.Random) -> Ruleset:
-    """A random combination of the switches phase II reads, with the expansion's modules and their own switches."""
-    spec = {
-        "steal_after_unload": rng.random() < 0.5, "port_departure": rng.choice(["exactly_one", "at_most_one"]),
-        "bank_after_load": rng.random() < 0.5, "must_move": rng.random() < 0.3, "capacity": rng.choice([1, 2]),
-        "gem_sides": rng.choice(["both", "one"]), "x_cards": rng.random() < 0.5, "x_double": rng.random() < 0.5,
-        "x_whirl": rng.random() < 0.5, "x_beaver": rng.random() < 0.3, "x_moose": rng.random() < 0.5,
-        "x_joe": rng.random() < 0.5, "card_123_canoes": rng.choice(["one", "all"]),
-        "lasso_scope": rng.choice(["all", "one"]), "double_one_cave": rng.random() < 0.5,
-        "whirl_start": rng.choice(["3", "2"]), "whirl_brink": rng.choice(["avoid", "allowed"]),
-        "whirl_cost_step": rng.choice(["enter", "leave"]),
-    }
-    return Ruleset.from_json(spec)
+    """A random combination of the switches phase II reads (:data:`PHASE_II`), each at one of its row's values."""
+    return Ruleset.from_json({name: rng.choice(SWITCHES[name].tries) for name in PHASE_II})
 
 
 @pytest.mark.parametrize("seed", range(12))

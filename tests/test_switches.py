@@ -273,6 +273,46 @@ def test_every_switch_is_shown_to_change_what_may_happen():
     assert all(OUTCOME_TESTS[name].__name__ == f"test_{name}" for name in OUTCOME_TESTS)
 
 
+def test_every_switch_row_is_in_every_roster_read_from_the_rows():
+    # The rosters that once listed switches by hand are read from the rows; each is held here to what the rows say,
+    # so a row left out of one (a switch never drawn, never cross-checked, never witnessed, a module's piece allowed
+    # without it) fails rather than going unnoticed.
+    from strategies import SWITCH_VALUES
+    from test_crosscheck import other_values
+    from test_designer import WITNESS_VALUES
+    from test_paddling import PHASE_II
+    from niagara_solver.design.witnesses import MODULES as WITNESSED_BY_A_PUZZLE
+    from niagara_solver.model.catalogue import RULES
+    from niagara_solver.model.format import _MODULE_OF
+    from niagara_solver.model.ruleset import MODULES
+    from niagara_solver.verify.crosscheck.goals import GOALS
+    from niagara_solver.verify.crosscheck.run import _FAMILIES
+    from niagara_solver.verify.mutants import MUTANTS
+    pending = pending_switches()
+    goals = {g.name: g for g in GOALS}
+    for name, row in SWITCHES.items():
+        assert set(row.rules) <= set(RULES), name  # explanations and the coverage table name every rule it changes
+        module = SWITCHES[row.of_module] if row.of_module else None
+        in_base_game = module is None and "knowledge" not in row.phases and name not in pending
+        # Hypothesis draws every value of a switch of the base game and of a module that brings nothing.
+        assert SWITCH_VALUES[name] == (list(row.tries) if in_base_game or (module is not None and not module.pieces)
+                                       else [row.tries[0]]), name
+        assert (name in PHASE_II) == ("turn" in row.phases or (module is not None and "turn" in module.phases)), name
+        assert WITNESS_VALUES.get(name) == (row.tries[1] if in_base_game else None), name
+        assert other_values().get(name) == (row.tries[1] if in_base_game else None), name
+        if row.phases[0] == "rescue":  # a goal position where the switch of phase I matters
+            goal = goals[f"where-{name}-matters"]
+            assert (goal.against, goal.switches, goal.rules) == (name, (name,), (row.rule,))
+        if row.module:
+            assert _FAMILIES[row.family] == name and (name in WITNESSED_BY_A_PUZZLE) == bool(row.pieces)
+            assert all(_MODULE_OF[piece] == name for piece in row.pieces)
+    assert list(MODULES) == [name for name, row in SWITCHES.items() if row.module]
+    assert set(_MODULE_OF) == {piece for row in SWITCHES.values() for piece in row.pieces}
+    # Every switch a mutant sets is a switch, at a value its row reads.
+    for mutant in MUTANTS:
+        assert all(SWITCHES[name].parse(value) is not None for name, value in mutant.switches), mutant.name
+
+
 def _switch_table(document: str) -> list[list[str]]:
     """The rows of the switch table of a document: the table whose header starts ``| switch | default``."""
     with open(os.path.join(DOCS, document), encoding="utf-8") as f:

@@ -114,9 +114,9 @@ def switch_witness(board: Board, a: Ruleset, b: Ruleset, switch: str, players: i
 
 # -- the phases ---------------------------------------------------------------------------------------------
 
-#: The expansion's modules that bring pieces or cards (RULES.md section X); ``x_sixth_player`` only changes who
-#: plays (a ``setup`` witness).
-MODULES = ("x_cards", "x_double", "x_whirl", "x_beaver", "x_moose", "x_joe")
+#: The expansion's modules that bring pieces or cards (RULES.md section X: the rows with ``pieces``);
+#: ``x_sixth_player`` only changes who plays (a ``setup`` witness).
+MODULES = tuple(name for name, row in SWITCHES.items() if row.pieces)
 
 
 def _module(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
@@ -157,20 +157,13 @@ def _module(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, tim
                              "position without the module's pieces and cards)"),
                     engine=(f"the search over the engine answers {with_it.word} with the module and {without.word} "
                             "without it"))
-        w.rules = sorted({rule for rule in _MODULE_RULES.get(switch, ())}, key=_rule_order)
+        w.rules = list(SWITCHES[switch].rules)  # the rules the module brings (its row's rule and ``also``)
         return w
     return Witness(switch, None, None, "module", Verdict.UNKNOWN,
                    summary=("no bundled puzzle on this board shows the module deciding a question; a position valid "
                             "under both rulesets has none of its pieces or cards, so a position search cannot "
                             "compare them"))
 
-
-#: The rules each module brings (RULES.md section X), named beside its witness.
-_MODULE_RULES = {"x_cards": ("X-CARDS-1", "X-CARDS-2", "X-CARDS-3", "X-CARDS-4"),
-                 "x_double": ("X-DOUBLE-1", "X-DOUBLE-2", "X-DOUBLE-3", "X-DOUBLE-4"),
-                 "x_whirl": ("X-WHIRL-1", "X-WHIRL-2", "X-WHIRL-3", "X-WHIRL-4", "X-WHIRL-5"),
-                 "x_beaver": ("X-BEAVER-1", "X-BEAVER-2"), "x_moose": ("X-MOOSE-1", "X-MOOSE-2", "X-MOOSE-3"),
-                 "x_joe": ("X-JOE-1", "X-JOE-2", "X-JOE-3")}
 
 def _base(board: Board, rules: Ruleset, players: int) -> Position:
     return Position.initial(list(_names(players)), board, rules)

@@ -10,6 +10,7 @@ Group keys are rule IDs, optionally with a part name after a colon (``R-WEATHER-
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -17,8 +18,8 @@ import z3
 
 from niagara_solver.model.readings import UncoveredRulesError, require
 from niagara_solver.model.board import Board
-from niagara_solver.model.ruleset import (GemSides, LassoScope, PortDeparture, RescueWhenNone, Ruleset, WhirlBrink,
-                                          WhirlCostStep)
+from niagara_solver.model.ruleset import (SWITCHES, GemSides, LassoScope, PortDeparture, RescueWhenNone,
+                                          Ruleset, WhirlBrink, WhirlCostStep)
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
 from niagara_solver.encoding.tables import BoardTables, member
 from niagara_solver.encoding.terms import all_of, at_least, at_least_term, implies
@@ -43,8 +44,14 @@ class Mutant:
     key: str
     replacement: Group
     description: str
-    #: The expansion module whose rule the mutant breaks: it is checked with that module on (None: the base game).
-    module: str | None = None
+    #: The switch values (as a file writes them) under which the rule the mutant breaks is in force: an expansion
+    #: module on, or another value of a switch whose rule it breaks; the mutant is checked under them (none: the base
+    #: game).
+    switches: tuple[tuple[str, Any], ...] = ()
+
+    def ruleset(self, rules: Ruleset) -> Ruleset:
+        """``rules`` with the mutant's switch values set."""
+        return dataclasses.replace(rules, **{name: SWITCHES[name].parse(value) for name, value in self.switches})
 
 
 class Encoding:

@@ -1,8 +1,13 @@
-"""One sentence for every rule of RULES.md, for explanations (``why``) and traces."""
+"""One sentence for every rule of RULES.md, for explanations (``why``) and traces.
+
+A rule that only states a switch has its sentence in the switch's row (``says``, model/ruleset.py), taken from there
+in RULES.md's order."""
 
 from __future__ import annotations
 
-RULES: dict[str, str] = {
+from niagara_solver.model.ruleset import SWITCHES
+
+_SENTENCES: dict[str, str] = {
     "R-COMP-1": "2 to 5 players play, in the seat order of the players list.",
     "R-COMP-2": "Each player owns 2 canoes, 6 paddle cards valued 1 to 6 and 1 cloud card.",
     "R-COMP-3": "There are 8 gems of each of 5 colours (gems_per_colour), never created or destroyed.",
@@ -19,7 +24,6 @@ RULES: dict[str, str] = {
     "R-CARD-2": "A card is played from the hand and stays out of it until all seven have been played.",
     "R-RESCUE-1": "A fallen canoe comes back to the port, empty, for one banked gem, which goes to its own cave.",
     "R-RESCUE-2": "A player with no canoe in play must bring one back: paying a gem if they have any, else free.",
-    "R-RESCUE-3": "With rescue_when_none: free, a player with no canoe in play gets one back free.",
     "R-TURN-1": "Players act one at a time from the lifebuoy holder, each once a round.",
     "R-TURN-2": "With the cloud card no canoe acts: the weather moves one step, up or down.",
     "R-TURN-3": "A canoe on the river always acts; a port canoe may act, but of two port canoes exactly one; "
@@ -47,7 +51,6 @@ RULES: dict[str, str] = {
     "R-STEAL-3": "No steal after moving downstream, while passing a canoe, or before moving; no moving after "
                  "a steal.",
     "R-STEAL-4": "A stolen gem may be stolen again later in the same phase.",
-    "R-STEAL-5": "With steal_after_unload: false, a canoe that unloaded this turn cannot steal.",
     "R-WEATHER-1": "The cloud moves the weather exactly one step, never out of [-1, 2].",
     "R-FLOW-1": "The river flows the smallest paddle played plus the weather.",
     "R-FLOW-2": "The river never flows backwards (a negative sum is 0; at least min_flow).",
@@ -93,3 +96,28 @@ RULES: dict[str, str] = {
 def sentence(rule: str) -> str:
     """The rule's sentence (or the ID alone for an unknown one)."""
     return RULES.get(rule, rule)
+
+
+def _number(rule: str) -> int:
+    tail = rule.rsplit("-", 1)[1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def _with_rows(sentences: dict[str, str]) -> dict[str, str]:
+    """The sentences, with each switch row's own rule (``says``) placed after the rules of its family before it."""
+    out = dict(sentences)
+    for row in SWITCHES.values():
+        if not row.says:
+            continue
+        if row.rule in out:
+            raise ValueError(f"{row.rule} has a sentence here and in the row of {row.name}")
+        items = list(out.items())
+        before = [i for i, (key, _) in enumerate(items)
+                  if key.rsplit("-", 1)[0] == row.family and _number(key) < _number(row.rule)]
+        at = before[-1] + 1 if before else len(items)
+        out = dict([*items[:at], (row.rule, row.says), *items[at:]])
+    return out
+
+
+#: Rule ID -> its sentence, in the order of RULES.md.
+RULES: dict[str, str] = _with_rows(_SENTENCES)

@@ -29,10 +29,10 @@ _FIELDS = ("format", "ruleset", "board", "round", "phase", "acted", "weather", "
 _PLAYER_FIELDS = ("name", "canoes", "hand", "bank", "card", "card_budget")
 _CANOE_FIELDS = ("at", "kind", "gem", "gems", "moose", "moored")
 
-#: The expansion's fields (FORMAT.md, "Expansion fields"): each is allowed only with its module on, and a file
-#: using one without it is refused naming the module's first rule.
-_MODULE_OF = {"whirlpool": "x_whirl", "beaver": "x_beaver", "moose": "x_moose", "joe": "x_joe",
-              "card_budget": "x_cards", "kind": "x_double", "moored": "x_cards"}
+#: The expansion's fields (FORMAT.md, "Expansion fields"), each with its module (the module's row names them as its
+#: ``pieces``): each is allowed only with its module on, and a file using one without it is refused naming the
+#: module's first rule.
+_MODULE_OF = {piece: name for name, row in SWITCHES.items() for piece in row.pieces}
 #: Characters a player name may not hold: the turn notation and the NAME=VALUE options use them
 #: (docs/NOTATION.md). Nor may it hold any other space or control character (see :func:`unwritable`).
 _NAME_FORBIDDEN = set(" \t\n;:/[],=<>+()~")

@@ -96,9 +96,13 @@ class Ruleset:
     Each field is a switch's whole row (:func:`~niagara_solver.model.switches.switch`): its type, default, values,
     rules and phases. :data:`SWITCHES` is built from these fields, in this order (RULES.md's switch table)."""
 
-    steal_after_unload: bool = switch(True, values=BOOLEAN, rule="R-STEAL-5", phases=("turn",))
+    steal_after_unload: bool = switch(True, values=BOOLEAN, rule="R-STEAL-5", phases=("turn",),
+                                      says="With steal_after_unload: false, a canoe that unloaded this turn cannot "
+                                           "steal.")
     rescue_when_none: RescueWhenNone = switch(RescueWhenNone.PAY_OR_FREE, values=Choice(RescueWhenNone),
-                                              rule="R-RESCUE-3", also=("R-RESCUE-2",), phases=("rescue",))
+                                              rule="R-RESCUE-3", also=("R-RESCUE-2",), phases=("rescue",),
+                                              says="With rescue_when_none: free, a player with no canoe in play gets "
+                                                   "one back free.")
     port_departure: PortDeparture = switch(PortDeparture.EXACTLY_ONE, values=Choice(PortDeparture), rule="R-TURN-3",
                                            phases=("turn",))
     bank_after_load: bool = switch(True, values=BOOLEAN, rule="R-GEM-5", phases=("turn",))
@@ -114,17 +118,21 @@ class Ruleset:
     gem_sides: GemSides = switch(GemSides.BOTH, values=Choice(GemSides), rule="R-MOVE-1", phases=("turn",))
     reveal: Reveal = switch(Reveal.IN_TURN, values=Choice(Reveal), rule="R-TURN-1", phases=("knowledge",))
     # The expansion's modules (RULES.md section X), each off by default and usable alone or with the others.
+    # A module's pieces are the fields of a position file it brings (docs/FORMAT.md, "Expansion fields").
     x_cards: bool = switch(False, values=BOOLEAN, rule="X-CARDS-1", also=("X-CARDS-2", "X-CARDS-3", "X-CARDS-4"),
-                           phases=("turn", "flow"))
+                           phases=("turn", "flow"), module=True, pieces=("card_budget", "moored"))
     x_double: bool = switch(False, values=BOOLEAN, rule="X-DOUBLE-1", also=("X-DOUBLE-2", "X-DOUBLE-3", "X-DOUBLE-4"),
-                            phases=("turn", "setup"))
+                            phases=("turn", "setup"), module=True, pieces=("kind",))
     x_whirl: bool = switch(False, values=BOOLEAN, rule="X-WHIRL-1",
-                           also=("X-WHIRL-2", "X-WHIRL-3", "X-WHIRL-4", "X-WHIRL-5"), phases=("turn", "flow"))
-    x_beaver: bool = switch(False, values=BOOLEAN, rule="X-BEAVER-1", also=("X-BEAVER-2",), phases=("flow", "turn"))
+                           also=("X-WHIRL-2", "X-WHIRL-3", "X-WHIRL-4", "X-WHIRL-5"), phases=("turn", "flow"),
+                           module=True, pieces=("whirlpool",))
+    x_beaver: bool = switch(False, values=BOOLEAN, rule="X-BEAVER-1", also=("X-BEAVER-2",), phases=("flow", "turn"),
+                            module=True, pieces=("beaver",))
     x_moose: bool = switch(False, values=BOOLEAN, rule="X-MOOSE-1", also=("X-MOOSE-2", "X-MOOSE-3"),
-                           phases=("turn", "flow"))
-    x_joe: bool = switch(False, values=BOOLEAN, rule="X-JOE-1", also=("X-JOE-2", "X-JOE-3"), phases=("flow", "turn"))
-    x_sixth_player: bool = switch(False, values=BOOLEAN, rule="X-SIX-1", phases=("setup",))
+                           phases=("turn", "flow"), module=True, pieces=("moose",))
+    x_joe: bool = switch(False, values=BOOLEAN, rule="X-JOE-1", also=("X-JOE-2", "X-JOE-3"), phases=("flow", "turn"),
+                         module=True, pieces=("joe",))
+    x_sixth_player: bool = switch(False, values=BOOLEAN, rule="X-SIX-1", phases=("setup",), module=True)
     card_123_canoes: Card123Canoes = switch(Card123Canoes.ONE, values=Choice(Card123Canoes), rule="X-CARDS-3",
                                             phases=("turn",))
     lasso_scope: LassoScope = switch(LassoScope.ALL, values=Choice(LassoScope), rule="X-CARDS-4", phases=("turn",))
@@ -166,11 +174,10 @@ class Ruleset:
 
     @property
     def modules(self) -> tuple[str, ...]:
-        """The expansion modules that are on (``x_…`` switches), in RULES.md's order."""
+        """The expansion modules that are on (the rows with ``module=True``), in RULES.md's order."""
         known: tuple[str, ...] | None = self.__dict__.get("_modules")
         if known is None:  # asked at every node of the solver's search
-            known = self.__dict__["_modules"] = tuple(name for name in SWITCHES
-                                                      if name.startswith("x_") and getattr(self, name))
+            known = self.__dict__["_modules"] = tuple(name for name in MODULES if getattr(self, name))
         return known
 
     def switches(self) -> dict[str, Any]:
@@ -236,6 +243,8 @@ def _join(path: str, key: str) -> str:
 
 #: Every switch's row, by name, in the order of RULES.md's switch table (docs/RULES.md, "Switches and presets").
 SWITCHES: dict[str, Switch] = rows_of(Ruleset)
+#: The expansion's modules (RULES.md section X), in the table's order.
+MODULES: tuple[str, ...] = tuple(name for name, row in SWITCHES.items() if row.module)
 
 #: The presets of RULES.md, by name.
 _BSW = Ruleset(tiebreak=Tiebreak.SHARED)

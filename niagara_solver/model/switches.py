@@ -3,12 +3,16 @@
 A switch of RULES.md is one field of :class:`~niagara_solver.model.ruleset.Ruleset`, declared with
 :func:`switch`. The declaration is the row: the field's name and type, its default, how a file's value is read
 (:class:`Boolean`, :class:`Choice`, :class:`Integer`), the rule that states it and the other rules it changes,
-the parts of a round it acts in, and the values tests and ``diff`` try. :func:`rows_of` collects the rows, in the
-order of the fields, which is the order of RULES.md's switch table.
+the parts of a round it acts in, the values tests and ``diff`` try, the sentence of a rule that only states the
+switch, and for an expansion module (RULES.md section X) that it is one and the pieces it brings to a position
+file. :func:`rows_of` collects the rows, in the order of the fields, which is the order of RULES.md's switch table.
 
-What is derived from the rows: reading and validating a ruleset (``Ruleset.from_json``, sweep grids), the part of
-a round where ``diff`` looks for a switch's witness, the values the tests draw (``tests/strategies.py``), and the
-check that the switch tables of docs/RULES.md and docs/FORMAT.md list exactly these switches.
+What is derived from the rows: reading and validating a ruleset (``Ruleset.from_json``, sweep grids), the fields
+of a position file each module allows and the pieces taken away with it, the catalogue sentence of a switch's own
+rule, the part of a round where ``diff`` looks for a switch's witness (and which switches are modules whose
+witness is a puzzle), the rules the cross-check cannot exercise with a module off, the cross-check's goal and
+coverage for a switch of phase I, the values the tests draw and the rulesets they combine, and the check that the
+switch table of docs/RULES.md lists exactly these switches.
 """
 
 from __future__ import annotations
@@ -163,6 +167,17 @@ class Switch:
     also: tuple[str, ...]              # the other rules whose reading it changes (RULES.md's table lists them too)
     phases: tuple[SwitchPhase, ...]    # where it changes what may happen; diff seeks a witness in the first
     tries: tuple[Any, ...]             # the values (as JSON) tests and diff try, the default first
+    says: str = ""                     # the catalogue's sentence for ``rule`` when the rule only states the switch
+    module: bool = False               # the switch turns an expansion module on (RULES.md section X)
+    pieces: tuple[str, ...] = ()       # a module's fields of a position file, allowed only with it on (FORMAT.md)
+    #: The module whose rules the switch changes: a module itself, or the module of the same rule family (a
+    #: module's own switch: ``lasso_scope``, X-CARDS-4, is ``x_cards``'); None in the base game. Set by :func:`rows_of`.
+    of_module: str | None = None
+
+    @property
+    def family(self) -> str:
+        """The rule family of the switch's rule: ``R-RESCUE`` for R-RESCUE-4, ``X-CARDS`` for X-CARDS-4."""
+        return self.rule.rsplit("-", 1)[0]
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -179,15 +194,19 @@ class Switch:
 
 
 def switch(default: T, *, values: Values, rule: str, phases: tuple[SwitchPhase, ...], also: tuple[str, ...] = (),
-           tries: tuple[Any, ...] | None = None) -> T:
+           tries: tuple[Any, ...] | None = None, says: str = "", module: bool = False,
+           pieces: tuple[str, ...] = ()) -> T:
     """A ruleset field that is a switch: its default, with the rest of its row kept in the field's metadata.
 
-    ``tries`` may be left out when the switch has few values: then every value is tried, the default first."""
+    ``tries`` may be left out when the switch has few values: then every value is tried, the default first.
+    ``says``: the one sentence of the switch's own rule for explanations, when that rule states nothing but the
+    switch (model/catalogue.py takes it from here). ``module``: the switch turns an expansion module on;
+    ``pieces``: the fields of a position file the module brings (allowed only with it on, taken away with it)."""
     if tries is None:
         if values.domain is None:
             raise TypeError(f"a switch whose values have no end says which values to try (default {default!r})")
         tries = (as_json(default), *(v for v in values.domain if v != as_json(default)))
-    row = Switch("", default, values, rule, also, phases, tries)
+    row = Switch("", default, values, rule, also, phases, tries, says, module, pieces)
     return dataclasses.field(default=default, metadata={"switch": row})
 
 
@@ -214,9 +233,19 @@ def rows_of(cls: type) -> dict[str, Switch]:
             else:
                 if as_json(parsed) != value or type(as_json(parsed)) is not type(value):
                     problems.append(f"tries: {value!r} is not written as a file writes it")
+        if row.module and (row.default is not False or not row.rule.startswith("X-")):
+            problems.append("a module is off by default and states a rule of section X")
+        if row.pieces and not row.module:
+            problems.append("only a module brings pieces")
         if problems:
             raise TypeError(f"switch {f.name}: " + "; ".join(problems))
         rows[f.name] = row
+    modules = {row.family: name for name, row in rows.items() if row.module}
+    for name, row in rows.items():
+        of_module = modules.get(row.family)
+        if row.rule.startswith("X-") and of_module is None and not row.module:
+            raise TypeError(f"switch {name}: rule {row.rule} belongs to no module")
+        rows[name] = dataclasses.replace(row, of_module=of_module)
     return rows
 
 

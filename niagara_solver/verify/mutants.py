@@ -8,7 +8,6 @@ catalogue (R-PROP-13..16 were added to close such gaps, docs/PROPERTIES.md).
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -124,7 +123,13 @@ def _joe_gem_vanishes(enc: Encoding, home: list[list[Expr]], over: Expr,
     return [list(row) for row in home], [z3.If(over, 0, g) for g in gem]
 
 
-#: The mutants: a name, the rule group replaced, the replacement, what it gets wrong (and the module it needs).
+def _on(module: str) -> tuple[tuple[str, Any], ...]:
+    """The switch values of a module's mutant: the module on (RULES.md section X)."""
+    return ((module, True),)
+
+
+#: The mutants: a name, the rule group replaced, the replacement, what it gets wrong (and the switch values it needs:
+#: a module on, a switch's other value).
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("fork-marker-stuck", "R-FLOW-4", _marker_stuck, "the fork marker never switches"),
     Mutant("negative-flow", "R-FLOW-2", _no_clamp, "a negative flow sum moves the river backwards"),
@@ -139,17 +144,18 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("free-rescue", "R-RESCUE-1:payment", _free_rescue, "a rescue costs nothing"),
     Mutant("two-gems", "R-GEM-2", _two_gems, "a canoe carries one gem more than its capacity"),
     Mutant("river-canoe-stays", "R-TURN-3", _river_canoe_may_stay, "a canoe on the river may stay idle"),
-    Mutant("seven-not-a-paddle", "R-FLOW-1", _seven_not_a_paddle, "the 7 does not count for the flow", "x_cards"),
-    Mutant("lasso-moors-nothing", "X-CARDS-4:moor", _lasso_moors_nothing, "the Lasso moors no canoe", "x_cards"),
+    Mutant("seven-not-a-paddle", "R-FLOW-1", _seven_not_a_paddle, "the 7 does not count for the flow",
+           _on("x_cards")),
+    Mutant("lasso-moors-nothing", "X-CARDS-4:moor", _lasso_moors_nothing, "the Lasso moors no canoe", _on("x_cards")),
     Mutant("double-three-gems", "X-DOUBLE-1", _double_three_gems, "the double canoe carries three gems",
-           "x_double"),
+           _on("x_double")),
     Mutant("beaver-no-calm", "X-BEAVER-2", _beaver_no_calm, "the weather stays when the beaver goes over the falls",
-           "x_beaver"),
-    Mutant("moose-no-bonus", "X-MOOSE-2", _moose_no_bonus, "the moose gives no extra points", "x_moose"),
+           _on("x_beaver")),
+    Mutant("moose-no-bonus", "X-MOOSE-2", _moose_no_bonus, "the moose gives no extra points", _on("x_moose")),
     Mutant("whirl-step-free", "X-WHIRL-3", _whirl_step_free, "the step onto the whirlpool costs 1 like any other",
-           "x_whirl"),
+           _on("x_whirl")),
     Mutant("joe-gem-vanishes", "X-JOE-1", _joe_gem_vanishes, "Joe's gem vanishes when he goes over the falls",
-           "x_joe"),
+           _on("x_joe")),
 )
 
 BY_NAME = {m.name: m for m in MUTANTS}
@@ -196,9 +202,8 @@ def check_mutants(board: Board, rules: Ruleset, players: int = 2, names: list[st
             start = time.perf_counter()
             if out_of_time():
                 results = [not_asked(p) for p in catalogue_for(rules)]
-            else:  # a module's mutant is checked with its module on (RULES.md section X)
-                switched: dict[str, Any] = {mutant.module: True} if mutant.module else {}
-                mutated = dataclasses.replace(rules, **switched)
+            else:  # a mutant is checked with the switch values its rule needs (a module on, RULES.md section X)
+                mutated = mutant.ruleset(rules)
                 prover = Prover(board, mutated, players, mutant, timeout)
                 results = [prover.check(p) for p in catalogue_for(prover.rules)]
             refuted = [r for r in results if r.verdict is Verdict.REFUTED]

@@ -13,6 +13,7 @@ past it the case is UNKNOWN, neither an agreement nor a mismatch.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -28,7 +29,7 @@ from niagara_solver.model.board import Board
 from niagara_solver.model.limits import time_left
 from niagara_solver.model.notation import CanoeRef, Load, Move, Push, Rescue, Steal, TakeMoose, Trade, Turn, Unload
 from niagara_solver.model.position import Canoe, Player, Position, start_hand
-from niagara_solver.model.ruleset import GemTable, Ruleset
+from niagara_solver.model.ruleset import SWITCHES, GemTable, Ruleset
 
 
 @dataclass
@@ -246,6 +247,20 @@ def rescue_results(pos: Position) -> dict[Position, dict[int, Rescue]]:
     return results
 
 
+def rescue_switch_rules(pos: Position, results: set[Position]) -> set[str]:
+    """The rules of the switches of phase I that matter from ``pos``: each switch away from its default whose
+    default would give the engine other ``results`` (its row's rule, e.g. R-RESCUE-3 where ``rescue_when_none:
+    free`` gives a canoe back free to a player who has gems). Read from the rows: a new switch of phase I needs
+    nothing here."""
+    rules = set()
+    for name, row in SWITCHES.items():
+        if row.phases[0] == "rescue" and getattr(pos.ruleset, name) != row.default:
+            default = dataclasses.replace(pos.ruleset, **{name: row.default})
+            if {p.replace(ruleset=pos.ruleset) for p in rescue_results(pos.replace(ruleset=default))} != results:
+                rules.add(row.rule)
+    return rules
+
+
 # -- the checker ----------------------------------------------------------------------------------------
 
 class CrossChecker:
@@ -351,7 +366,7 @@ class CrossChecker:
             case.rules.add("R-RESCUE-3" if pos.ruleset.rescue_when_none.value == "free" else "R-RESCUE-2")
         if any(c.fallen and c.double for _, c in pos.canoes()):
             case.rules.add("X-DOUBLE-4")
-        case.rules |= position_rules(pos)
+        case.rules |= position_rules(pos) | rescue_switch_rules(pos, set(case.engine))
         return case
 
     def end(self, pos: Position) -> Case:

@@ -15,6 +15,7 @@ each position is valid; anything else is searched again.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -36,7 +37,7 @@ from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.format import position_from_json, position_to_json
 from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.position import Player, Position
-from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.model.ruleset import SWITCHES, Ruleset
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,13 @@ class CoverageGoal:
     phase: str
     rules: tuple[str, ...]
     condition: Callable[["GoalQuestion"], Any]
-    #: The expansion's modules (ruleset switches, RULES.md section X) the goal needs; asked only with all of them on.
-    modules: tuple[str, ...] = ()
+    #: The switches the goal needs away from their defaults (an expansion module on, RULES.md section X); asked only
+    #: with all of them so.
+    switches: tuple[str, ...] = ()
+    #: A switch of phase I: the goal is a position where the rescue relation with the switch as the ruleset has it
+    #: and with the switch at its default disagree on some decision (what ``diff``'s witness asks). Such a goal is
+    #: made for every switch whose row acts in phase I first (:func:`_where_it_matters`).
+    against: str | None = None
 
 
 @dataclass
@@ -170,9 +176,21 @@ GOALS: tuple[CoverageGoal, ...] = (
 )
 
 
+def _where_it_matters(name: str) -> CoverageGoal:
+    """The goal of a switch of phase I: a position where its value, against its default, changes which rescue
+    decisions are legal, so that the case compared there exercises the switch's rule (asked with the switch away
+    from its default). Made from the switch's row: a new switch of phase I needs nothing here."""
+    return CoverageGoal(f"where-{name}-matters", "rescue", (SWITCHES[name].rule,), lambda c: z3.BoolVal(True),
+                        (name,), against=name)
+
+
+GOALS += tuple(_where_it_matters(name) for name, row in SWITCHES.items() if row.phases[0] == "rescue")
+
+
 def goals_for(rules: Ruleset) -> tuple[CoverageGoal, ...]:
-    """The goals asked under ``rules``: every base goal, and each module's goals with the module on."""
-    return tuple(g for g in GOALS if all(getattr(rules, m) for m in g.modules))
+    """The goals asked under ``rules``: every base goal, each module's goals with the module on, and each switch's
+    own goal with the switch away from its default."""
+    return tuple(g for g in GOALS if all(getattr(rules, s) != SWITCHES[s].default for s in g.switches))
 
 
 def _second_gem(q: GoalQuestion) -> Any:
@@ -280,7 +298,15 @@ def _search(board: Board, rules: Ruleset, players: int, timeout: float | None,
             wf = relations.well_formed(pre, Phase.CARDS)
             start = base
         solver = make_solver(timeout)
-        solver.add(*[c for _, c in wf], *[c for _, c in step.constraints])
+        if goal.against is not None:
+            # Valid under both, and one decision legal under one only (the rescue relation is small: both are built).
+            at_default = Relations(board, dataclasses.replace(rules, **{goal.against: SWITCHES[goal.against].default}),
+                                   players)
+            other = at_default.rescue(pre, choice=step.choice)
+            solver.add(*[c for _, c in wf], *[c for _, c in at_default.well_formed(pre, Phase.CARDS)])
+            solver.add(z3.And([c for _, c in step.constraints]) != z3.And([c for _, c in other.constraints]))
+        else:
+            solver.add(*[c for _, c in wf], *[c for _, c in step.constraints])
         if second is not None:
             solver.add(*[c for _, c in second.constraints])
         solver.add(goal.condition(GoalQuestion(relations, pre, step, relations.end(pre), second)))

@@ -25,7 +25,7 @@ from niagara_solver.model.catalogue import RULES
 from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.limits import deadline, deadline_at
 from niagara_solver.model.position import Position
-from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.model.ruleset import MODULES, SWITCHES, Ruleset
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.verify.crosscheck.compare import Case, CrossChecker, StolenMark, restolen, steals
 from niagara_solver.verify.crosscheck.goals import goal_answers, goals_for
@@ -105,9 +105,9 @@ class CrosscheckReport:
 
 # -- the run ----------------------------------------------------------------------------------------------
 
-#: Each expansion rule family's switch (RULES.md section X): with it off, no case can exercise the family's rules.
-_FAMILIES = {"X-CARDS": "x_cards", "X-DOUBLE": "x_double", "X-WHIRL": "x_whirl", "X-BEAVER": "x_beaver",
-             "X-MOOSE": "x_moose", "X-JOE": "x_joe", "X-SIX": "x_sixth_player"}
+#: Each expansion module's rule family and its switch (RULES.md section X: X-CARDS, ``x_cards``): with the module
+#: off, no case can exercise the family's rules.
+_FAMILIES = {SWITCHES[name].family: name for name in MODULES}
 
 
 def unreachable_rules(rules: Ruleset) -> dict[str, str]:

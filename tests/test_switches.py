@@ -313,6 +313,36 @@ def test_every_switch_row_is_in_every_roster_read_from_the_rows():
         assert all(SWITCHES[name].parse(value) is not None for name, value in mutant.switches), mutant.name
 
 
+def _checklist() -> str:
+    """The section "Checklist: adding a switch" of docs/ARCHITECTURE.md."""
+    with open(os.path.join(DOCS, "ARCHITECTURE.md"), encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("## Checklist: adding a switch")
+    return text[start:text.index("\n## ", start)]
+
+
+def test_every_file_that_reads_a_switch_is_named_in_the_switch_checklist():
+    # docs/ARCHITECTURE.md sends the author of a new switch to every file that reads one (a ruleset's field,
+    # ``rules.NAME``, ``pos.ruleset.NAME``): a file reading a switch that the checklist does not name fails here, and
+    # so does a file the checklist names that no longer exists.
+    package = os.path.join(os.path.dirname(__file__), "..", "niagara_solver")
+    reads = re.compile(r"\b(?:rules|ruleset)\.(?:" + "|".join(SWITCHES) + r")\b")
+    readers = set()
+    for folder, _, files in os.walk(package):
+        for file in files:
+            if file.endswith(".py"):
+                path = os.path.join(folder, file)
+                with open(path, encoding="utf-8") as f:
+                    if reads.search(f.read()):
+                        readers.add(os.path.relpath(path, package).replace(os.sep, "/"))
+    named = set(re.findall(r"`((?:[\w.]+/)*[\w.]+\.py)`", _checklist()))
+    assert {"engine/rescue.py", "encoding/core.py", "solver/answers.py", "encoding/witness.py"} <= readers
+    assert sorted(readers - named) == [], "files that read a switch and are not named in the checklist"
+    root = os.path.join(package, "..")
+    assert [n for n in named if not os.path.exists(os.path.join(package, n)) and not os.path.exists(
+        os.path.join(root, n))] == [], "files the checklist names that do not exist"
+
+
 def _switch_table(document: str) -> list[list[str]]:
     """The rows of the switch table of a document: the table whose header starts ``| switch | default``."""
     with open(os.path.join(DOCS, document), encoding="utf-8") as f:

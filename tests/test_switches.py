@@ -16,12 +16,12 @@ import pytest
 from helpers import P, assert_turns, notations, pending_switches, position
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import flow_outcomes, flow_value
-from niagara_solver.engine.rescue import rescue_options
+from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import end_round, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.errors import IllegalTurnError, NiagaraError, PositionError, RulesetError
 from niagara_solver.model.atoms import Card, Colour
-from niagara_solver.model.notation import Turn
+from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.position import Canoe
 from niagara_solver.model.ruleset import PRESETS, SWITCHES, Ruleset
 from niagara_solver.model.switches import GemCount, Integer, Place
@@ -62,6 +62,34 @@ def test_rescue_when_none():
     free = with_rules({"rescue_when_none": "free"}, *players, phase="cards")
     assert [str(r) for r in rescue_options(pay, 0)] == ["ruby"]
     assert [str(r) for r in rescue_options(free, 0)] == ["free", "free,ruby"]
+
+
+@shows("rescue_limit")
+@pytest.mark.rule("R-RESCUE-4")
+def test_rescue_limit():
+    # R-RESCUE-4: with two fallen canoes and two gems, "each" may buy both back, "one" at most one; with no canoe in
+    # play one must come back (R-RESCUE-2) and the other waits for a later round.
+    players = (P("a", "fallen", "fallen", bank={"ruby": 1, "amber": 1}), P("b", "port", "port"))
+    each = with_rules({"rescue_limit": "each"}, *players, phase="cards")
+    one = with_rules({"rescue_limit": "one"}, *players, phase="cards")
+    assert [str(r) for r in rescue_options(each, 0)] == ["amber", "ruby", "amber,ruby"]
+    assert [str(r) for r in rescue_options(one, 0)] == ["amber", "ruby"]
+    after = begin_turns(one, {0: Rescue((Colour.RUBY,))})
+    assert after.players[0].canoes == (Canoe("port"), Canoe("fallen")) and after.players[0].bank.total == 1
+    with pytest.raises(IllegalTurnError) as err:
+        apply_rescue(one, 0, Rescue((Colour.AMBER, Colour.RUBY)))
+    assert err.value.rule == "R-RESCUE-4"
+    # The free canoe (rescue_when_none: free) is the one canoe: no second may be bought with it.
+    free = {"rescue_when_none": "free"}
+    assert [str(r) for r in rescue_options(with_rules(free, *players, phase="cards"), 0)] == [
+        "free", "free,amber", "free,ruby"]
+    assert [str(r) for r in rescue_options(with_rules({**free, "rescue_limit": "one"}, *players, phase="cards"), 0)] \
+        == ["free"]
+    # One fallen canoe and one in play: the limit changes nothing.
+    single = (P("a", "fallen", "3", bank={"ruby": 2}), P("b", "port", "port"))
+    for value in ("each", "one"):
+        assert [str(r) for r in rescue_options(with_rules({"rescue_limit": value}, *single, phase="cards"), 0)] == [
+            "none", "ruby"]
 
 
 @shows("port_departure")

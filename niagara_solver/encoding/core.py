@@ -18,7 +18,7 @@ import z3
 
 from niagara_solver.model.readings import UncoveredRulesError, require
 from niagara_solver.model.board import Board
-from niagara_solver.model.ruleset import (SWITCHES, GemSides, LassoScope, PortDeparture, RescueWhenNone,
+from niagara_solver.model.ruleset import (SWITCHES, GemSides, LassoScope, PortDeparture, RescueLimit, RescueWhenNone,
                                           Ruleset, WhirlBrink, WhirlCostStep)
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
 from niagara_solver.encoding.tables import BoardTables, member
@@ -622,4 +622,13 @@ def rescue_rules(enc: Encoding, place: list[Expr], rescued: list[Expr], colour: 
         # R-RESCUE-3: a player with no canoe in play gets one back for free (and may buy the other back).
         out.append(("R-RESCUE-3", z3.Implies(none_in_play, z3.Or([z3.And(rescued[k], colour[k] == 0)
                                                                    for k in range(2)]))))
-    return out
+    return out + enc.rule("R-RESCUE-4")(enc, rescued)
+
+
+@group("R-RESCUE-4")
+def rescue_limit(enc: Encoding, rescued: list[Expr]) -> list[Constraint]:
+    """With ``rescue_limit: one`` a player brings back at most one canoe a round; with the default, nothing (every
+    fallen canoe may come back, R-RESCUE-1)."""
+    if enc.rules.rescue_limit is RescueLimit.ONE:
+        return [("R-RESCUE-4", z3.Not(z3.And(rescued[0], rescued[1])))]
+    return []

@@ -11,7 +11,7 @@ from niagara_solver.model.readings import require
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
 from niagara_solver.model.atoms import PORT, Card, Colour, Phase
 from niagara_solver.model.position import Player, Position
-from niagara_solver.model.ruleset import RescueWhenNone
+from niagara_solver.model.ruleset import RescueLimit, RescueWhenNone
 from niagara_solver.model.notation import Rescue
 
 
@@ -21,11 +21,12 @@ def must_rescue(player: Player) -> bool:
 
 
 def rescue_options(pos: Position, index: int) -> list[Rescue]:
-    """Every distinct rescue decision of a player at the start of phase I (R-RESCUE-1..3).
+    """Every distinct rescue decision of a player at the start of phase I (R-RESCUE-1..4).
 
     Each fallen canoe may be brought back for one banked gem of the player's choice. A player with no
     canoe in play must bring one back: paying if they can, free otherwise (``rescue_when_none:
-    pay_or_free``), or always free (``free``); the other fallen canoe may then be bought back too.
+    pay_or_free``), or always free (``free``); the other fallen canoe may then be bought back too, unless
+    ``rescue_limit: one`` keeps it in the falls until a later round (R-RESCUE-4).
     """
     require(pos.ruleset, "engine")
     player = pos.players[index]
@@ -49,10 +50,11 @@ def rescue_options(pos: Position, index: int) -> list[Rescue]:
     if not must_rescue(player):
         return [Rescue(), *paid(1)]
     free_rescue = pos.ruleset.rescue_when_none is RescueWhenNone.FREE or player.bank.total == 0
+    second = pos.ruleset.rescue_limit is RescueLimit.EACH  # R-RESCUE-4: may the other canoe come back too?
     if free_rescue:
         # One canoe comes back for free; the second may still be bought back with a gem.
-        return [*_which(player, [Rescue((None,))]), *paid(1, (None,))]
-    return [*_which(player, paid(1)), *paid(2)]
+        return [*_which(player, [Rescue((None,))]), *(paid(1, (None,)) if second else [])]
+    return [*_which(player, paid(1)), *(paid(2) if second else [])]
 
 
 def _which(player: Player, rescues: list[Rescue]) -> list[Rescue]:
@@ -77,10 +79,13 @@ def apply_rescue(pos: Position, index: int, rescue: Rescue) -> Position:
             reason = "a rescue is free only for a player with no canoe in play"
         elif len(rescue.payments) > fallen:
             reason = f"{player.name} has {fallen} fallen canoe(s)"
+        elif len(rescue.payments) > 1 and pos.ruleset.rescue_limit is RescueLimit.ONE:
+            reason, rule = "a player brings back at most one canoe a round (rescue_limit: one)", "R-RESCUE-4"
         else:
             reason = "not a possible decision"
-        raise IllegalTurnError(f"rescue {rescue} for {player.name}: {reason}; possible: {options}",
-                               "R-RESCUE-3" if None in rescue.payments else rule)
+        if rule != "R-RESCUE-4" and None in rescue.payments:
+            rule = "R-RESCUE-3"
+        raise IllegalTurnError(f"rescue {rescue} for {player.name}: {reason}; possible: {options}", rule)
     if not rescue.payments:
         return pos
     player = pos.players[index]

@@ -25,6 +25,13 @@ class RescueWhenNone(StrEnum):
     FREE = "free"                # one canoe back for free, whatever the bank (BGA 2013-05-09)
 
 
+class RescueLimit(StrEnum):
+    """R-RESCUE-4: how many fallen canoes a player may bring back in one phase I (``rescue_limit``)."""
+
+    EACH = "each"  # every fallen canoe, one gem each (R-RESCUE-1)
+    ONE = "one"    # at most one a round; the other waits (BGA's tips page)
+
+
 class PortDeparture(StrEnum):
     """R-TURN-3: how many of two canoes in the port act with a paddle (``port_departure``)."""
 
@@ -103,6 +110,9 @@ class Ruleset:
                                               rule="R-RESCUE-3", also=("R-RESCUE-2",), phases=("rescue",),
                                               says="With rescue_when_none: free, a player with no canoe in play gets "
                                                    "one back free.")
+    rescue_limit: RescueLimit = switch(RescueLimit.EACH, values=Choice(RescueLimit), rule="R-RESCUE-4",
+                                       phases=("rescue",),
+                                       says="With rescue_limit: one, a player brings back at most one canoe a round.")
     port_departure: PortDeparture = switch(PortDeparture.EXACTLY_ONE, values=Choice(PortDeparture), rule="R-TURN-3",
                                            phases=("turn",))
     bank_after_load: bool = switch(True, values=BOOLEAN, rule="R-GEM-5", phases=("turn",))

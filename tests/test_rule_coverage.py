@@ -48,7 +48,7 @@ KILLERS = {
     "free-loading": "R-PROP-5", "fallen-gem-vanishes": "R-PROP-3", "cloud-two-steps": "R-PROP-8",
     "port-canoe-unlimited": "R-PROP-5", "same-colour-swap": "R-PROP-13", "cross-branches": "R-PROP-14",
     "weather-unbounded": "R-PROP-8", "free-rescue": "R-PROP-15", "two-gems": "R-PROP-6",
-    "river-canoe-stays": "R-PROP-16", "seven-not-a-paddle": "R-PROP-2",
+    "river-canoe-stays": "R-PROP-16", "rescue-limit-ignored": "R-PROP-15", "seven-not-a-paddle": "R-PROP-2",
     "lasso-moors-nothing": "R-PROP-16",
     "double-three-gems": "R-PROP-6", "beaver-no-calm": "X-PROP-4",
     "moose-no-bonus": "R-PROP-5", "whirl-step-free": "R-PROP-5", "joe-gem-vanishes": "R-PROP-3",

@@ -76,6 +76,10 @@ def _free_rescue(enc: Encoding, bank: list[Expr], cave: list[list[Expr]], rescue
     return list(bank), [list(row) for row in cave]
 
 
+def _no_rescue_limit(enc: Encoding, rescued: list[Expr]) -> list[Constraint]:
+    return []
+
+
 def _two_gems(enc: Encoding, cargo: list[Expr]) -> list[Constraint]:
     return [("R-GEM-2", z3.Sum(cargo) <= enc.rules.capacity + 1)]
 
@@ -144,6 +148,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("free-rescue", "R-RESCUE-1:payment", _free_rescue, "a rescue costs nothing"),
     Mutant("two-gems", "R-GEM-2", _two_gems, "a canoe carries one gem more than its capacity"),
     Mutant("river-canoe-stays", "R-TURN-3", _river_canoe_may_stay, "a canoe on the river may stay idle"),
+    Mutant("rescue-limit-ignored", "R-RESCUE-4", _no_rescue_limit, "a player brings back two canoes in one round",
+           (("rescue_limit", "one"),)),
     Mutant("seven-not-a-paddle", "R-FLOW-1", _seven_not_a_paddle, "the 7 does not count for the flow",
            _on("x_cards")),
     Mutant("lasso-moors-nothing", "X-CARDS-4:moor", _lasso_moors_nothing, "the Lasso moors no canoe", _on("x_cards")),

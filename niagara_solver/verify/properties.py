@@ -21,7 +21,7 @@ from niagara_solver.encoding.relations import Step
 from niagara_solver.encoding.state import NCOL, Expr, SymPosition
 from niagara_solver.encoding.tables import BoardTables
 from niagara_solver.encoding.turn import SlotObservation, TurnChoice
-from niagara_solver.model.ruleset import RescueWhenNone, Ruleset
+from niagara_solver.model.ruleset import RescueLimit, RescueWhenNone, Ruleset
 
 TURN, FLOW, RESCUE = "turn", "flow", "rescue"
 
@@ -563,7 +563,8 @@ def joe_carries_one(ctx: Context) -> Expr:
 
 def rescue_price(ctx: Context) -> Expr:
     """Each canoe brought back costs one banked gem, which goes to the cave of its colour; one may come back
-    free only for a player with no canoe in play (and an empty bank, unless ``rescue_when_none: free``)."""
+    free only for a player with no canoe in play (and an empty bank, unless ``rescue_when_none: free``); with
+    ``rescue_limit: one`` a player brings back at most one canoe."""
     t, pre, post, rules = ctx.t, ctx.pre, ctx.post, ctx.enc.rules
     parts = []
     for p in range(pre.players):
@@ -575,6 +576,8 @@ def rescue_price(ctx: Context) -> Expr:
             z3.And(none_in_play, z3.Sum(pre.bank[p]) == 0)
         # Exactly one canoe is free exactly when the rules give one (R-RESCUE-2, R-RESCUE-3).
         parts.append(z3.If(free_ok, paid == rescued - 1, paid == rescued))
+        if rules.rescue_limit is RescueLimit.ONE:  # R-RESCUE-4
+            parts.append(rescued <= 1)
         for k in range(2):
             parts.append(z3.Implies(pre.place[p][k] != t.FALLEN, post.place[p][k] == pre.place[p][k]))
     for cc in range(NCOL):
@@ -616,7 +619,8 @@ CATALOGUE: tuple[Property, ...] = (
     Property("R-PROP-12", "branch speed", ("R-FLOW-3", "R-FLOW-4"), ((FLOW, branch_speed),)),
     Property("R-PROP-13", "no same-colour swap", ("R-GEM-4",), ((TURN, no_swap),)),
     Property("R-PROP-14", "along the river", ("R-MOVE-4", "R-MOVE-6"), ((TURN, along_the_river),)),
-    Property("R-PROP-15", "rescue price", ("R-RESCUE-1", "R-RESCUE-2", "R-RESCUE-3"), ((RESCUE, rescue_price),)),
+    Property("R-PROP-15", "rescue price", ("R-RESCUE-1", "R-RESCUE-2", "R-RESCUE-3", "R-RESCUE-4"),
+             ((RESCUE, rescue_price),)),
     Property("R-PROP-16", "river canoes act", ("R-TURN-3", "R-MOVE-1"), ((TURN, river_canoes_act),)),
 )
 

@@ -374,3 +374,19 @@ def test_a_flow_that_changes_a_bank_breaks_that_leaf(monkeypatch):
     check = check_certificate(cert, timeout=300)
     assert (check.verdict, check.rule) == (Verdict.REFUTED, "R-FLOW-6")
     assert check.reason == "by the encoding the flow can change red's bank"
+
+
+@pytest.mark.rule("X-DOUBLE-1")
+def test_the_bound_counts_what_a_double_canoe_carries():
+    # Red's single canoe carries an amethyst, its double canoe a ruby and a sapphire, on disc 1; its bank is empty and
+    # its only card the cloud: nothing banked this round, at most three gems the next (its canoes carry three,
+    # R-GEM-2, X-DOUBLE-1), too few for the goal within two rounds (R-END-1). The "no" ends at once in a bound leaf,
+    # which the encoding accepts: a turn of red banks at most three gems. The bound once counted twice the capacity,
+    # two gems, and the encoding refused it (a turn of red banks three).
+    pos = position(P("red", "1:amethyst", {"kind": "double", "at": "1", "gems": ["ruby", "sapphire"]}, hand=["cloud"]),
+                   P("blue", "port", {"kind": "double", "at": "port"}, hand=[1], bank={"amethyst": 1}),
+                   phase="cards", lifebuoy="red", round=11, ruleset={"x_double": True})
+    solution = solve_with(pos, 0, Goal.WIN, 2, Backend.BOTH, timeout=300)
+    assert [a.word for a in solution.answers] == ["no", "no"]
+    assert solution.check is not None and solution.check.verdict is Verdict.CONFIRMED, solution.check
+    assert solution.answer.refutations[0]["answer"] == ["red cannot reach the goal in time, even unhindered"]

@@ -137,3 +137,20 @@ def test_a_player_with_both_canoes_fallen_says_which_comes_back():
     assert str(Rescue((None,), "single")) == "free(single)"
     with pytest.raises(IllegalTurnError):
         apply_rescue(pos, 0, Rescue.parse("ruby"))
+
+
+@pytest.mark.rule("X-DOUBLE-1")
+def test_a_single_and_a_double_canoe_bank_three_gems_a_round():
+    """Red's single canoe carries an amethyst and its double canoe a ruby and a sapphire, both on disc 1; its bank
+    holds an amber and a diamond, and its only card is the cloud. The search once cut this at once, "red cannot reach
+    the goal in time, even unhindered", counting two gems a later round (twice the capacity): its two canoes carry
+    three. The flow takes them down to 3, and red's 3 brings all three home the next round: five colours (R-END-1)."""
+    from niagara_solver.solver.answers import Goal
+    from niagara_solver.solver.solve import solve
+
+    pos = pos_of(P("red", "1:amethyst", D("1", "ruby", "sapphire"), hand=["cloud"], bank={"diamond": 1, "amber": 1}),
+                 P("blue", "port", D("port"), hand=[1], bank={"amethyst": 1}), phase="cards", round=11)
+    answer = solve(pos, 0, Goal.WIN, 2, "search")
+    assert answer.word == "yes" and answer.card is Card.CLOUD
+    assert answer.line[-1] == "the game ends"
+    assert "red (3): 3[amethyst]: <port; 3[sapphire,ruby]: <port" in answer.line

@@ -90,6 +90,14 @@ def could_reach_goal(pos: Position, x: int, extra: int) -> bool:
     return bank.total + extra >= 7 or max(bank) + extra >= 4 or missing <= extra
 
 
+def turn_capacity(pos: Position, q: int) -> int:
+    """The most gems player ``q`` banks in one turn: what its canoes carry at most, each its capacity (R-GEM-2; the
+    double canoe 2, X-DOUBLE-1), since a canoe banks what it carries on entering the port (R-MOVE-5, X-DOUBLE-4) and
+    acts once a turn. Twice the ruleset's capacity without the double canoe; with it, one more than that."""
+    cap = pos.ruleset.capacity
+    return sum(c.capacity(cap) for c in pos.players[q].canoes)
+
+
 def bankable(pos: Position, q: int) -> tuple[int, int]:
     """An upper bound on the gems (and their value) player ``q`` can bank in its next turn this round.
 

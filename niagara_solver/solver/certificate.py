@@ -34,9 +34,9 @@ KINDS = ("card", "turn", "rescue", "flow", "leaf")
 #: horizon's last round after X's turn (the players after X, and the flow for the safe goal) decides, whatever they
 #: do, as one question to the encoding; ``unreached`` in the horizon's last round, X to act: no turn of X with a
 #: card it may play reaches the goal (R-END-1) or, for the steal goal, steals (R-STEAL-1); ``bound`` (the win goal)
-#: X banks at most ``gems`` more gems this round and twice the capacity in each later round, too few for the goal
-#: within the horizon; ``empty`` (the steal goal) no other player's canoe carries a gem, and each can keep its canoes
-#: empty to the end of the game whatever X does, so X never steals.
+#: X banks at most ``gems`` more gems this round and in each later round at most what its canoes carry (R-GEM-2,
+#: X-DOUBLE-1), too few for the goal within the horizon; ``empty`` (the steal goal) no other player's canoe carries
+#: a gem, and each can keep its canoes empty to the end of the game whatever X does, so X never steals.
 CLAIMS = ("over", "end", "steal", "rest", "unreached", "bound", "empty")
 
 

@@ -43,7 +43,7 @@ from niagara_solver.model.position import Player, Position
 from niagara_solver.model.readings import UncoveredRulesError, require
 from niagara_solver.model.ruleset import Reveal
 from niagara_solver.model.verdict import Verdict
-from niagara_solver.solver.answers import Goal, x_gems
+from niagara_solver.solver.answers import Goal, turn_capacity, x_gems
 from niagara_solver.solver.certificate import Certificate, CNode, bounds
 from niagara_solver.solver.smt import _next_round, _turns_phase
 
@@ -326,7 +326,7 @@ class _Checker:
                     card, turn = found
                     raise Refused(i, "R-GEM-5", f"{name}'s turn {card.label}: {turn} banks more than {gems} gem(s) "
                                                 "(by the encoding)")
-            more = gems + 2 * pos.ruleset.capacity * (left - 1)
+            more = gems + turn_capacity(pos, self.x) * (left - 1)
             if self.reachable(pos, more):
                 raise Refused(i, "R-END-1", f"{name}'s bank may reach the goal with {more} more gem(s)")
             return False, False
@@ -464,18 +464,20 @@ class _Checker:
         self.lemma(i, "flow banks", "R-FLOW-6", f"the flow can change {self.names[x]}'s bank", flow)
 
     def later_rounds(self, i: int) -> None:
-        """X's turn banks at most twice the capacity (R-GEM-2, R-MOVE-5); the flow never changes X's bank and phase
+        """X's turn banks at most what X's canoes carry (R-GEM-2, X-DOUBLE-1, R-MOVE-5: twice the capacity, one more
+        with the double canoe, which every player has with ``x_double``); the flow never changes X's bank and phase
         I's rescues never raise it (R-FLOW-6, R-RESCUE-1): the search's bound over later rounds."""
-        relations, x, cap = self.relations, self.x, self.cert.position.ruleset.capacity
+        relations, x = self.relations, self.x
+        most = turn_capacity(self.cert.position, x)
 
         def turn(tag: str) -> list[Any]:
             return _counter(relations, "turn", tag, lambda pre, step: z3.Sum(step.post.bank[x]) > z3.Sum(pre.bank[x])
-                            + 2 * cap, x)
+                            + most, x)
 
         def rescue(tag: str) -> list[Any]:
             return _counter(relations, "rescue", tag, lambda pre, step: z3.Sum(step.post.bank[x]) > z3.Sum(pre.bank[x]))
         name = self.names[x]
-        self.lemma(i, "turn banks", "R-GEM-2", f"a turn of {name} can bank more than {2 * cap} gems", turn)
+        self.lemma(i, "turn banks", "R-GEM-2", f"a turn of {name} can bank more than {most} gems", turn)
         self.flow_keeps_bank(i)
         self.lemma(i, "rescue banks", "R-RESCUE-1", f"a rescue can raise {name}'s bank", rescue)
 

@@ -24,7 +24,7 @@ from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.readings import UncoveredRulesError
 from niagara_solver.model.ruleset import Reveal
-from niagara_solver.solver.answers import Goal, bankable, could_reach_goal, has_steal, x_gems
+from niagara_solver.solver.answers import Goal, bankable, could_reach_goal, has_steal, turn_capacity, x_gems
 from niagara_solver.solver.certificate import Certificate, CNode, Option
 from niagara_solver.solver.search import Search, _next_round, nothing_to_steal
 
@@ -109,7 +109,8 @@ class _Writer:
         """A leaf in place of the node, where X's goal is out of reach (the leaf's value is False):
 
         * ``bound`` (the win goal; X to act, or X has acted this round): the search's bound, X's bank plus what X's
-          canoes can still bank this turn (:func:`bankable`) and twice the capacity per later round misses the goal;
+          canoes can still bank this turn (:func:`bankable`) and what they carry at most per later round
+          (:func:`turn_capacity`) misses the goal;
         * ``unreached`` (the horizon's last round, X to act): no turn of X reaches the goal (or steals), every turn
           tried;
         * ``empty`` (the steal goal): no other player's canoe carries a gem, and they can keep theirs empty to the
@@ -120,7 +121,7 @@ class _Writer:
             return self.leaf(pos, "empty", False)
         if self.goal is Goal.WIN and (p == self.x or (acted and left > 1)):
             gems = 0 if acted else bankable(pos, self.x)[0]
-            if not could_reach_goal(pos, self.x, gems + 2 * pos.ruleset.capacity * (left - 1)):
+            if not could_reach_goal(pos, self.x, gems + turn_capacity(pos, self.x) * (left - 1)):
                 return self.node(("bound", pos, left), lambda _: CNode("leaf", self.at(pos), claim="bound",
                                                                         value=False, gems=gems))
         if left != 1 or p != self.x or self.goal is Goal.SAFE:

@@ -45,7 +45,7 @@ from niagara_solver.model.position import Canoe, Player, Position, start_hand
 from niagara_solver.model.ruleset import ForkPolicy, Reveal, Ruleset
 from niagara_solver.model.limits import time_left
 from niagara_solver.solver.answers import (Goal, OutOfTime, bank_reach, bankable, could_reach_goal, has_steal,
-                                          may_steal_on, x_gems)
+                                          may_steal_on, turn_capacity, x_gems)
 
 
 @dataclass
@@ -550,9 +550,9 @@ class Search:
     def _cut(self, pos: Position, left: int) -> Node | None:
         """A value known without searching below (sound bounds only)."""
         if self.goal is Goal.WIN:
-            cap = pos.ruleset.capacity
+            # Each later round X banks at most what its canoes carry (R-GEM-2, X-DOUBLE-1).
             now = 0 if self.x in pos.acted else bankable(pos, self.x)[0]
-            if not could_reach_goal(pos, self.x, now + 2 * cap * (left - 1)):
+            if not could_reach_goal(pos, self.x, now + turn_capacity(pos, self.x) * (left - 1)):
                 return Node(False, f"{self.name} cannot reach the goal in time, even unhindered")
             if left == 1 and self.x in pos.acted:
                 if not goal_reached(pos.players[self.x]):

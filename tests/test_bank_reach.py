@@ -90,7 +90,7 @@ def test_a_no_the_bound_decides_says_why():
     pos, _ = load_document(os.path.join(os.path.dirname(__file__), "..", "puzzles", "start-4p.json"))
     answer = solve(pos, 0, Goal.WIN, horizon=3)
     assert answer.word == "no"
-    reason = "no choice of red works: red cannot bank enough in 3 round(s), even unhindered"
+    reason = "no choice of red works: red cannot bank enough in 3 round(s), even unhindered (R-END-1)"
     assert [(r["option"], r["answer"]) for r in answer.refutations] == [
         (f"red plays {card.label}", [reason]) for card in pos.players[0].hand]
 
@@ -108,9 +108,9 @@ def test_options_that_fail_alike_are_said_once():
     answer = solve(pos, 0, Goal.WIN, horizon=3)
     lines = answer_text(answer).splitlines()
     assert lines[1:] == ["  every option fails:", "    red plays 1, 2, 3, 4, 5, 6, cloud: no choice of red works: red "
-                         "cannot bank enough in 3 round(s), even unhindered"]
+                         "cannot bank enough in 3 round(s), even unhindered (R-END-1)"]
     apart = dataclasses.replace(answer, refutations=[*answer.refutations[:2], {"option": "red plays 3",
                                                                                "answer": ["blue (2): 1: <port"]}])
     assert answer_text(apart).splitlines()[2:] == [
-        "    red plays 1, 2: no choice of red works: red cannot bank enough in 3 round(s), even unhindered",
+        "    red plays 1, 2: no choice of red works: red cannot bank enough in 3 round(s), even unhindered (R-END-1)",
         "    red plays 3: blue (2): 1: <port"]

@@ -389,4 +389,7 @@ def test_the_bound_counts_what_a_double_canoe_carries():
     solution = solve_with(pos, 0, Goal.WIN, 2, Backend.BOTH, timeout=300)
     assert [a.word for a in solution.answers] == ["no", "no"]
     assert solution.check is not None and solution.check.verdict is Verdict.CONFIRMED, solution.check
-    assert solution.answer.refutations[0]["answer"] == ["red cannot reach the goal in time, even unhindered"]
+    (refutation,) = solution.answer.refutations
+    assert refutation["answer"] == ["red cannot reach the goal in time, even unhindered (R-END-1)"]
+    assert refutation["reason"] == {"kind": "out-of-reach", "player": "red", "rounds": 2,
+                                    "text": "red cannot reach the goal in time, even unhindered (R-END-1)"}

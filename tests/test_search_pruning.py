@@ -12,6 +12,7 @@ from helpers import P, lookahead_start, position
 from niagara_solver.engine.playout import random_playout
 from niagara_solver.model.position import Position
 from niagara_solver.solver.answers import Goal
+from niagara_solver.solver.reasons import Reason
 from niagara_solver.solver.search import LINE_NODES, PLAIN, Node, Pruning, Search, trace
 from niagara_solver.solver.solve import _refutations, _x_choice
 
@@ -52,9 +53,14 @@ def without_reasons(found: tuple[object, ...]) -> tuple[object, ...]:
         if not text.startswith("no choice of "):
             return text
         return text.partition(" works: ")[0].removesuffix(" works") + " works"
+    def cut_reason(reason: dict[str, object] | None) -> object:
+        if reason is None or reason["kind"] != "no-choice":
+            return reason
+        return {"kind": "no-choice", "player": reason["player"], "text": cut(str(reason["text"]))}
     value, card, turn, line, refutations = found
     return (value, card, turn, [cut(t) for t in line],  # type: ignore[union-attr]
-            None if refutations is None else [{**r, "answer": [cut(t) for t in r["answer"]]}
+            None if refutations is None else [{**r, "answer": [cut(t) for t in r["answer"]],
+                                               "reason": cut_reason(r.get("reason"))}
                                               for r in refutations])  # type: ignore[union-attr]
 
 
@@ -91,10 +97,12 @@ def test_a_canoe_in_the_port_cannot_steal_this_round():
     pos = loaded_rivals()
     search = Search(0, Goal.STEAL, 1).values
     search.name = "red"
-    assert search._bound(pos, 0, 1) == Node(False, "no canoe of red can reach an enemy's gem this round")
+    assert search._bound(pos, 0, 1) == Node.leaf(False, Reason("out-of-range", "red"))
+    assert search._bound(pos, 0, 1).choice == "no canoe of red can reach an enemy's gem this round (R-STEAL-1)"
     assert search._bound(pos, 0, 2) is None  # next round red's canoe may be on the river
     acted = pos.replace(acted=(0,))
-    assert search._bound(acted, 1, 1) == Node(False, "red has no turn left to steal in")
+    assert search._bound(acted, 1, 1) == Node.leaf(False, Reason("no-turn-left", "red"))
+    assert search._bound(acted, 1, 1).choice == "red has no turn left to steal in (R-STEAL-1)"
     for pruning in (PLAIN, Pruning()):
         assert Search(0, Goal.STEAL, 1, 60, pruning=pruning).value(pos).value is False
 
@@ -114,7 +122,9 @@ def test_a_bank_that_keeps_the_gems_and_a_port_canoe_are_safe_for_any_horizon():
     pos = loaded_rivals()
     search = Search(0, Goal.SAFE, 3).values
     search.name = "red"
-    assert search._bound(pos, 0, 3) == Node(True, "red can keep a canoe in the port and its bank")
+    assert search._bound(pos, 0, 3) == Node.leaf(True, Reason("port-and-bank", "red", gems=1))
+    assert search._bound(pos, 0, 3).choice == ("red's bank holds its 1 gem(s) and red can keep a canoe in the port "
+                                               "(R-TURN-3, R-RESCUE-2)")
     # With a gem on the river red's count includes it: this bound does not claim it kept. Red's 3 brings the amber
     # home from disc 3 (tests/test_sure_safe.py), its 2 does not.
     carrying = position(P("red", "port", "3:amber", bank={"ruby": 1}, card=2), P("blue", "5", "port"),
@@ -122,8 +132,9 @@ def test_a_bank_that_keeps_the_gems_and_a_port_canoe_are_safe_for_any_horizon():
     assert search._bound(carrying, 0, 3) is None
     home = carrying.with_player(0, dataclasses.replace(carrying.players[0], card=carrying.players[0].hand[2]))
     assert home.players[0].card.label == "3"
-    assert search._bound(home, 0, 3) == Node(True, "red's card brings its gems home, and nobody still to act before "
-                                                   "it can steal them")
+    assert search._bound(home, 0, 3) == Node.leaf(True, Reason("sure-safe", "red", gems=2))
+    assert search._bound(home, 0, 3).choice == ("red's card brings its 2 gem(s) home, and nobody still to act before "
+                                                "it can steal them (R-STEAL-1)")
     # Three rounds ahead in a few nodes, where the search without pruning meets every play of the others.
     quick = Search(0, Goal.SAFE, 3, 60)
     assert quick.values.value(pos).value is True and quick.nodes < 50

@@ -16,6 +16,7 @@ from niagara_solver.model.board import standard_board
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import ForkPolicy, Ruleset
 from niagara_solver.solver.answers import Goal, x_gems
+from niagara_solver.solver.reasons import Reason
 from niagara_solver.solver.search import PLAIN, Node, Search, _places_to_falls
 from strategies import LONG_BOARD
 
@@ -132,12 +133,17 @@ def test_kept_to_the_end_on_chosen_positions(blue, red_at, word, fired):
     search = Search(0, Goal.SAFE, 1).values
     search.name, search.baseline = "red", 2
     node = search._bound(pos, 1, 1)
-    assert node == (Node(True, "nobody after red can steal its gems, and the flow cannot take them") if fired else None)
+    assert node == (Node.leaf(True, Reason("kept", "red", gems=2)) if fired else None)
+    if fired:
+        assert node.choice == ("nobody after red can steal its 2 gem(s), and the flow cannot take them (R-STEAL-1, "
+                               "R-FLOW-6)")
     assert plain_keeps(pos, 0, 2) is word
 
 
 #: The bound's node for red.
-SURE_SAFE = Node(True, "red's card brings its gems home, and nobody still to act before it can steal them")
+SURE_SAFE = Node.leaf(True, Reason("sure-safe", "red", gems=1))
+assert SURE_SAFE.choice == ("red's card brings its 1 gem(s) home, and nobody still to act before it can steal them "
+                            "(R-STEAL-1)")
 
 
 def sure_safe_position(blue: dict, red_card: int = 4) -> Position:

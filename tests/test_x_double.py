@@ -152,5 +152,5 @@ def test_a_single_and_a_double_canoe_bank_three_gems_a_round():
                  P("blue", "port", D("port"), hand=[1], bank={"amethyst": 1}), phase="cards", round=11)
     answer = solve(pos, 0, Goal.WIN, 2, "search")
     assert answer.word == "yes" and answer.card is Card.CLOUD
-    assert answer.line[-1] == "the game ends"
+    assert answer.line[-1] == "the game ends: red wins (R-END-2, R-END-3)"
     assert "red (3): 3[amethyst]: <port; 3[sapphire,ruby]: <port" in answer.line

@@ -18,6 +18,7 @@ from niagara_solver.model.limits import OutOfTime as OutOfTime  # the time-out s
 from niagara_solver.model.notation import Steal, Turn
 from niagara_solver.model.position import Canoe, Position
 from niagara_solver.model.verdict import ANSWER, Verdict
+from niagara_solver.solver.reasons import Reason
 
 
 class Goal(Enum):
@@ -50,6 +51,9 @@ class Answer:
     card: Card | None = None
     turn: Turn | None = None
     line: list[str] = field(default_factory=list)
+    #: Why the line ends as it does (its last choice, as data), when the line shows its end; for a game already
+    #: over, that it is (kind ``over``).
+    reason: Reason | None = None
     refutations: list[dict[str, Any]] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
     note: str = ""
@@ -68,6 +72,8 @@ class Answer:
             out["card"] = self.card.to_json() if self.card is not None else None
             out["turn"] = str(self.turn) if self.turn is not None else None
             out["line"] = self.line
+        if self.reason is not None and self.verdict is not Verdict.UNKNOWN:
+            out["reason"] = self.reason.to_json()
         if self.verdict is Verdict.REFUTED:
             out["refutations"] = self.refutations
         if self.details:

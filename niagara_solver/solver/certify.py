@@ -216,7 +216,7 @@ class _Checker:
         cards = [o.card for o in n.options]
         for card in cards:
             if card not in me.hand:
-                raise Refused(i, "R-CARD-2", f"{me.name} has no {card.label if card else '?'} in hand")
+                raise Refused(i, "R-CARD-2", f"{me.name} has no {card.label if card is not None else '?'} in hand")
         if every and set(me.hand) - set(cards):
             missing = sorted(set(me.hand) - set(cards))
             raise Refused(i, "R-CARD-1", f"{me.name}'s card {missing[0].label} is not covered")
@@ -263,7 +263,8 @@ class _Checker:
         every = mine != self.cert.answer
         for o in n.options:
             if o.card not in hand:
-                raise Refused(i, "R-CARD-2", f"{player.name} cannot play {o.card.label if o.card else '?'} here")
+                raise Refused(i, "R-CARD-2", f"{player.name} cannot play "
+                                             f"{o.card.label if o.card is not None else '?'} here")
         below = []
         if every:
             covered = [(o.card, self.cert.positions[o.to]) for o in n.options

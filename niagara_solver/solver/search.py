@@ -39,19 +39,21 @@ from niagara_solver.engine.flow import FlowOutcome, flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import goal_reached, is_finished, winners
 from niagara_solver.engine.turns import TurnOutcome, legal_turns
-from niagara_solver.model.atoms import FALLEN, PORT, Card, Phase
+from niagara_solver.model.atoms import FALLEN, PORT, Card, Gems, Phase
 from niagara_solver.model.notation import Load, Steal, Turn, Unload
 from niagara_solver.model.position import Canoe, Player, Position, start_hand
-from niagara_solver.model.ruleset import ForkPolicy, Reveal, Ruleset
+from niagara_solver.model.ruleset import ForkPolicy, Reveal, Ruleset, Tiebreak
 from niagara_solver.model.limits import time_left
 from niagara_solver.solver.answers import (Goal, OutOfTime, bank_reach, bankable, could_reach_goal, has_steal,
                                           may_steal_on, turn_capacity, x_gems)
+from niagara_solver.solver.reasons import Reason
 
 
 @dataclass
 class Node:
     """A node's value and, for a decision, the choice that achieves it (X's) or refutes it (the others'); for a
-    won AND node the first of the others' choices, as an example line."""
+    won AND node the first of the others' choices, as an example line. A leaf says why it is decided: ``reason``,
+    whose words are its ``choice`` (:meth:`leaf`)."""
 
     value: bool
     choice: str = ""
@@ -60,6 +62,14 @@ class Node:
     #: X's card and turn when the choice is X's (as data, for the answer; ``choice`` is their text).
     card: Card | None = None
     turn: Turn | None = None
+    #: Why the node is decided, for a leaf (a bound, a cut, the round's end) and for X's decision that fails
+    #: everywhere (kind ``no-choice``).
+    reason: Reason | None = None
+
+    @classmethod
+    def leaf(cls, value: bool, reason: Reason) -> "Node":
+        """A leaf decided for ``reason``, in its words."""
+        return cls(value, reason.text(), reason=reason)
 
 
 def _next_round(after_flow: Position, before_flow: Position) -> Position:
@@ -338,7 +348,9 @@ class Search:
     def round_start(self, pos: Position, left: int) -> Node:
         self._tick()
         if is_finished(pos):
-            return Node(self.goal is Goal.WIN and self.x in winners(pos), "the game is over")
+            won = winners(pos)
+            over = self._reason("over", winners=self._names(pos, won))
+            return Node.leaf(self.goal is Goal.WIN and self.x in won, over)
         return self.rescue_stage(pos, 0, left)
 
     def rescue_stage(self, pos: Position, i: int, left: int) -> Node:
@@ -430,7 +442,7 @@ class Search:
                 self.baseline = None
                 return node
             outcomes = self._order(pos, legal_turns(pos, p), mine=True)
-            label = player.card.label if player.card else "?"
+            label = player.card.label if player.card is not None else "?"  # the cloud is card 0
             node = self._decide(True, ((f"{player.name} ({label}): {o.turn}",
                                         lambda o=o: self._after_x(pos, o, left), player.card, o.turn)
                                        for o in outcomes), pos)
@@ -462,7 +474,7 @@ class Search:
         if (asked := self._ask("_after_x", pos, outcome, left)) is not None:
             return asked
         if self.goal is Goal.STEAL and has_steal(outcome.turn):
-            return Node(True, "a steal")
+            return Node.leaf(True, self._reason("steal"))
         return self.turn_stage(outcome.position, left)
 
     def end_stage(self, pos: Position, left: int) -> Node:
@@ -471,9 +483,11 @@ class Search:
         if last and self.goal is Goal.WIN:
             # The flow and the lifebuoy never change a bank: the last round's end check needs no flow.
             won = winners(pos)
-            return Node(bool(won) and self.x in won, "the game ends" if won else "nobody reaches the goal")
+            if not won:
+                return Node.leaf(False, self._reason("no-goal"))
+            return Node.leaf(self.x in won, self._reason("end", winners=self._names(pos, won)))
         if last and self.goal is Goal.STEAL:
-            return Node(False, "no steal")
+            return Node.leaf(False, self._reason("no-steal"))
         steps = flow_value(pos)
         free = pos.ruleset.fork_policy is ForkPolicy.FREE and pos.board.forks
         groups: dict[Any, list[FlowOutcome]] = {}
@@ -502,13 +516,14 @@ class Search:
 
     def _round_end(self, pos: Position, left: int) -> Node:
         if self.goal is Goal.SAFE and self.baseline is not None and x_gems(pos, self.x) < self.baseline:
-            return Node(False, f"a gem of {self.name} is lost")
+            return Node.leaf(False, self._reason("lost", gems=self.baseline))
         if is_finished(pos):
-            if self.goal is Goal.WIN:
-                return Node(self.x in winners(pos), "the game ends")
-            return Node(self.goal is Goal.SAFE, "the game ends")
+            won = winners(pos)
+            end = self._reason("end", winners=self._names(pos, won))
+            return Node.leaf(self.x in won if self.goal is Goal.WIN else self.goal is Goal.SAFE, end)
         if left == 1:
-            return Node(self.goal is Goal.SAFE, "the horizon is reached")
+            # Only the safe goal gets here (the last round of a win or a steal ends in end_stage): X kept its gems.
+            return Node.leaf(self.goal is Goal.SAFE, self._reason("horizon", gems=self.baseline))
         return self.round_start(pos, left - 1)
 
     def _view(self, pos: Position, left: int) -> Any:
@@ -553,15 +568,14 @@ class Search:
             # Each later round X banks at most what its canoes carry (R-GEM-2, X-DOUBLE-1).
             now = 0 if self.x in pos.acted else bankable(pos, self.x)[0]
             if not could_reach_goal(pos, self.x, now + turn_capacity(pos, self.x) * (left - 1)):
-                return Node(False, f"{self.name} cannot reach the goal in time, even unhindered")
+                return Node.leaf(False, self._reason("out-of-reach", rounds=left))
+            # (X has acted in the last round: the cut above took every bank that misses the goal.)
             if left == 1 and self.x in pos.acted:
-                if not goal_reached(pos.players[self.x]):
-                    return Node(False, f"{self.name} has not reached the goal this round")
                 if not self._rivals_can_beat(pos):
-                    return Node(True, f"nobody acting after {self.name} can reach the goal with a better bank")
+                    return Node.leaf(True, self._unbeaten("unbeaten", pos, pos.players[self.x].bank))
         if self.goal is Goal.SAFE and left == 1 and self.x in pos.acted and self.baseline is not None:
             if x_gems(pos, self.x) < self.baseline:
-                return Node(False, f"{self.name} gave a gem away")
+                return Node.leaf(False, self._reason("lost", gems=self.baseline))
         return None
 
     def _bound(self, pos: Position, p: int, left: int) -> Node | None:
@@ -586,33 +600,48 @@ class Search:
         x = self.x
         if self.goal is Goal.STEAL and left == 1:
             if x in pos.acted:
-                return Node(False, f"{self.name} has no turn left to steal in")
+                return Node.leaf(False, self._reason("no-turn-left"))
             if not pos.ruleset.modules and not (self._steal_in_reach(pos) and self._steal_in_range(pos)):
-                return Node(False, f"no canoe of {self.name} can reach an enemy's gem this round")
+                return Node.leaf(False, self._reason("out-of-range"))
         if (self.goal is Goal.WIN and not pos.ruleset.modules
                 and not could_reach_goal(pos, x, bank_reach(pos, x, left))):
-            return Node(False, f"{self.name} cannot bank enough in {left} round(s), even unhindered")
-        if (self.goal is Goal.WIN and left == 1 and p != x and x not in pos.acted and not pos.ruleset.modules
-                and self._sure_win(pos)):
-            return Node(True, f"{self.name} brings the goal home on its own, nobody before it can steal from it, "
-                              "and nobody can reach the goal with a better bank")
+            return Node.leaf(False, self._reason("bank-reach", rounds=left))
+        if self.goal is Goal.WIN and left == 1 and p != x and x not in pos.acted and not pos.ruleset.modules:
+            home = self._sure_win(pos)
+            if home is not None:
+                return Node.leaf(True, self._unbeaten("sure-win", pos, home))
         if self.goal is Goal.STEAL and nothing_to_steal(pos, x):
-            return Node(False, f"no other player carries a gem, and each can keep it so: {self.name} never steals")
+            return Node.leaf(False, self._reason("nothing-to-steal"))
         if self.goal is Goal.SAFE:
             baseline = self.baseline if self.baseline is not None else (x_gems(pos, x) if p == x else None)
             me = pos.players[x]
             if baseline is not None and me.bank.total >= baseline:
                 if left == 1 and x in pos.acted:
-                    return Node(True, f"{self.name}'s bank alone keeps its gems")
+                    return Node.leaf(True, self._reason("bank-keeps", gems=baseline))
                 if not pos.ruleset.modules and any(c.in_port for c in me.canoes):
-                    return Node(True, f"{self.name} can keep a canoe in the port and its bank")
+                    return Node.leaf(True, self._reason("port-and-bank", gems=baseline))
             if (left == 1 and x in pos.acted and self.baseline is not None and not pos.ruleset.modules
                     and self._kept_to_the_end(pos)):
-                return Node(True, f"nobody after {self.name} can steal its gems, and the flow cannot take them")
+                return Node.leaf(True, self._reason("kept", gems=self.baseline))
             if x not in pos.acted and not pos.ruleset.modules and self._sure_safe(pos):
-                return Node(True, f"{self.name}'s card brings its gems home, and nobody still to act before it can "
-                                  "steal them")
+                need = self.baseline if self.baseline is not None else x_gems(pos, x)
+                return Node.leaf(True, self._reason("sure-safe", gems=need))
         return None
+
+    def _reason(self, kind: str, **what: Any) -> Reason:
+        """A reason about X (:class:`.reasons.Reason`)."""
+        return Reason(kind, self.name, **what)
+
+    @staticmethod
+    def _names(pos: Position, seats: Iterable[int]) -> tuple[str, ...]:
+        return tuple(pos.players[i].name for i in seats)
+
+    def _unbeaten(self, kind: str, pos: Position, bank: Gems) -> Reason:
+        """X wins with ``bank`` whatever the others do (``unbeaten``, ``sure-win``): the reason says X's bank as the
+        tie-break in force reads it (R-END-3), and none with ``shared``, where X needs no better bank than anyone's."""
+        tiebreak = pos.ruleset.tiebreak
+        score = None if tiebreak is Tiebreak.SHARED else bank.total if tiebreak is Tiebreak.COUNT else bank.value
+        return self._reason(kind, tiebreak=tiebreak.value, score=score)
 
     def _may_be_robbed(self, pos: Position, thieves: list[int]) -> bool:
         """An upper bound (no expansion module): might a canoe of the players ``thieves``, acting in this round's
@@ -690,7 +719,7 @@ class Search:
         return any(after.bank.total >= need and any(c.in_port for c in after.canoes)
                    for after in self._movements_alone(pos))
 
-    def _sure_win(self, pos: Position) -> bool:
+    def _sure_win(self, pos: Position) -> Gems | None:
         """A lower bound for the win goal in the horizon's last round, X still to act after some of the others (no
         expansion module): X wins whatever the others do when
 
@@ -705,13 +734,16 @@ class Search:
           X's gems never reaches them, whatever it carries);
         * nobody can end the round at the goal with a better bank than X's after that turn (R-END-3): those who have
           acted keep their banks, the others bank at most :func:`bankable`, and X's bank, once banked, stays (a bank
-          changes only by banking, and by a rescue in a later round's phase I)."""
+          changes only by banking, and by a rescue in a later round's phase I).
+
+        X's bank after that turn when it does (the best, as the tie-break reads banks), else None."""
         if not self._untouched_until_x(pos):
-            return False
-        by_value = pos.ruleset.tiebreak.value == "value"
-        best = max((after.bank.value if by_value else after.bank.total for after in self._movements_alone(pos)
-                    if goal_reached(after)), default=-1)  # X's best bank that reaches the goal (-1: none)
-        return best >= 0 and not self._rivals_can_beat(pos, best)
+            return None
+        banks = [after.bank for after in self._movements_alone(pos) if goal_reached(after)]
+        if not banks:
+            return None
+        best = max(banks, key=lambda bank: _score(pos, bank))
+        return None if self._rivals_can_beat(pos, _score(pos, best)) else best
 
     def _untouched_until_x(self, pos: Position) -> bool:
         """X's card is chosen and nobody acting before X may steal from X (:meth:`_may_be_robbed`): X's canoes are as
@@ -784,12 +816,15 @@ class Search:
 
     def _rivals_can_beat(self, pos: Position, score: int | None = None) -> bool:
         """Could another player end this round at the goal with a better bank than X's (``score``: its value or its
-        count of gems, as the tiebreak reads it; X's bank now by default)? An upper bound (see :func:`bankable`); a tie
-        shares the win (R-END-3)."""
-        by_value = pos.ruleset.tiebreak.value == "value"
+        count of gems, as the tiebreak reads it; X's bank now by default), X at the goal? An upper bound (see
+        :func:`bankable`); a tie shares the win (R-END-3). With ``tiebreak: shared`` nobody can: every player at the
+        goal wins, whatever the banks."""
+        tiebreak = pos.ruleset.tiebreak
+        if tiebreak is Tiebreak.SHARED:
+            return False
+        by_value = tiebreak is Tiebreak.VALUE
         if score is None:
-            mine = pos.players[self.x].bank
-            score = mine.value if by_value else mine.total
+            score = _score(pos, pos.players[self.x].bank)
         for q, rival in enumerate(pos.players):
             if q == self.x:
                 continue
@@ -825,7 +860,7 @@ class Search:
         child the plain search would report is walked here."""
         example: tuple[str, Callable[[], Node]] | None = None
         #: Why X's choices failed, when each ended at a leaf (a bound, the round's end) and all for one reason.
-        reasons: set[str] | None = set() if mine else None
+        reasons: set[Reason | None] | None = set() if mine else None
         for label, child, *chosen in children:
             if self.oracle is not None:  # the pruned search's node: its value, and its reason where it is a leaf
                 node = self._probe(child)
@@ -846,14 +881,15 @@ class Search:
             return Node(True, f"whatever the others do, e.g. {example[0]}", example[1](), pos)
         if not mine:
             return Node(True, "whatever the others do", None, pos)
-        failed = f"{_NO_CHOICE}{self.name} works"
-        if reasons is not None and len(reasons) == 1 and "" not in reasons:  # the one reason, said once
-            failed += f": {reasons.pop()}"
-        return Node(False, failed, None, pos)
+        one = reasons.pop() if reasons is not None and len(reasons) == 1 else None  # the one reason, said once
+        failed = self._reason("no-choice", then=one)
+        return Node(False, failed.text(), None, pos, reason=failed)
 
 
-#: How a node says that each of X's choices failed (and, after a colon, why, when one reason fits them all).
-_NO_CHOICE = "no choice of "
+def _score(pos: Position, bank: Gems) -> int:
+    """A bank as the tie-break in force reads it (R-END-3): its count of gems with ``tiebreak: count``, else its
+    value (``shared`` reads none: any score does)."""
+    return bank.total if pos.ruleset.tiebreak is Tiebreak.COUNT else bank.value
 
 
 def _places_to_falls(board: Board, place: str) -> int:
@@ -868,14 +904,19 @@ def _places_to_falls(board: Board, place: str) -> int:
     return steps
 
 
-def _leaf_reason(node: Node) -> str:
-    """Why a leaf failed X: its own text, or the reason a failed choice of X gave for all its options."""
-    if node.choice.startswith(_NO_CHOICE):
-        return node.choice.partition(" works: ")[2]
-    return node.choice
+def _leaf_reason(node: Node) -> Reason | None:
+    """Why a leaf failed X: its own reason, or the reason a failed choice of X gave for all its options (None: none
+    said)."""
+    if node.reason is not None and node.reason.kind == "no-choice":
+        return node.reason.then
+    return node.reason
 
 
-def trace(node: Node | None, limit: int = 12) -> list[str]:
+#: The most choices a line of play shows (:func:`trace`).
+LINE_LIMIT = 12
+
+
+def trace(node: Node | None, limit: int = LINE_LIMIT) -> list[str]:
     """The chain of choices below a node: X's winning line, or the others' refuting answer."""
     out: list[str] = []
     while node is not None and len(out) < limit:
@@ -883,3 +924,17 @@ def trace(node: Node | None, limit: int = 12) -> list[str]:
             out.append(node.choice)
         node = node.child
     return out
+
+
+def line_reason(node: Node | None, limit: int = LINE_LIMIT) -> Reason | None:
+    """The reason the line below a node ends with (:func:`trace`'s last choice), when the line shows its leaf."""
+    shown = 0
+    while node is not None:
+        if node.choice:
+            shown += 1
+        if shown > limit:
+            return None
+        if node.child is None:
+            return node.reason
+        node = node.child
+    return None

@@ -32,8 +32,9 @@ from niagara_solver.model.errors import InputError
 from niagara_solver.solver.answers import Answer, Backend, Goal, OutOfTime, has_steal
 from niagara_solver.solver.certificate import Certificate
 from niagara_solver.solver.certify import CertificateCheck, check_certificate
+from niagara_solver.solver.reasons import Reason
 from niagara_solver.solver.proof import certificate as write_certificate
-from niagara_solver.solver.search import LINE_FACTOR, LINE_NODES, Node, Search, trace
+from niagara_solver.solver.search import LINE_FACTOR, LINE_NODES, Node, Search, line_reason, trace
 from niagara_solver.solver.smt import solve_smt
 
 def _x_choice(node: Node | None) -> tuple[Card | None, Turn | None]:
@@ -76,8 +77,8 @@ def _search_with(pos: Position, player: int, goal: Goal, horizon: int, timeout: 
     if is_finished(pos):
         won = winners(pos)
         answer.verdict = Verdict.of(goal is Goal.WIN and player in won)
-        answer.note = "the game is over: " + ", ".join(pos.players[i].name for i in won) + \
-            (" win" if len(won) > 1 else " wins")
+        answer.reason = Reason("over", name, winners=tuple(pos.players[i].name for i in won))
+        answer.note = answer.reason.text()
         answer.details["finished"] = True
         return answer, Search(player, goal, horizon, timeout, progress)
     search = Search(player, goal, horizon, timeout, progress)
@@ -88,6 +89,7 @@ def _search_with(pos: Position, player: int, goal: Goal, horizon: int, timeout: 
         if root.value:
             answer.card, answer.turn = _x_choice(root)
             answer.line = trace(root)
+            answer.reason = line_reason(root)
     except OutOfTime:
         answer.verdict = Verdict.UNKNOWN
         answer.note = "the search ran out of time"
@@ -218,22 +220,31 @@ def _refutations(search: Search, pos: Position, x: int) -> list[dict[str, Any]]:
         if forced:
             # Another player's rescue is a choice of theirs too: the refutation starts at the round's start.
             node = search.value(pos)
-            return [{"option": "every choice of " + me.name, "answer": trace(node)}]
+            return [_refutation("every choice of " + me.name, node)]
         start = begin_turns(pos, {x: options[0]}) if len(options) else begin_turns(pos)
     if x not in start.acted and me.card is None:
         for card in me.hand:
             chosen = start.with_player(x, Player(me.name, start.players[x].canoes, start.players[x].hand,
                                                  start.players[x].bank, card))
             node = search.turn_stage(chosen, search.horizon)
-            out.append({"option": f"{me.name} plays {card.label}", "answer": trace(node)})
+            out.append(_refutation(f"{me.name} plays {card.label}", node))
         return out
     if start.next_to_act() == x:
         for outcome in legal_turns(start, x)[:12]:
             node = search._after_x(start, outcome, search.horizon)
-            out.append({"option": f"{me.name}: {outcome.turn}", "answer": trace(node)})
+            out.append(_refutation(f"{me.name}: {outcome.turn}", node))
         return out
     node = search.turn_stage(start, search.horizon)
-    out.append({"option": "every choice of " + me.name, "answer": trace(node)})
+    out.append(_refutation("every choice of " + me.name, node))
+    return out
+
+
+def _refutation(option: str, node: Node) -> dict[str, Any]:
+    """One option of X and the others' answer that defeats it: the line, and why it ends as it does (as data)."""
+    out: dict[str, Any] = {"option": option, "answer": trace(node)}
+    reason = line_reason(node)
+    if reason is not None:
+        out["reason"] = reason.to_json()
     return out
 
 

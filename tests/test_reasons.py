@@ -29,6 +29,7 @@ import pytest
 from helpers import P, position
 from niagara_solver.engine.apply import play_turn
 from niagara_solver.engine.flow import flow_choices, flow_value
+from niagara_solver.engine.playout import random_playout
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import goal_reached, is_finished, winners
 from niagara_solver.engine.turns import legal_turns
@@ -39,7 +40,6 @@ from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.model.ruleset import ForkPolicy, Reveal, Ruleset, Tiebreak
 from niagara_solver.report.text import answer_text
 from niagara_solver.solver.answers import Goal
-from niagara_solver.engine.playout import random_playout
 from niagara_solver.solver.reasons import Reason
 from niagara_solver.solver.search import LINE_LIMIT, Search
 from niagara_solver.solver.solve import solve

@@ -107,7 +107,7 @@ def test_a_line_with_revealed_cards_and_a_flow_replays_to_the_position_the_engin
     assert [s.heading for s in steps] == [
         "line: the position", "Round 3 · I · red rescues none", "Round 3 · I · red chooses 1",
         "Round 3 · II · blue reveals 1", "Round 3 · II · red (1): 5: <4", "Round 3 · II · blue (1): 7L: <6L; 7R: <6R",
-        "Round 3 · III · the river flows 1", "line: the horizon is reached"]
+        "Round 3 · III · the river flows 1", "line: the horizon ends and red still has its 2 gem(s)"]
     assert [p.card.label for p in steps[3].position.players] == ["1", "1"]  # both cards shown from phase II on
     red, blue, flowed = steps[4:7]
     assert blue.position == play_turn(red.position, 0, red.turn)
@@ -165,8 +165,8 @@ def test_solve_html_shows_the_answer_its_reasons_and_the_line(tmp_path, capsys):
     data = page_data(page)
     assert [s["heading"] for s in data["steps"]] == [
         "The line: the position", "Round 1 · I · red chooses 2", "Round 1 · II · blue (1): port: >1",
-        "Round 1 · II · red (2): 4: <2 xgreen/amber", "The line: a steal"]
-    assert data["chapters"][0]["lines"][-1] == "a steal"
+        "Round 1 · II · red (2): 4: <2 xgreen/amber", "The line: red steals (R-STEAL-1)"]
+    assert data["chapters"][0]["lines"][-1] == "red steals (R-STEAL-1)"
 
 
 def test_solve_html_of_a_no_steps_through_the_others_answer_to_each_option(tmp_path, capsys):
@@ -177,7 +177,7 @@ def test_solve_html_of_a_no_steps_through_the_others_answer_to_each_option(tmp_p
                                                       "red plays 4: the others' answer"]
     assert [s["heading"] for s in data["steps"] if s["chapter"] == 1] == [
         "red plays 4: the position", "Round 1 · I · red plays 4", "Round 1 · II · blue (2): 5: <3 xred/ruby",
-        "red plays 4: red cannot reach the goal in time, even unhindered"]
+        "red plays 4: red cannot reach the goal in time, even unhindered (R-END-1)"]
 
 
 def test_every_text_of_a_page_is_escaped(tmp_path, capsys):

@@ -39,6 +39,7 @@ from niagara_solver.model.verdict import ANSWER
 from niagara_solver.report.svg import render_svg
 from niagara_solver.report.text import answer_text, round_text
 from niagara_solver.solver.answers import Answer, Goal
+from niagara_solver.solver.reasons import Reason
 
 @dataclass(frozen=True)
 class Chapter:
@@ -311,7 +312,8 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
                   data.get("backend", "search"), Card.parse(str(card)) if card is not None else None,
                   Turn.parse(data["turn"]) if data.get("turn") else None, list(data.get("line", [])),
                   list(data.get("refutations", [])), dict(data.get("details", {})), data.get("note", ""),
-                  float(data.get("seconds", 0.0)))
+                  float(data.get("seconds", 0.0)),
+                  reason=Reason.from_json(data["reason"]) if data.get("reason") else None)
 
 
 def solve_page(pos: Position, answer: Answer, title: str, notes: Iterable[str] = ()) -> str:

@@ -51,14 +51,14 @@ class Answer:
     card: Card | None = None
     turn: Turn | None = None
     line: list[str] = field(default_factory=list)
-    #: Why the line ends as it does (its last choice, as data), when the line shows its end; for a game already
-    #: over, that it is (kind ``over``).
-    reason: Reason | None = None
     refutations: list[dict[str, Any]] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
     note: str = ""
     seconds: float = 0.0
     nodes: int = 0
+    #: Why the line ends as it does (its last choice, as data), when the line shows its end; for a game already
+    #: over, that it is (kind ``over``).
+    reason: Reason | None = None
 
     @property
     def word(self) -> str:

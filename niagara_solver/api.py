@@ -167,10 +167,12 @@ def crosscheck(ruleset: RulesetRef = "standard", board: BoardRef = "standard", c
 
 
 def check(ruleset: RulesetRef = "standard", board: BoardRef = "standard", puzzles: str | None = None,
-          players: list[int] | None = None, timeout: float = 60, jobs: int = 1) -> CheckReport:
-    """Rule regressions: prove the catalogue and answer every puzzle of ``puzzles`` (default: the bundled ones)."""
+          players: list[int] | None = None, timeout: float = 60, jobs: int = 1,
+          ids: list[str] | None = None) -> CheckReport:
+    """Rule regressions: prove the catalogue (or the properties ``ids``) and answer every puzzle of ``puzzles``
+    (default: the bundled ones). A property asked whose expansion module is off is not applicable, never a pass."""
     return _check(load_board(board), load_ruleset(ruleset), puzzles or bundled_puzzles(), players or [2, 3, 4, 5],
-                  False, timeout, jobs)
+                  False, timeout, jobs, ids=ids)
 
 
 def diff(ruleset_a: RulesetRef, ruleset_b: RulesetRef, board: BoardRef = "standard",

@@ -145,3 +145,95 @@ def test_a_whole_round_in_the_encoding_matches_the_engine():
     assert [p.canoes for p in end.players] == [p.canoes for p in record.end.players]
     assert end.caves == record.end.caves and [p.bank for p in end.players] == [p.bank for p in record.end.players]
     assert end.weather == record.end.weather and end.forks == record.end.forks
+
+
+# -- properties that do not apply -----------------------------------------------------------------------------
+
+def test_a_property_of_a_module_that_is_off_is_not_applicable_not_proved():
+    # Under the standard rules there is no moose and no Diamond Joe: X-PROP-1 and X-PROP-3 speak of nothing.
+    results = prove(standard_board(), Ruleset(), 2, ["X-PROP-1", "R-PROP-8", "X-PROP-3"], timeout=60)
+    assert [(r.id, r.verdict, r.reason) for r in results] == [
+        ("X-PROP-1", None, "x_moose is off"), ("R-PROP-8", Verdict.PROVED, ""), ("X-PROP-3", None, "x_joe is off")]
+    assert results[0].to_json()["verdict"] == "not applicable" and results[0].to_json()["reason"] == "x_moose is off"
+    # With the module on, the same ID is proved.
+    (moose,) = prove(standard_board(), Ruleset.from_json({"x_moose": True}), 2, ["X-PROP-1"], timeout=60)
+    assert moose.verdict is Verdict.PROVED and moose.reason == ""
+
+
+def test_merging_leaves_a_property_that_is_not_applicable_out_of_the_verdict():
+    from niagara_solver.verify.catalogue import prove_catalogue
+    from niagara_solver.verify.jobs import merge_properties, properties_verdict
+    report = prove_catalogue(standard_board(), Ruleset(), [2, 3], ["X-PROP-4"], timeout=60)
+    (only,) = report.properties
+    assert only.verdict is None and only.reason == "x_beaver is off" and report.verdict is Verdict.PROVED
+    assert only.to_json()["players"] == {"2": "not applicable", "3": "not applicable"}
+    na = {"id": "X-PROP-4", "title": "beaver calm", "verdict": "not applicable", "seconds": 0.0,
+          "depends_on": [], "reason": "x_beaver is off"}
+    refuted = {"id": "R-PROP-2", "title": "fork alternation", "verdict": "refuted", "seconds": 0.1, "depends_on": [],
+               "trace": ["..."]}
+    unknown = {**refuted, "id": "R-PROP-3", "verdict": "unknown"}
+    for others, expected in (([], Verdict.PROVED), ([refuted], Verdict.REFUTED), ([unknown], Verdict.UNKNOWN)):
+        merged = merge_properties([{"players": 2, "properties": [na, *others]}])
+        assert merged[0]["verdict"] == "not applicable" and merged[0]["reason"] == "x_beaver is off"
+        assert properties_verdict(merged) is expected
+
+
+def test_prove_reports_a_property_that_is_not_applicable_in_text_and_json(capsys):
+    from niagara_solver.cli.main import main
+    status = main(["prove", "--players", "2", "--property", "X-PROP-1", "--property", "X-PROP-3"])
+    out = capsys.readouterr().out
+    assert status == 0  # nothing refuted, nothing unknown: not a failure (docs/PROVER.md)
+    rows = [" ".join(line.split()) for line in out.splitlines() if line.startswith("X-PROP-") and "  " in line]
+    assert [r.split(" one-phase")[0] for r in rows] == ["X-PROP-1 one moose NOT APPLICABLE -",
+                                                        "X-PROP-3 Joe's one gem NOT APPLICABLE -"]
+    assert "PROVED" not in out and out.count("NOT APPLICABLE") == 2
+    assert "X-PROP-1 is not applicable: x_moose is off; nothing was proved (neither a pass nor a failure)" in out
+    assert "X-PROP-3 is not applicable: x_joe is off" in out
+    status = main(["prove", "--players", "2", "--property", "X-PROP-1", "--json"])
+    (item,) = __import__("json").loads(capsys.readouterr().out)["properties"]
+    assert status == 0 and (item["verdict"], item["reason"], item["players"]) == (
+        "not applicable", "x_moose is off", {"2": "not applicable"})
+
+
+def test_check_shows_a_property_that_is_not_applicable_as_skipped_in_junit(tmp_path, capsys):
+    import json
+    import xml.etree.ElementTree as ET
+    from niagara_solver.cli.main import main
+    junit = tmp_path / "results.xml"
+    status = main(["check", "--players", "2", "--property", "X-PROP-4", "--property", "R-PROP-8",
+                   "--junit", str(junit)])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "properties: 1 proved, 0 refuted, 0 unknown, 1 not applicable" in out
+    assert "NOT APPLICABLE X-PROP-4 beaver calm: x_beaver is off (neither a pass nor a failure)" in out
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("2", "0", "1")
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    skipped = cases["X-PROP-4 beaver calm"].find("skipped")
+    assert skipped is not None and skipped.get("message") == "not applicable: x_beaver is off"
+    assert list(cases["R-PROP-8 weather bounds"]) == []  # passed
+    # Alone, it checks nothing, and says so.
+    status = main(["check", "--players", "2", "--property", "X-PROP-4"])
+    assert status == 0 and capsys.readouterr().out.rstrip().endswith("PASS (nothing that applies was checked)")
+    status = main(["check", "--players", "2", "--property", "X-PROP-4", "--json"])
+    (item,) = json.loads(capsys.readouterr().out)["properties"]
+    assert item["verdict"] == "not applicable" and item["reason"] == "x_beaver is off"
+
+
+def test_diff_shows_a_property_not_applicable_under_one_ruleset_whichever_side(tmp_path, capsys):
+    # The expansion's own property is proved with the module on and not applicable with it off, whichever ruleset
+    # is A (before, a property only A had ended the diff with a KeyError, and one only B had was left out).
+    import json
+    from niagara_solver.cli.main import main
+    beaver, empty = tmp_path / "beaver.json", tmp_path / "none"
+    beaver.write_text(json.dumps({"x_beaver": True}))
+    empty.mkdir()
+    for a, b, side in ((str(beaver), "standard", "B"), ("standard", str(beaver), "A")):
+        status = main(["diff", a, b, "--players", "2", "--puzzles", str(empty), "--json"])
+        data = json.loads(capsys.readouterr().out)
+        assert status == 0
+        (x,) = [p for p in data["properties"] if p["id"] == "X-PROP-4"]
+        words = {"A": "not applicable", "B": "proved"} if side == "A" else {"A": "proved", "B": "not applicable"}
+        assert (x["a"], x["b"], x["changed"], x[f"reason_{side.lower()}"]) == (
+            words["A"], words["B"], False, "x_beaver is off")
+        assert [p["id"] for p in data["properties"]][-1] == "X-PROP-4" and len(data["properties"]) == 17

@@ -98,13 +98,15 @@ def render(position: str, ruleset_spec: str | None, out_path: str | None, player
               help="A folder of puzzles with recorded answers; bundled: the puzzles installed with the tool "
                    "(default: none, the proofs alone).")
 @players_counts("2-5", "Player counts for the proofs")
+@click.option("--property", "ids", multiple=True, metavar="R-PROP-N",
+              help="Prove only these (repeatable; default: the catalogue and the X-PROP of every module on).")
 @click.option("--junit", "junit_path", metavar="FILE.xml", help="Also write JUnit XML: a test case per property "
               "and per puzzle.")
 @_jobs
 @_scheduler
 @timeout_option(600.0)
 @click.option("--json", "as_json", is_flag=True, help="The whole report as JSON.")
-def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, players_text: str,
+def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, players_text: str, ids: tuple[str, ...],
           junit_path: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
     """Rule regressions for CI: prove the catalogue, answer every puzzle (exit 0 pass, 1 fail, 3 unknown).
 
@@ -122,20 +124,22 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
     if junit_path and not os.path.isdir(os.path.dirname(os.path.abspath(junit_path))):
         raise FileNotFoundError(errno.ENOENT, "No such file or directory", junit_path)  # now, not after the run
     report = run_check(board, rules, puzzles_dir, counts, ruleset_spec is not None, timeout, jobs, scheduler,
-                       show_progress=not as_json)
+                       show_progress=not as_json, ids=list(ids) or None)
     if junit_path:
         with open(junit_path, "w", encoding="utf-8") as f:
             f.write(report.junit())
     if as_json:
         emit_json(report.to_json())
         return report.status
-    proofs = [(p, PROOF.parse(p["verdict"])) for p in report.properties]
+    proofs = [(p, PROOF.parse_applicable(p["verdict"])) for p in report.properties]
     proved = sum(verdict is Verdict.PROVED for _, verdict in proofs)
     refuted = [p for p, verdict in proofs if verdict is Verdict.REFUTED]
     unknown = [p for p, verdict in proofs if verdict is Verdict.UNKNOWN]
+    inapplicable = [p for p, verdict in proofs if verdict is None]
     click.echo(f"check · ruleset {rules.describe()} · board {board.name or 'inline'} · players "
                f"{players_text} · {len(report.puzzles)} puzzles · {report.seconds:.1f} s")
-    click.echo(f"properties: {proved} proved, {len(refuted)} refuted, {len(unknown)} unknown")
+    click.echo(f"properties: {proved} proved, {len(refuted)} refuted, {len(unknown)} unknown"
+               + (f", {len(inapplicable)} not applicable" if inapplicable else ""))
     invalid = [p for p in report.puzzles if p["status"] == INVALID]
     answers = [(p, status_verdict(p["status"])) for p in report.puzzles if p["status"] != INVALID]
     same = [p for p, verdict in answers if verdict is Verdict.CONFIRMED]
@@ -163,9 +167,13 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
         click.echo(f"\nFAIL puzzle {p['name']}: {p['error']}")
     for p in unknown:
         click.echo(f"\nUNKNOWN {p['id']} {p['title']}: no answer within the time limit ({timeout:g} s)")
+    for p in inapplicable:
+        click.echo(f"\nNOT APPLICABLE {p['id']} {p['title']}: {p.get('reason', '')} (neither a pass nor a failure)")
     for p in lost:
         click.echo(f"\nUNKNOWN puzzle {p['name']}: no answer within the time limit ({timeout:g} s)")
-    click.echo("\n" + {0: "PASS", 1: "FAIL", 3: "UNKNOWN"}[report.status])
+    nothing = not proved and not report.puzzles  # every property asked was not applicable
+    click.echo("\n" + {0: "PASS" + (" (nothing that applies was checked)" if nothing else ""), 1: "FAIL",
+                        3: "UNKNOWN"}[report.status])
     if junit_path:
         click.echo(f"JUnit XML written to {junit_path}")
     return report.status
@@ -243,7 +251,7 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
         click.echo("\nswitches that differ:")
         click.echo(tabulate([[k, x, y] for k, (x, y) in switches.items()], headers=["switch", "A", "B"]))
     click.echo("\nproperties (for all positions):")
-    click.echo(tabulate([[p.id, p.title, *(w.upper() for w in p.words), _change(p.changed, p.a, p.b)]
+    click.echo(tabulate([[p.id, p.title, *(w.upper() for w in p.words), _change(p)]
                          for p in report.properties], headers=["id", "property", "A", "B", "A → B"]))
     if report.puzzles:
         moved = [p for p in report.puzzles if p.changed]
@@ -354,10 +362,13 @@ def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> in
     return result.status
 
 
-def _change(changed: bool, a: Any, b: Any) -> str:
-    """The last column of diff's properties: changed, same, or unknown (a side ran out of time)."""
+def _change(p: Any) -> str:
+    """The last column of diff's properties: changed, same, unknown (a side ran out of time), or where the property
+    applies when one ruleset has its module off."""
     from niagara_solver.model.verdict import Verdict
-    return "changed" if changed else "unknown" if Verdict.UNKNOWN in (a, b) else "same"
+    if p.applies != (True, True):
+        return "; ".join(f"not applicable in {side} ({reason})" for side, reason in zip("AB", p.reasons) if reason)
+    return "changed" if p.changed else "unknown" if Verdict.UNKNOWN in (p.a, p.b) else "same"
 
 
 def _count(n: int, noun: str) -> str:

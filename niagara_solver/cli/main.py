@@ -521,8 +521,10 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
     check_ids(ids)
     counts = _players_option(players_text)
     from niagara_solver.jobs import Progress
-    from niagara_solver.verify.properties import CATALOGUE
-    with Progress(len(ids or CATALOGUE) * len(counts), "prove", not as_json) as bar:  # on a terminal only
+    from niagara_solver.verify.properties import BY_ID, catalogue_for, not_applicable
+    asked = [BY_ID[i] for i in ids] if ids else catalogue_for(rules)
+    steps = sum(not not_applicable(p, rules) for p in asked) * len(counts)
+    with Progress(steps, "prove", not as_json) as bar:  # on a terminal only
         report = prove_catalogue(board, rules, counts, list(ids) or None, timeout,
                                  progress=bar.step if bar.enabled else None)
     rows, items = [], []
@@ -534,7 +536,8 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
             assert refuted.counterexample is not None
             item["saved"] = _save_counterexample(save_dir, f"{merged.id}-{n}p", refuted.counterexample)
         items.append(item)
-        rows.append([merged.id, result.title, PROOF(merged.verdict).upper(), f"{merged.seconds:.2f}", result.method,
+        rows.append([merged.id, result.title, PROOF.word(merged.verdict).upper(),
+                     f"{merged.seconds:.2f}" if merged.verdict is not None else "-", result.method,
                      ", ".join(result.rules)])
     status = report.exit_status
     if as_json:
@@ -556,6 +559,9 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
             else:
                 click.echo("  counterexample (position file, before the phase):")
                 click.echo("    " + dumps(item["counterexample"]).replace("\n", "\n    "))
+        elif item.get("reason"):
+            click.echo(f"\n{item['id']} is not applicable: {item['reason']}; nothing was proved "
+                       "(neither a pass nor a failure)")
         elif item.get("note"):
             click.echo(f"\n{item['id']}: {item['note']}")
     return status

@@ -16,8 +16,9 @@ from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
-from niagara_solver.model.verdict import PROOF, STATUS, Verdict
+from niagara_solver.model.verdict import NOT_APPLICABLE, PROOF, STATUS, Verdict
 from niagara_solver.solver.puzzles import INVALID, NOT_A_PUZZLE, puzzle_paths, puzzle_task, status_verdict
+from niagara_solver.verify.catalogue import check_ids
 from niagara_solver.verify.jobs import merge_properties, properties_verdict, prove_task
 
 
@@ -62,10 +63,11 @@ class CheckReport:
                          f'time="{seconds:.3f}">{body}</testcase>')
 
         for p in self.properties:
-            verdict = PROOF.parse(p["verdict"])
+            verdict = PROOF.parse_applicable(p["verdict"])
             case("properties", p["id"] + " " + p["title"], p["seconds"],
                  (p["id"] + " refuted", "\n".join(p.get("trace", []))) if verdict is Verdict.REFUTED else None,
-                 "unknown: the solver gave no answer in time" if verdict is Verdict.UNKNOWN else "")
+                 "unknown: the solver gave no answer in time" if verdict is Verdict.UNKNOWN else
+                 f"{NOT_APPLICABLE}: {p.get('reason', '')}" if verdict is None else "")
         for p in self.puzzles:
             failure = None
             verdict = status_verdict(p["status"])
@@ -84,11 +86,14 @@ class CheckReport:
 
 
 def check_tasks(board: Board, rules: Ruleset, puzzles: str | None, players: list[int], override: bool,
-                timeout: float = 60) -> list[Task]:
-    """The independent tasks of a check: the catalogue per player count, then each puzzle."""
+                timeout: float = 60, ids: list[str] | None = None) -> list[Task]:
+    """The independent tasks of a check: the catalogue (or the properties ``ids``) per player count, then each
+    puzzle."""
     require(rules, "encoding")
     rules.check_players(players)  # refused before any task runs
-    tasks: list[Task] = [prove_task(rules.to_json(), board.to_json(), n, None, timeout) for n in players]
+    if ids:
+        check_ids(ids)
+    tasks: list[Task] = [prove_task(rules.to_json(), board.to_json(), n, ids or None, timeout) for n in players]
     tasks += [puzzle_task(path, rules.to_json() if override else None, timeout) for path in puzzle_paths(puzzles)]
     return tasks
 
@@ -103,12 +108,14 @@ def check_from(tasks: list[Task], results: Results, seconds: float = 0.0) -> Che
 
 
 def check(board: Board, rules: Ruleset, puzzles: str | None, players: list[int], override: bool,
-          timeout: float = 60, jobs: int = 1, scheduler: str | None = None, show_progress: bool = False) -> CheckReport:
-    """Prove the catalogue for each player count and answer every puzzle in the folder.
+          timeout: float = 60, jobs: int = 1, scheduler: str | None = None, show_progress: bool = False,
+          ids: list[str] | None = None) -> CheckReport:
+    """Prove the catalogue (or the properties ``ids``) for each player count and answer every puzzle in the folder.
 
-    ``override``: answer the puzzles under ``rules`` instead of the ruleset each puzzle file names.
+    ``override``: answer the puzzles under ``rules`` instead of the ruleset each puzzle file names. A property asked
+    by ID whose module is off is not applicable: a skipped case in the JUnit XML, neither a pass nor a failure.
     """
     start = time.perf_counter()
-    tasks = check_tasks(board, rules, puzzles, players, override, timeout)
+    tasks = check_tasks(board, rules, puzzles, players, override, timeout, ids)
     results = run_all(tasks, jobs, scheduler, Progress(len(tasks), "check", show_progress))
     return check_from(tasks, results, time.perf_counter() - start)

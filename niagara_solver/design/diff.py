@@ -20,9 +20,10 @@ from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
 from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
-from niagara_solver.model.verdict import ANSWER, PROOF, Verdict, merge
+from niagara_solver.model.verdict import ANSWER, NOT_APPLICABLE, PROOF, Verdict, merge
 from niagara_solver.solver.puzzles import INVALID, NOT_A_PUZZLE, puzzle_paths, puzzle_task
 from niagara_solver.verify.jobs import merge_properties, prove_task
+from niagara_solver.verify.properties import CATALOGUE, EXPANSION, not_applicable
 
 __all__ = ["DiffReport", "PropertyDiff", "PuzzleDiff", "diff", "diff_from", "diff_tasks", "differing_switches"]
 
@@ -36,30 +37,42 @@ def differing_switches(a: Ruleset, b: Ruleset) -> list[str]:
 @dataclass(frozen=True)
 class PropertyDiff:
     """One property of the catalogue under both rulesets: its verdict under each (merged over the player counts),
-    with the trace and the counterexample of a refutation."""
+    with the trace and the counterexample of a refutation. A property of an expansion module that one ruleset has
+    off is not applicable there (``None``, with the reason)."""
 
     id: str
     title: str
-    a: Verdict
-    b: Verdict
+    a: Verdict | None
+    b: Verdict | None
     seconds: tuple[float, float]
     traces: tuple[list[str] | None, list[str] | None] = (None, None)   # None: not refuted there
     counterexamples: tuple[Any, Any] = (None, None)                     # position files (JSON)
+    reasons: tuple[str, str] = ("", "")                                 # why it does not apply, per side
 
     @property
     def changed(self) -> bool:
-        """Whether the verdicts differ, both being known (an UNKNOWN, out of time, changes nothing we know)."""
-        return self.a is not self.b and Verdict.UNKNOWN not in (self.a, self.b)
+        """Whether the verdicts differ, both being known (an UNKNOWN, out of time, changes nothing we know) and the
+        property applying under both rulesets (one that applies under one only is told apart: :attr:`applies`)."""
+        return self.a is not self.b and Verdict.UNKNOWN not in (self.a, self.b) and None not in (self.a, self.b)
+
+    @property
+    def applies(self) -> tuple[bool, bool]:
+        """Whether the property applies under A and under B (its module on)."""
+        return self.a is not None, self.b is not None
 
     @property
     def words(self) -> tuple[str, str]:
-        """Both verdicts in the prover's words (:data:`~niagara_solver.model.verdict.PROOF`)."""
-        return PROOF(self.a), PROOF(self.b)
+        """Both verdicts in the prover's words (:data:`~niagara_solver.model.verdict.PROOF`), ``not applicable``
+        for a side that has the property's module off."""
+        return PROOF.word(self.a), PROOF.word(self.b)
 
     def to_json(self) -> dict[str, Any]:
         a, b = self.words
         out: dict[str, Any] = {"id": self.id, "title": self.title, "a": a, "b": b, "changed": self.changed,
                                "seconds": [round(s, 3) for s in self.seconds]}
+        for side, reason in zip("ab", self.reasons):
+            if reason:
+                out[f"reason_{side}"] = reason
         for side, trace, counterexample in zip("ab", self.traces, self.counterexamples):
             if trace is not None:
                 out[f"trace_{side}"] = trace
@@ -125,7 +138,7 @@ class DiffReport:
     @property
     def verdicts(self) -> list[Verdict]:
         """Every verdict of the diff: both sides of each property and each valid puzzle, and each witness."""
-        return ([v for p in self.properties for v in (p.a, p.b)]
+        return ([v for p in self.properties for v in (p.a, p.b) if v is not None]
                 + [v for p in self.puzzles for v in (p.a, p.b) if v is not None]
                 + [w.verdict for w in self.witnesses])
 
@@ -167,14 +180,20 @@ def diff_from(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles:
               results: Results, seconds: float = 0.0, witness_players: int = 2) -> DiffReport:
     """The diff from the results of :func:`diff_tasks` (same arguments)."""
     report = DiffReport(a, b, board, players, seconds=seconds)
-    merged = [merge_properties([results[task_key(prove_task(rules.to_json(), board.to_json(), n, None, timeout))]
-                                for n in players]) for rules in (a, b)]
-    by_id = {p["id"]: p for p in merged[1]}
-    for p in merged[0]:
-        q = by_id[p["id"]]
+    merged = [{p["id"]: p for p in merge_properties(
+        [results[task_key(prove_task(rules.to_json(), board.to_json(), n, None, timeout))] for n in players])}
+        for rules in (a, b)]
+    # Every property either ruleset proves, in the catalogue's order: one of a module that only one has on is not
+    # applicable under the other, with the reason (a side without it is never read as a pass).
+    for prop in (*CATALOGUE, *EXPANSION):
+        if prop.id not in merged[0] and prop.id not in merged[1]:
+            continue
+        p, q = (side.get(prop.id, {"verdict": NOT_APPLICABLE, "seconds": 0.0,
+                                   "reason": not_applicable(prop, rules)}) for side, rules in zip(merged, (a, b)))
         report.properties.append(PropertyDiff(
-            p["id"], p["title"], PROOF.parse(p["verdict"]), PROOF.parse(q["verdict"]), (p["seconds"], q["seconds"]),
-            (p.get("trace"), q.get("trace")), (p.get("counterexample"), q.get("counterexample"))))
+            prop.id, prop.title, PROOF.parse_applicable(p["verdict"]), PROOF.parse_applicable(q["verdict"]),
+            (p["seconds"], q["seconds"]), (p.get("trace"), q.get("trace")),
+            (p.get("counterexample"), q.get("counterexample")), (p.get("reason", ""), q.get("reason", ""))))
     for path in puzzle_paths(puzzles):
         x, y = (results[task_key(puzzle_task(path, rules.to_json(), timeout))] for rules in (a, b))
         if NOT_A_PUZZLE in (x["status"], y["status"]):

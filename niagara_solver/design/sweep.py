@@ -214,13 +214,15 @@ def sweep_from(grid: Grid, results: Results, seconds: float = 0.0) -> SweepRepor
         for name, board in grid.boards:
             for n in grid.players:
                 result = results[task_key(prove_task(rules.to_json(), board.to_json(), n, None, grid.timeout))]
-                props = merge_properties([result])
+                # The catalogue of each variant: the X-PROP of the modules it has on, none that does not apply (a
+                # property not applicable would be in none of these lists: never a pass, nor a failure).
+                props = [(p, PROOF.parse_applicable(p["verdict"])) for p in merge_properties([result])]
                 report.rows.append({
                     "switches": changes, "ruleset": rules.to_json(), "board": board.name or name, "players": n,
-                    "proved": [p["id"] for p in props if PROOF.parse(p["verdict"]) is Verdict.PROVED],
-                    "refuted": [p["id"] for p in props if PROOF.parse(p["verdict"]) is Verdict.REFUTED],
-                    "unknown": [p["id"] for p in props if PROOF.parse(p["verdict"]) is Verdict.UNKNOWN],
-                    "counterexamples": {p["id"]: p["trace"] for p in props if "trace" in p},
+                    "proved": [p["id"] for p, v in props if v is Verdict.PROVED],
+                    "refuted": [p["id"] for p, v in props if v is Verdict.REFUTED],
+                    "unknown": [p["id"] for p, v in props if v is Verdict.UNKNOWN],
+                    "counterexamples": {p["id"]: p["trace"] for p, _ in props if "trace" in p},
                     "seconds": round(result["seconds"], 3)})
         answers = [results[task_key(_puzzle_task(path, changes, grid.timeout))] for path in puzzle_paths(grid.puzzles)]
         answers = [a for a in answers if a["status"] != NOT_A_PUZZLE]

@@ -5,6 +5,9 @@ not tell in time (UNKNOWN, never counted as a proof). Verdicts are ordered CONFI
 merging the verdicts of several checks of one claim (several player counts, several puzzles) is ``max``: one
 refutation refutes, otherwise one unknown leaves the whole unknown.
 
+A claim that does not apply where it was asked (a property of an expansion module that is off) has no verdict:
+:data:`NOT_APPLICABLE`, ``None`` where a verdict is expected, left out of every merge (:func:`merge_applicable`).
+
 Each command speaks of its claim in its own words (a property is *proved*, a puzzle's answer is *yes*, a switch's
 witness is *found*); :class:`Words` holds those vocabularies, and results are turned into words only when written
 out (JSON, tables).
@@ -13,7 +16,7 @@ out (JSON, tables).
 from __future__ import annotations
 
 from enum import Enum
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 
 class Verdict(Enum):
@@ -66,6 +69,19 @@ def merge(verdicts: "list[Verdict] | tuple[Verdict, ...]") -> Verdict:
     return max(verdicts, default=Verdict.CONFIRMED)
 
 
+#: The word for a claim that does not apply where it was asked: a property of an expansion module that is off
+#: (``x_moose is off``). It is no verdict: it has no place in the order, merging leaves it out, and it is neither a
+#: pass nor a failure nor an unknown (docs/PROVER.md, "Properties that do not apply"). ``None`` stands for it where
+#: a verdict is expected.
+NOT_APPLICABLE = "not applicable"
+
+
+def merge_applicable(verdicts: "Iterable[Verdict | None]") -> Verdict | None:
+    """The merged verdict of the checks that apply (``None``: not applicable, left out); ``None`` when none does."""
+    applicable = [v for v in verdicts if v is not None]
+    return max(applicable) if applicable else None
+
+
 class Words(NamedTuple):
     """How one kind of result names its three verdicts, and reads them back from its own JSON."""
 
@@ -78,11 +94,20 @@ class Words(NamedTuple):
         return (self.confirmed, self.unknown, self.refuted)[verdict.value]
 
     def parse(self, word: str) -> Verdict:
-        """The verdict a word names (``ValueError`` for a word of another vocabulary)."""
+        """The verdict a word names (``ValueError`` for a word of another vocabulary, and for
+        :data:`NOT_APPLICABLE`, which is no verdict: see :meth:`parse_applicable`)."""
         for verdict in Verdict:
             if self(verdict) == word:
                 return verdict
         raise ValueError(f"unknown verdict {word!r}; expected {self.confirmed}, {self.unknown} or {self.refuted}")
+
+    def word(self, verdict: Verdict | None) -> str:
+        """The word for ``verdict``, :data:`NOT_APPLICABLE` for ``None``."""
+        return NOT_APPLICABLE if verdict is None else self(verdict)
+
+    def parse_applicable(self, word: str) -> Verdict | None:
+        """The verdict a word names, ``None`` for :data:`NOT_APPLICABLE`."""
+        return None if word == NOT_APPLICABLE else self.parse(word)
 
 
 #: A property of the rules (``prove``): proved for every position, or refuted by a counterexample.

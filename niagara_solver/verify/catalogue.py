@@ -1,7 +1,9 @@
 """The property catalogue proved for several player counts, merged per property (``niagara-solve prove``).
 
 A property's merged verdict is the worst over the player counts (``max`` of :class:`Verdict`); the first refuted
-player count gives the counterexample shown.
+player count gives the counterexample shown. A property asked by ID whose expansion module is off is not applicable
+(verdict ``None``, with the reason): the run's verdict leaves it out (docs/PROVER.md, "Properties that do not
+apply").
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from niagara_solver.model.board import Board
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.limits import time_limit
 from niagara_solver.model.ruleset import Ruleset
-from niagara_solver.model.verdict import PROOF, Verdict
+from niagara_solver.model.verdict import PROOF, Verdict, merge_applicable
 from niagara_solver.verify.properties import BY_ID
 from niagara_solver.verify.prove import PropertyResult, prove
 
@@ -26,7 +28,7 @@ class MergedProperty:
     """One property over several player counts."""
 
     result: PropertyResult                       # the first player count's result (title, method, rules)
-    by_players: tuple[tuple[int, Verdict], ...]
+    by_players: tuple[tuple[int, Verdict | None], ...]
     seconds: float
     refuted: tuple[int, PropertyResult] | None   # the first refuted player count and its result
 
@@ -35,14 +37,20 @@ class MergedProperty:
         return self.result.id
 
     @property
-    def verdict(self) -> Verdict:
-        """The worst verdict over the player counts."""
-        return max(v for _, v in self.by_players)
+    def verdict(self) -> Verdict | None:
+        """The worst verdict over the player counts; ``None`` when the property does not apply (its module is
+        off: the same for every player count)."""
+        return merge_applicable(v for _, v in self.by_players)
+
+    @property
+    def reason(self) -> str:
+        """Why the property does not apply (``"x_moose is off"``), or ``""``."""
+        return self.result.reason
 
     def to_json(self) -> dict[str, Any]:
         item = self.result.to_json()
-        item["verdict"], item["seconds"] = PROOF(self.verdict), round(self.seconds, 3)
-        item["players"] = {str(n): PROOF(v) for n, v in self.by_players}
+        item["verdict"], item["seconds"] = PROOF.word(self.verdict), round(self.seconds, 3)
+        item["players"] = {str(n): PROOF.word(v) for n, v in self.by_players}
         for key in _COUNTEREXAMPLE_KEYS:
             item.pop(key, None)
         if self.refuted is not None:
@@ -63,12 +71,14 @@ class CatalogueReport:
 
     @property
     def verdict(self) -> Verdict:
-        """The worst verdict of all properties (CONFIRMED when every one is proved)."""
-        return max((p.verdict for p in self.properties), default=Verdict.PROVED)
+        """The worst verdict of the properties that apply (CONFIRMED when every one of them is proved, and when
+        none applies: a property that does not apply is neither proved nor a failure)."""
+        merged = merge_applicable(p.verdict for p in self.properties)
+        return Verdict.PROVED if merged is None else merged
 
     @property
     def exit_status(self) -> int:
-        """0 proved, 1 refuted, 3 unknown."""
+        """0 proved (every property that applies), 1 refuted, 3 unknown."""
         return self.verdict.exit_status
 
     def to_json(self) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from niagara_solver.jobs import Task
 from niagara_solver.model.board import Board
 from niagara_solver.model.limits import OutOfTime
 from niagara_solver.model.ruleset import Ruleset
-from niagara_solver.model.verdict import PROOF, Verdict
+from niagara_solver.model.verdict import PROOF, Verdict, merge_applicable
 from niagara_solver.verify.crosscheck import crosscheck
 from niagara_solver.verify.mutants import check_mutants
 from niagara_solver.verify.prove import prove
@@ -66,17 +66,21 @@ def crosscheck_task(ruleset: Any, board: Any, count: int, seed: int, timeout: fl
 
 
 def merge_properties(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One entry per property over several player counts: the merged (worst) verdict, the first counterexample."""
+    """One entry per property over several player counts: the merged (worst) verdict, the first counterexample. A
+    property that does not apply (its module is off) stays ``not applicable``, with the reason."""
     merged: dict[str, dict[str, Any]] = {}
-    worst: dict[str, Verdict] = {}
+    worst: dict[str, Verdict | None] = {}
     for result in results:
         for item in result["properties"]:
-            entry = merged.setdefault(item["id"], {"id": item["id"], "title": item["title"], "verdict": "proved",
+            entry = merged.setdefault(item["id"], {"id": item["id"], "title": item["title"], "verdict": item["verdict"],
                                                     "seconds": 0.0, "players": {}, "depends_on": item["depends_on"]})
             entry["seconds"] += item["seconds"]
             entry["players"][str(result["players"])] = item["verdict"]
-            verdict = PROOF.parse(item["verdict"])
-            if verdict > worst.get(item["id"], Verdict.PROVED):
+            if "reason" in item:
+                entry["reason"] = item["reason"]
+            verdict = PROOF.parse_applicable(item["verdict"])
+            before = worst.get(item["id"])
+            if verdict is not None and (before is None or verdict > before):
                 worst[item["id"]] = verdict
                 entry["verdict"] = PROOF(verdict)
                 for key in ("counterexample", "after", "flow", "trace", "choices", "replay"):
@@ -86,5 +90,7 @@ def merge_properties(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def properties_verdict(properties: list[dict[str, Any]]) -> Verdict:
-    """The merged verdict of merged properties (:func:`merge_properties`)."""
-    return max((PROOF.parse(p["verdict"]) for p in properties), default=Verdict.PROVED)
+    """The merged verdict of merged properties (:func:`merge_properties`): the worst of those that apply, PROVED
+    when none does (a property that does not apply is neither a pass nor a failure)."""
+    merged = merge_applicable(PROOF.parse_applicable(p["verdict"]) for p in properties)
+    return Verdict.PROVED if merged is None else merged

@@ -642,5 +642,13 @@ BY_ID = {p.id: p for p in (*CATALOGUE, *EXPANSION)}
 
 def catalogue_for(rules: Ruleset) -> tuple[Property, ...]:
     """The properties proved under ``rules``: the catalogue, and the X-PROP of every module that is on."""
-    return (*CATALOGUE, *(p for p in EXPANSION if p.module is not None and getattr(rules, p.module)))
+    return tuple(p for p in (*CATALOGUE, *EXPANSION) if not not_applicable(p, rules))
+
+
+def not_applicable(prop: Property, rules: Ruleset) -> str:
+    """Why ``prop`` does not apply under ``rules`` (its expansion module is off: ``"x_moose is off"``), or ``""``
+    when it does. Such a property is not proved, nor refuted: it speaks of pieces the game does not have."""
+    if prop.module is not None and not getattr(rules, prop.module):
+        return f"{prop.module} is off"
+    return ""
 

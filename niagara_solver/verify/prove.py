@@ -32,7 +32,7 @@ from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.verify.properties import (BY_ID, CATALOGUE, FLOW, RESCUE, TURN, Context, Property,
-                                              catalogue_for)
+                                              catalogue_for, not_applicable)
 
 
 @dataclass
@@ -52,23 +52,27 @@ class Counterexample:
 
 @dataclass
 class PropertyResult:
-    """The verdict on one property."""
+    """The verdict on one property; ``None`` when the property does not apply under the ruleset (a property of
+    an expansion module that is off), ``reason`` saying why."""
 
     id: str
     title: str
-    verdict: Verdict
+    verdict: Verdict | None
     seconds: float
     method: str
     rules: tuple[str, ...]
     phases: tuple[str, ...]
     counterexample: Counterexample | None = None
     note: str = ""
+    reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
         from niagara_solver.model.format import position_to_json
-        out: dict[str, Any] = {"id": self.id, "title": self.title, "verdict": PROOF(self.verdict),
+        out: dict[str, Any] = {"id": self.id, "title": self.title, "verdict": PROOF.word(self.verdict),
                                "seconds": round(self.seconds, 3), "method": self.method,
                                "depends_on": list(self.rules), "phases": list(self.phases)}
+        if self.reason:
+            out["reason"] = self.reason
         if self.note:
             out["note"] = self.note
         if self.counterexample is not None:
@@ -370,18 +374,32 @@ def not_asked(prop: Property) -> PropertyResult:
                           tuple(p for p, _ in prop.obligations), note="not asked: the time limit ran out")
 
 
+def inapplicable(prop: Property, reason: str) -> PropertyResult:
+    """The result on a property that does not apply under the ruleset (``reason``: its module is off): no verdict,
+    nothing asked of the solver."""
+    return PropertyResult(prop.id, prop.title, None, 0.0, prop.method, prop.rules,
+                          tuple(p for p, _ in prop.obligations), reason=reason)
+
+
 def prove(board: Board, rules: Ruleset, players: int, ids: Iterable[str] | None = None,
           timeout: float | None = None, mutant: Mutant | None = None, minimize: bool = True,
           progress: Callable[[str], None] | None = None) -> list[PropertyResult]:
     """Check the catalogue (or the properties ``ids``) for ``players`` players, within ``timeout`` seconds in all
-    (the properties not settled by then are UNKNOWN); ``progress`` is told each property as it starts."""
+    (the properties not settled by then are UNKNOWN); ``progress`` is told each property as it starts. A property
+    asked by ID whose expansion module is off is not applicable (verdict ``None``, with the reason), never proved."""
     chosen = [BY_ID[i] for i in ids] if ids else list(catalogue_for(rules))
+    reasons = {p.id: not_applicable(p, rules) for p in chosen}
+    if all(reasons.values()):  # nothing to prove: no relation is built
+        return [inapplicable(p, reasons[p.id]) for p in chosen]
     with time_limit(timeout):
         if out_of_time():  # not even the relations are built
-            return [not_asked(p) for p in chosen]
+            return [inapplicable(p, reasons[p.id]) if reasons[p.id] else not_asked(p) for p in chosen]
         prover = Prover(board, rules, players, mutant, timeout)
         results = []
         for p in chosen:
+            if reasons[p.id]:
+                results.append(inapplicable(p, reasons[p.id]))
+                continue
             if progress is not None:
                 progress(f"{p.id} {players}p")
             results.append(prover.check(p, minimize))

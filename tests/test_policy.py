@@ -2,6 +2,7 @@
 (the flow it expects, the goal it counts), its determinism, and the advice built on it (solver/advice.py)."""
 
 import json
+import os
 import random
 
 import pytest
@@ -135,6 +136,33 @@ def test_advice_ranks_the_winning_card_first():
     data = advice.to_json()
     assert data["estimate"] is True and data["policy"] == "lookahead" and data["continuations"] == 5
     assert data["cards"][0]["wins"] == {"count": 5, "of": 5, "value": 1.0, "low": 0.5655, "high": 1.0}
+
+
+def test_the_advice_splits_the_bank_change_into_gems_banked_and_rescues_paid(capsys):
+    # Green must pay a gem to bring its fallen canoe back this round (R-RESCUE-1) and banks the amber with its 6:
+    # the bank is where it was (0), though a gem was banked. Red's cloud leaves its ruby canoe on 7R to the flow,
+    # and the rescue next round costs a gem: the change is below 0 with nothing banked, and says so.
+    from niagara_solver.model.format import load_position
+    path = os.path.join(os.path.dirname(__file__), "..", "puzzles", "steal-on-the-way-home.json")
+    pos = load_position(path)
+    green = {c.card: c for c in advise(pos, 1, continuations=4, rounds=1).cards}
+    assert (green[Card.SIX].gains, green[Card.SIX].paid, green[Card.SIX].banked) == ((0,) * 4, (1,) * 4, (1,) * 4)
+    red = {c.card: c for c in advise(pos, 0, continuations=4, rounds=2).cards}
+    cloud = red[Card.CLOUD]
+    assert cloud.gain < 0 and cloud.banked == (0,) * 4 and cloud.paid == tuple(-g for g in cloud.gains)
+    for card in (*green.values(), *red.values()):
+        assert all(b >= 0 for b in card.banked) and card.gains == tuple(b - p for b, p in zip(card.banked, card.paid))
+        data = card.to_json()
+        assert data["bank_change"]["value"] == round(data["banked"]["value"] - data["paid"]["value"], 4)
+    assert main(["advise", path, "--player", "red", "--continuations", "4",
+                 "--rounds", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[2].split() == ["card", "turn", "if", "acting", "now", "wins", "(95%", "CI)", "bank", "change",
+                              "(95%", "CI)", "banked", "/", "paid"]
+    assert out[-1] == ("bank change = gems banked − gems paid for rescues (R-RESCUE-1; nothing else takes from a "
+                       "bank, R-PROP-9), means over the continuations")
+    (row,) = [line for line in out if line.startswith("cloud")]
+    assert row.split()[-7:] == ["-1.00", "(-1.00", "to", "-1.00)", "0.00", "/", "1.00"]
 
 
 def test_the_analysis_gives_the_advice_beside_the_proofs():

@@ -334,10 +334,23 @@ def advice_text(advice: dict[str, Any]) -> str:
             f"{advice['policy']} policy (seed {advice['seed']}); best first:")
     rows = []
     for c in advice["cards"]:
-        wins, gems = c["wins"], c["gems"]
+        wins, change = c["wins"], c["bank_change"]
         rate = f"{100 * wins['value']:.0f}% ({100 * wins['low']:.0f}–{100 * wins['high']:.0f}%)"
-        banked = (f"{gems['value']:.2f}" if gems["low"] is None
-                  else f"{gems['value']:.2f} ({gems['low']:.2f}–{gems['high']:.2f})")
-        rows.append([c["card"], c["turn"], rate, banked])
+        rows.append([c["card"], c["turn"], rate, _change_interval(change),
+                     f"{c['banked']['value']:.2f} / {c['paid']['value']:.2f}"])
+    legend = ("bank change = gems banked − gems paid for rescues (R-RESCUE-1; nothing else takes from a bank, "
+              "R-PROP-9), means over the continuations")
     return "\n".join([head, tabulate(rows, headers=["card", "turn if acting now", "wins (95% CI)",
-                                                     "gems banked (95% CI)"], disable_numparse=True)])
+                                                     "bank change (95% CI)", "banked / paid"],
+                                     disable_numparse=True), legend])
+
+
+def _change_interval(figure: dict[str, Any]) -> str:
+    """A mean change with its interval: ``+1.65 (1.44–1.86)``, or ``-0.95 (-1.05 to -0.85)`` where a bound is below
+    0 (a dash between negative numbers would read as a minus)."""
+    value, low, high = figure["value"], figure["low"], figure["high"]
+    if low is None or high is None:
+        return f"{value:+.2f}"
+    if low < 0:
+        return f"{value:+.2f} ({low:.2f} to {high:.2f})"
+    return f"{value:+.2f} ({low:.2f}–{high:.2f})"

@@ -6,9 +6,11 @@ position ``continuations`` times, for at most ``rounds`` rounds or until it ends
 card this round and every decision else — the player's turn with it, the other players' cards and turns, every
 rescue — is the ``lookahead`` policy's (:mod:`niagara_solver.engine.policy`). Continuation *j* is played from the
 same seed for every card, so the cards are compared on the same draws of the others' choices. A card's figures:
-how often the player won (among the winners, R-END-3) within the rounds, with Wilson's 95% interval, and the gems
-the player banked meanwhile (their mean, with a 95% interval). The turn shown with a card is the policy's turn
-with it on the position as it stands, as if the player acted now.
+how often the player won (among the winners, R-END-3) within the rounds, with Wilson's 95% interval, and the change
+of the player's bank meanwhile (its mean, with a 95% interval): the gems banked less the gems paid for rescues
+(R-RESCUE-1, this round's phase I included when the position is at a round's start; nothing else takes from a bank,
+R-PROP-9), each also given alone, so that a change below 0 reads as the rescues it paid. The turn shown with a card
+is the policy's turn with it on the position as it stands, as if the player acted now.
 """
 
 from __future__ import annotations
@@ -44,13 +46,15 @@ SEED_STRIDE = 1_000_003
 
 @dataclass(frozen=True)
 class CardAdvice:
-    """One card's continuations: the player's turn with it now, wins and gems banked in each continuation."""
+    """One card's continuations: the player's turn with it now, wins, and per continuation the change of the
+    player's bank (``gains``: gems banked less gems paid for rescues) and the gems paid for rescues (``paid``)."""
 
     card: Card
     turn: Turn
     wins: int
     finished: int
     gains: tuple[int, ...]
+    paid: tuple[int, ...]
 
     @property
     def rate(self) -> float:
@@ -59,13 +63,23 @@ class CardAdvice:
 
     @property
     def gain(self) -> float:
-        """The gems the player banked, on average over the continuations."""
+        """The change of the player's bank (gems banked less gems paid for rescues), on average over the
+        continuations: below 0 when the rescues paid outweigh the gems banked."""
         return statistics.fmean(self.gains) if self.gains else 0.0
 
+    @property
+    def banked(self) -> tuple[int, ...]:
+        """The gems the player banked in each continuation (never below 0: the change plus the rescues paid)."""
+        return tuple(g + p for g, p in zip(self.gains, self.paid))
+
     def to_json(self) -> dict[str, Any]:
-        """The card's estimate as JSON."""
+        """The card's estimate as JSON: ``bank_change`` = ``banked`` less ``paid`` (for rescues), each a mean with
+        its 95% interval."""
+        def mean(values: tuple[int, ...]) -> dict[str, float | None]:
+            return interval_json(mean_interval([float(v) for v in values]))
         return {"card": self.card.to_json(), "turn": str(self.turn), "wins": rate_json(self.wins, len(self.gains)),
-                "gems": interval_json(mean_interval([float(g) for g in self.gains])), "finished": self.finished}
+                "bank_change": mean(self.gains), "banked": mean(self.banked), "paid": mean(self.paid),
+                "finished": self.finished}
 
 
 @dataclass(frozen=True)
@@ -134,20 +148,25 @@ def advise(pos: Position, player: int, continuations: int = CONTINUATIONS, round
     found = []
     for card, value in values.items():
         wins = finished = 0
-        gains = []
+        gains, paid = [], []
         for j in range(continuations):
             check_time()  # within the command's time limit (OutOfTime past it)
             rng = random.Random(seed * SEED_STRIDE + j)
             policy = _Pinned(Lookahead(rng, memo=memo), player, card, pos.round)
             state = pos
+            payments = 0
             for _ in range(rounds):
                 if is_finished(state):
                     break
-                state = random_round(state, rng, policy).end
+                record = random_round(state, rng, policy)
+                payments += sum(c is not None for i, rescue in record.rescues if i == player
+                                for c in rescue.payments)  # a free rescue (None) costs nothing (R-RESCUE-3)
+                state = record.end
             if is_finished(state):
                 finished += 1
                 wins += player in winners(state)
             gains.append(state.players[player].bank.total - banked)
-        found.append(CardAdvice(card, value.outcome.turn, wins, finished, tuple(gains)))
+            paid.append(payments)
+        found.append(CardAdvice(card, value.outcome.turn, wins, finished, tuple(gains), tuple(paid)))
     found.sort(key=lambda c: (-c.rate, -c.gain))
     return Advice(me.name, continuations, rounds, seed, tuple(found), time.perf_counter() - begin)

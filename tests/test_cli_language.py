@@ -153,6 +153,64 @@ def test_an_option_name_takes_one_form_in_every_command():
     assert forms["--rescue"] == {"NAME=CHOICE"}
 
 
+def test_timeout_is_the_commands_limit_in_every_command_and_a_comparisons_limit_has_its_own_name(capsys):
+    # Once: crosscheck --timeout was each comparison's limit (60 s), not the command's.
+    helps = {name: next(p.help for p in command.params if p.name == "timeout")
+             for name, command in cli.commands.items() if any(p.name == "timeout" for p in command.params)}
+    assert "crosscheck" in helps and len(set(helps.values())) == 1, helps
+    assert next(iter(helps.values())).startswith("The command's time limit")
+    case = next(p for p in cli.commands["crosscheck"].params if p.name == "case_timeout")
+    assert case.opts == ["--case-timeout"] and case.default == 60.0
+    # Past the command's limit no further position is compared, and the run is unknown (exit 3), not agreement.
+    status, out, _ = run(capsys, "crosscheck", "--count", "2", "--no-rounds", "--no-cache", "--timeout", "0.1",
+                         "--json")
+    data = json.loads(out)
+    assert status == 3 and data["unfinished"] == "the time limit ran out before every position planned was compared"
+    assert data["mismatches"] == []
+
+
+def test_play_reads_players_as_every_command_does(capsys):
+    # Once: play --players 2-3 failed with click's "not a valid integer range".
+    status, out, _ = run(capsys, "play", "--players", "3-3", "--rounds", "1", "--json")
+    assert status == 0 and len(json.loads(out)["position"]["players"]) == 3
+    assert refused(capsys, "play", "--players", "2-3") == (
+        "niagara-solve: error: --players: play plays one game: give one count of players, not '2-3' "
+        "(simulate --players 2-3 plays games of several counts) (R-COMP-1)")
+    assert refused(capsys, "play", "--players", "2-x") == (
+        "niagara-solve: error: --players: write a count (5), a range (2-5) or a list (2,3,5), got '2-x' (R-COMP-1)")
+
+
+def test_jobs_says_what_each_command_runs_in_processes():
+    helps = {name: next(p.help for p in command.params if p.name == "jobs")
+             for name, command in cli.commands.items() if any(p.name == "jobs" for p in command.params)}
+    assert helps["simulate"].startswith("Run the games (10 to a task) in this many processes")
+    assert helps["check"].startswith("Run the proofs (one per player count) and the puzzles in this many processes")
+    assert helps["crosscheck"].startswith("Run the positions' comparisons")
+    assert not [name for name, text in helps.items() if "checks" in text]  # a game is no check
+
+
+def test_the_rescue_note_spells_the_option_as_its_help_does(capsys):
+    # Green has a fallen canoe and gems to pay with: its rescue is a choice the note points to.
+    status, out, _ = run(capsys, "turns", os.path.join(ROOT, "puzzles", "steal-on-the-way-home.json"),
+                         "--player", "red", "--card", "2")
+    assert status == 0
+    assert ("note: phase I: no rescue assumed for green (R-RESCUE-1; use --rescue NAME=CHOICE, CHOICE none, free, or "
+            "the colour paid)") in out.splitlines()
+    option = next(p for p in cli.commands["turns"].params if p.name == "rescue_texts")
+    assert option.metavar == "NAME=CHOICE" and "none, free, or the colour paid" in (option.help or "")
+
+
+def test_solve_says_where_it_wrote_the_certificate(tmp_path, capsys):
+    puzzle = os.path.join(ROOT, "puzzles", "win-two-gems-home.json")
+    target = tmp_path / "red.certificate"
+    status, out, _ = run(capsys, "solve", puzzle, "--certificate", str(target))
+    assert status == 0 and target.exists()
+    assert out.splitlines()[-1] == (f"certificate written to {target} "
+                                    f"(niagara-solve certify {puzzle} {target} checks it)")
+    status, out, _ = run(capsys, "solve", puzzle, "--certificate", str(target), "--json")
+    assert status == 0 and json.loads(out)["certificate_file"] == str(target)
+
+
 def test_round_takes_play_and_act_and_still_the_earlier_card_and_turn(capsys):
     new = run(capsys, "round", ERRATUM, "--play", "blue=3", "--act", "red=4: <port; port: >5",
               "--act", "blue=2: <port; 6L: <3", "--json")

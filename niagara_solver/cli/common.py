@@ -161,10 +161,22 @@ def players_counts(default: str, what: str = "Player counts") -> Callable[[F], F
 #: ``--board`` wherever a command proves or checks (prove, mutants, crosscheck, check, diff, report).
 board_option = click.option("--board", "board_spec", default="standard", show_default=True, metavar="PRESET|FILE.json",
                             help="The river: a board preset or a board file (docs/FORMAT.md).")
+
+
+def jobs_option(tasks: str) -> Callable[[F], F]:
+    """The one ``--jobs N`` option: the command's independent ``tasks`` (its proofs and puzzles, its games, ...) in
+    N local processes, the same results whatever N; only the tasks named differ by command."""
+    return click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+                        help=f"Run {tasks} in this many processes (the same results whatever N).")
+
+
+def scheduler_option(tasks: str) -> Callable[[F], F]:
+    """The one ``--scheduler ADDRESS`` option: the command's independent ``tasks`` on a Dask cluster."""
+    return click.option("--scheduler", metavar="ADDRESS",
+                        help=f"Run {tasks} on a Dask cluster (tcp://host:8786); needs the dask extra.")
+
+
 #: ``--ruleset`` wherever a command proves or checks under one ruleset, the standard one unless told.
-#: ``--jobs N``: the independent checks of a command in N processes (the same results whatever N).
-jobs_option = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-                           help="Run the independent checks in this many processes.")
 ruleset_option = click.option("--ruleset", "ruleset_spec", default="standard", show_default=True,
                               metavar="PRESET|FILE.json",
                               help="The rules: a preset (standard, bga-2013-05-09, ...) or a ruleset file.")

@@ -22,11 +22,8 @@ from niagara_solver.model.estimates import difference_row
 from niagara_solver.engine.playout import POLICIES
 from niagara_solver.model.format import dumps_position, load_board, load_ruleset
 from niagara_solver.cli.common import (BUNDLED, PUZZLES, board_option, command_time_limit, emit_json, jobs_option,
-                                       load, parse_card, player_index, players_counts, players_option, timeout_option)
-
-_jobs = jobs_option
-_scheduler = click.option("--scheduler", metavar="ADDRESS",
-                          help="Run the checks on a Dask cluster (tcp://host:8786); needs the dask extra.")
+                                       load, parse_card, player_index, players_counts, players_option, scheduler_option,
+                                       timeout_option)
 
 
 @click.command()
@@ -102,8 +99,8 @@ def render(position: str, ruleset_spec: str | None, out_path: str | None, player
               help="Prove only these (repeatable; default: the catalogue and the X-PROP of every module on).")
 @click.option("--junit", "junit_path", metavar="FILE.xml", help="Also write JUnit XML: a test case per property "
               "and per puzzle.")
-@_jobs
-@_scheduler
+@jobs_option("the proofs (one per player count) and the puzzles")
+@scheduler_option("the proofs (one per player count) and the puzzles")
 @timeout_option(600.0)
 @click.option("--json", "as_json", is_flag=True, help="The whole report as JSON.")
 def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, players_text: str, ids: tuple[str, ...],
@@ -188,8 +185,8 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
 @click.option("--puzzles", "puzzles_dir", type=PUZZLES, default=BUNDLED, show_default=True, metavar="DIR|bundled",
               help="Answer these puzzles under both rulesets; bundled: the puzzles installed with the tool.")
 @click.option("--save", "save_dir", metavar="DIR", help="Write each witness as a position file and an SVG here.")
-@_jobs
-@_scheduler
+@jobs_option("the proofs, the puzzles and the witnesses")
+@scheduler_option("the proofs, the puzzles and the witnesses")
 @timeout_option(600.0)
 @click.option("--json", "as_json", is_flag=True,
               help="The whole comparison as JSON: switches, properties, puzzles and witnesses.")
@@ -289,8 +286,8 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
               help="Random playout positions in the cross-check section.")
 @click.option("--games", type=click.IntRange(0, MAX_GAMES), default=150, show_default=True,
               help="Simulated games per ruleset in the playtesting section (0: no such section).")
-@_jobs
-@_scheduler
+@jobs_option("the report's proofs, mutants, cross-check, puzzles, diffs and games")
+@scheduler_option("the report's proofs, mutants, cross-check, puzzles, diffs and games")
 @timeout_option(1800.0)
 def report(out_dir: str, board_spec: str, players_text: str, puzzles_dir: str, crosscheck_count: int, games: int,
            jobs: int, scheduler: str | None, timeout: float) -> int:
@@ -313,8 +310,8 @@ def report(out_dir: str, board_spec: str, players_text: str, puzzles_dir: str, c
 
 @click.command()
 @click.argument("grid_path", metavar="GRID.json", type=click.Path(dir_okay=False))
-@_jobs
-@_scheduler
+@jobs_option("the grid's proofs and puzzles")
+@scheduler_option("the grid's proofs and puzzles")
 @click.option("--json", "as_json", is_flag=True, help="Every combination's verdicts and the puzzles' answers as JSON.")
 def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> int:
     """Prove the catalogue and answer the puzzles for every combination of a grid (exit 0, 1 or 3 as check).
@@ -399,8 +396,8 @@ def _count(n: int, noun: str) -> str:
               help="Write DIR/index.html, every game with the command that plays it again, and a page to step "
                    "through in a browser for each notable game (the first, the shortest, the longest, the most "
                    "falls, steals and rescues).")
-@_jobs
-@_scheduler
+@jobs_option("the games (10 to a task)")
+@scheduler_option("the games (10 to a task)")
 @click.option("--json", "as_json", is_flag=True, help="Every figure with its interval, and every game, as JSON.")
 def simulate(ruleset_spec: str, compare_specs: tuple[str, str] | None, board_spec: str, players_text: str,
              games: int, rounds: int, seed: int, policy: str, against: str | None, out_dir: str | None,

@@ -24,7 +24,7 @@ from niagara_solver.engine.round import is_finished, play_round, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.errors import InputError, NiagaraError, TurnError, one_line, quoted
 from niagara_solver.model.atoms import Phase
-from niagara_solver.model.limits import MAX_HORIZON
+from niagara_solver.model.limits import CASE_TIMEOUT, CROSSCHECK_TIMEOUT, MAX_HORIZON
 from niagara_solver.model.catalogue import sentence
 from niagara_solver.model.format import dumps, dumps_position, load_board, load_ruleset, position_to_json
 from niagara_solver.model.position import Position
@@ -93,10 +93,17 @@ def _ruleset_option(command: Callable[..., Any]) -> Callable[..., Any]:
                         help="Play the position under this ruleset instead of its own.")(command)
 
 
+#: How ``--rescue`` is written, in its help and in the notes that point to it: one spelling.
+_RESCUE = "--rescue NAME=CHOICE"
+#: What a CHOICE of ``--rescue`` is (R-RESCUE-1).
+_RESCUE_CHOICES = "none, free, or the colour paid"
+
+
 def _rescue_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--rescue", "rescue_texts", multiple=True, metavar="NAME=CHOICE",
+    option, metavar = _RESCUE.split()
+    return click.option(option, "rescue_texts", multiple=True, metavar=metavar,
                         help="A phase I decision for a start-of-round position, once per player (repeatable): "
-                             "none, free, or the colour paid (R-RESCUE-1).")(command)
+                             f"{_RESCUE_CHOICES} (R-RESCUE-1).")(command)
 
 
 #: Each player gives ``round`` one value of each kind, the rule that says so, and how to say it in an error.
@@ -156,7 +163,8 @@ def _to_turns_phase(pos: Position, rescues: dict[int, Rescue], notes: list[str])
     if made or forced:
         notes.append("phase I: rescues " + ", ".join(made + [f"{n} free (R-RESCUE-2)" for n in forced]))
     if pending:
-        notes.append(f"phase I: no rescue assumed for {', '.join(pending)} (R-RESCUE-1; use --rescue NAME=COLOUR)")
+        notes.append(f"phase I: no rescue assumed for {', '.join(pending)} (R-RESCUE-1; use {_RESCUE}, CHOICE "
+                     f"{_RESCUE_CHOICES})")
     return turned
 
 
@@ -313,9 +321,10 @@ def flow(position: str, ruleset_spec: str | None, steps: int, branches: str | No
 @cli.command()
 @click.argument("position", type=click.Path(dir_okay=False), required=False)
 @_ruleset_option
-@click.option("--players", "new_game", type=click.IntRange(2, 6), metavar="COUNTS",
-              help="Without POSITION: a new game of this many players (one count, 2 to 6) at the start of round 1, "
-                   "under --ruleset (default standard), e.g. --ruleset flussgeister --players 5.")
+@click.option("--players", "new_game", metavar="COUNTS",
+              help="Without POSITION: a new game of this many players at the start of round 1, under --ruleset "
+                   "(default standard), e.g. --ruleset flussgeister --players 5. Written as everywhere (a count, a "
+                   "range, a list); play plays one game, so one count (simulate plays several).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same game).")
 @click.option("--rounds", type=click.IntRange(min=1), default=100, show_default=True,
               help="Stop after this many rounds if the game has not ended.")
@@ -326,7 +335,7 @@ def flow(position: str, ruleset_spec: str | None, steps: int, branches: str | No
 @click.option("--html", "html_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write the game as one page to step through in a browser: a picture per phase and turn, "
                    "each round's cards, rescues, turns and flow.")
-def play(position: str | None, ruleset_spec: str | None, new_game: int | None, seed: int, rounds: int, policy: str,
+def play(position: str | None, ruleset_spec: str | None, new_game: str | None, seed: int, rounds: int, policy: str,
          as_json: bool, html_file: str | None) -> int:
     """A seeded random playout, round by round, until the game ends or --rounds rounds were played: from a
     position, or a new game (--players N under --ruleset).
@@ -346,8 +355,12 @@ def play(position: str | None, ruleset_spec: str | None, new_game: int | None, s
         from niagara_solver.model.board import standard_board
         rules = load_ruleset(ruleset_spec or "standard")
         assert new_game is not None
-        rules.check_players([new_game], "--players")
-        pos = start_position(standard_board(), rules, new_game)
+        counts = _players_option(new_game)  # COUNTS as in every command (R-COMP-1), then one of them
+        if len(counts) != 1:
+            raise InputError("--players", f"play plays one game: give one count of players, not {quoted(new_game)} "
+                                          f"(simulate --players {new_game} plays games of several counts)", "R-COMP-1")
+        rules.check_players(counts, "--players")
+        pos = start_position(standard_board(), rules, counts[0])
     else:
         pos = _load(position, ruleset_spec)[0]
     records = []
@@ -357,7 +370,7 @@ def play(position: str | None, ruleset_spec: str | None, new_game: int | None, s
             click.echo(render.round_text(record))
     if html_file:
         from niagara_solver.report.html import play_page, write_page
-        source = position if position is not None else f"a new game of {new_game} players"
+        source = position if position is not None else f"a new game of {len(pos.players)} players"
         write_page(html_file, play_page(pos, records, source, seed, policy))
     final = records[-1].end if records else pos
     names = [p.name for p in final.players]
@@ -702,17 +715,19 @@ def why(position: str, ruleset_spec: str | None, player_name: str, card_text: st
 @click.option("--no-cache", is_flag=True,
               help="Search the goal positions again instead of reading them from the cache folder "
                    "($XDG_CACHE_HOME/niagara-solver, else ~/.cache/niagara-solver).")
-@click.option("--timeout", type=TIMEOUT, default=60.0, show_default=True,
-              help="Seconds the encoding may take for each comparison (and each goal's search); past it that "
-                   "comparison is UNKNOWN (exit 3).")
-@jobs_option
+@click.option("--case-timeout", "case_timeout", type=TIMEOUT, default=CASE_TIMEOUT, show_default=True,
+              metavar="SECONDS",
+              help="Seconds the encoding may take for each comparison (and each goal's search), within --timeout; "
+                   "past it that comparison is UNKNOWN (exit 3).")
+@timeout_option(CROSSCHECK_TIMEOUT)
+@jobs_option("the positions' comparisons (once the goal positions are found)")
 @click.option("--json", "as_json", is_flag=True, help="An object with positions, mismatches and coverage.")
 def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goals: bool, no_rounds: bool,
-               no_cache: bool, timeout: float, jobs: int, as_json: bool) -> int:
+               no_cache: bool, case_timeout: float, timeout: float, jobs: int, as_json: bool) -> int:
     """Compare the engine and the SMT encoding outcome by outcome (exit 0 agreement, 1 a mismatch, 3 unknown).
 
     The report is the same whatever --jobs (the goal positions are found first, then the positions are compared in
-    that many processes).
+    that many processes). --timeout is the command's time limit, as everywhere; --case-timeout each comparison's.
 
     \b
     Examples:
@@ -730,7 +745,7 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
     bar = Progress(positions_planned(count, not no_goals, not no_rounds, puzzles, rules), "crosscheck: positions",
                    not as_json)  # on a terminal only
     report = run_crosscheck(board, rules, count, seed, puzzles=puzzles, goals=not no_goals, rounds=not no_rounds,
-                            timeout=timeout, progress=bar.step if bar.enabled else None,
+                            timeout=case_timeout, progress=bar.step if bar.enabled else None,
                             cache=None if no_cache else default_cache(), jobs=jobs)
     bar.close()
     if as_json:
@@ -746,18 +761,22 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
         click.echo("goals no position meets under these rules: " + ", ".join(unreachable))
     unfound = [g for g, v in report.goals.items() if v.startswith("unknown")]
     if unfound:
-        click.echo(f"UNKNOWN: goals with no position found in {timeout:g} s: " + ", ".join(unfound))
+        click.echo(f"UNKNOWN: goals with no position found in time (--case-timeout {case_timeout:g} s, --timeout "
+                   f"{timeout:g} s): " + ", ".join(unfound))
     rows = [[rule, "-" if rule in report.not_applicable else report.coverage.get(rule, 0),
              report.not_applicable.get(rule, "")] for rule in RULES]
     click.echo("\ncoverage (checked cases exercising each rule; - where no case can, and why):")
     click.echo(tabulate(rows, headers=["rule", "cases", ""]))
+    if report.unfinished:
+        click.echo(f"\nUNKNOWN: {report.unfinished} (--timeout {timeout:g} s): the positions left are not compared")
     if report.unknown:
-        click.echo(f"\nUNKNOWN: {len(report.unknown)} comparison(s) ran out of time ({timeout:g} s each), counted "
-                   "neither as agreement nor as mismatch:")
+        click.echo(f"\nUNKNOWN: {len(report.unknown)} comparison(s) ran out of time (--case-timeout "
+                   f"{case_timeout:g} s each, --timeout {timeout:g} s for the command), counted neither as agreement "
+                   "nor as mismatch:")
         for item in report.unknown[:10]:
-            click.echo(f"  {item['what']} (from {item['source']})")
+            click.echo(f"  {item['what']} (from {item['source']}): {item['reason']}")
     if not report.mismatches:
-        if not report.unknown and not unfound:
+        if not report.unknown and not unfound and not report.unfinished:
             click.echo("\nno mismatch: the engine and the encoding agree on every case.")
         else:
             click.echo("\nno mismatch on the cases compared.")
@@ -849,6 +868,9 @@ def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal
                 click.echo("\n".join(a.note for a in solution.answers[1:] if a.note))
             if not solution.agree:
                 click.echo("BACKENDS DISAGREE: one of the engine and the encoding is wrong here", err=True)
+        if solution.certificate_file is not None:  # said as render, prove --save and check --junit say theirs
+            click.echo(f"\ncertificate written to {solution.certificate_file} (niagara-solve certify {position} "
+                       f"{solution.certificate_file} checks it)")
         if html_file:
             click.echo(f"\npage: {html_file}")
     return solution.exit_status

@@ -44,6 +44,14 @@ MAX_HORIZON = 6
 MIN_TIMEOUT = 0.1
 MAX_TIMEOUT = 86_400.0
 
+#: ``crosscheck``'s default time limit for the whole command (``--timeout``): the default run takes under a minute,
+#: a run of every expansion module with a few playouts several minutes (README.md, "The expansion").
+CROSSCHECK_TIMEOUT = 1800.0
+#: The seconds the encoding's side of one cross-check comparison, or one goal's search, may take by default
+#: (``crosscheck --case-timeout``), within the command's limit: the slowest comparisons, whole rounds of five
+#: players, take seconds; past it the comparison is UNKNOWN, never agreement.
+CASE_TIMEOUT = 60.0
+
 #: The most flow steps ``flow --steps`` takes at once. A round flows at most 8 steps (the 6 paddle in a storm,
 #: R-FLOW-1), so a hundred is a dozen rounds' flow; a bound keeps a typo from running for ever (under
 #: ``fork_policy: free`` every step multiplies the outcomes to follow).

@@ -124,6 +124,8 @@ class Solution:
 
     answers: tuple[Answer, ...]
     check: CertificateCheck | None = None
+    #: The file the search's certificate was written to (``--certificate``), or None when none was written.
+    certificate_file: str | None = None
 
     @property
     def answer(self) -> Answer:
@@ -152,6 +154,8 @@ class Solution:
             data["agree"] = self.agree
         if self.check is not None:
             data["certificate"] = self.check.to_json()
+        if self.certificate_file is not None:
+            data["certificate_file"] = self.certificate_file
         return data
 
 
@@ -179,12 +183,14 @@ def solve_with(pos: Position, player: int, goal: Goal, horizon: int = 1, backend
             unknown = Answer(Verdict.UNKNOWN, answer.player, goal, horizon, "certificate",
                              note="the time ran out while the certificate was written: no certificate written")
             return Solution((answer, unknown))
+        written = None
         if certificate is not None:
             proof.save(certificate)
+            written = str(certificate)
         if backend is Backend.SEARCH:
-            return Solution((answer,))
+            return Solution((answer,), certificate_file=written)
         check = check_certificate(proof, timeout)
-    return Solution((answer, _checked(answer, check)), check)
+    return Solution((answer, _checked(answer, check)), check, written)
 
 
 def certify(pos: Position, proof: Certificate, timeout: float | None = 60) -> CertificateCheck:

@@ -26,7 +26,7 @@ from niagara_solver.engine.round import winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Moose, Phase
 from niagara_solver.model.board import Board
-from niagara_solver.model.limits import time_left
+from niagara_solver.model.limits import out_of_time, time_left
 from niagara_solver.model.notation import CanoeRef, Load, Move, Push, Rescue, Steal, TakeMoose, Trade, Turn, Unload
 from niagara_solver.model.position import Canoe, Player, Position, start_hand
 from niagara_solver.model.ruleset import SWITCHES, GemTable, Ruleset
@@ -304,7 +304,10 @@ class CrossChecker:
             case.encoding = ask(None if left is None else time.perf_counter() + left)
         except TimeoutError as error:
             case.encoding = {}
-            case.unknown = f"{error} (limit {self.timeout} s)" if self.timeout is not None else str(error)
+            if out_of_time():  # the command's limit, not this comparison's, ran out
+                case.unknown = "the command's time limit ran out"
+            else:
+                case.unknown = f"{error} (limit {self.timeout} s)" if self.timeout is not None else str(error)
 
     def turn(self, pos: Position, player: int, card: Card, stolen: frozenset[StolenMark] = frozenset()) -> Case:
         """``stolen``: the gems stolen earlier in this phase (they only change which rules count as exercised)."""

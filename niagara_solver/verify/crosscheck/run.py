@@ -23,7 +23,7 @@ from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.catalogue import RULES
 from niagara_solver.model.errors import NiagaraError
-from niagara_solver.model.limits import deadline, deadline_at
+from niagara_solver.model.limits import deadline, deadline_at, out_of_time
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import MODULES, SWITCHES, Ruleset
 from niagara_solver.model.verdict import Verdict
@@ -85,13 +85,16 @@ class CrosscheckReport:
     unknown: list[dict[str, str]] = field(default_factory=list)
     #: The rules no case can exercise under the ruleset, with the reason (:func:`unreachable_rules`).
     not_applicable: dict[str, str] = field(default_factory=dict)
+    #: Why some positions planned were not taken up (the command's time limit ran out), or "".
+    unfinished: str = ""
 
     @property
     def verdict(self) -> Verdict:
-        """REFUTED with a mismatch, else UNKNOWN when a comparison or a goal ran out of time, else CONFIRMED."""
+        """REFUTED with a mismatch, else UNKNOWN when a comparison or a goal ran out of time, or the command's time
+        limit left positions unfinished, else CONFIRMED."""
         if self.mismatches:
             return Verdict.REFUTED
-        if self.unknown or any(v.startswith("unknown") for v in self.goals.values()):
+        if self.unknown or self.unfinished or any(v.startswith("unknown") for v in self.goals.values()):
             return Verdict.UNKNOWN
         return Verdict.CONFIRMED
 
@@ -100,7 +103,8 @@ class CrosscheckReport:
                 "outcomes": self.outcomes, "coverage": dict(sorted(self.coverage.items())), "goals": self.goals,
                 "mismatches": [m.to_json() for m in self.mismatches], "unknown": self.unknown,
                 "seconds": round(self.seconds, 3), "skipped_rounds": self.skipped_rounds,
-                "not_applicable": dict(sorted(self.not_applicable.items()))}
+                "not_applicable": dict(sorted(self.not_applicable.items())),
+                **({"unfinished": self.unfinished} if self.unfinished else {})}
 
 
 # -- the run ----------------------------------------------------------------------------------------------
@@ -303,8 +307,18 @@ def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mut
                     note(unit.source)
                 yield unit, checkers.run(unit)
 
-    for unit, cases in results(_plan(board, rules, count, seed, puzzles, goals, rounds, timeout, cache, report,
-                                     note)):
+    def in_time(units: Iterator[_Unit]) -> Iterator[_Unit]:
+        """The units planned until the command's time limit runs out: none is taken up past it (each of its
+        comparisons would be UNKNOWN at once), and the report says the run is unfinished."""
+        while not out_of_time():  # asked before the next unit is planned (and its position counted)
+            unit = next(units, None)
+            if unit is None:
+                return
+            yield unit
+        report.unfinished = "the time limit ran out before every position planned was compared"
+
+    for unit, cases in results(in_time(_plan(board, rules, count, seed, puzzles, goals, rounds, timeout, cache,
+                                             report, note))):
         for case in cases:
             if case is None:
                 report.skipped_rounds += 1

@@ -128,16 +128,21 @@ def test_a_dropped_reply_of_the_others_is_refused():
     assert "is not covered (by the encoding)" in check.reason
 
 
-def test_an_illegal_turn_of_x_is_refused():
+def test_an_illegal_turn_of_x_is_refused_naming_the_rule_why_names():
+    # Once: the check cited R-TURN-1 (players act in turn) where why cites R-MOVE-3 for the same turn, and wrote it
+    # "red's turn 2: 1: >5; 2: <port", a card that reads as a disc.
+    from niagara_solver.verify.why import why
     cert = _certificate("win-two-gems-home.json")
     index = cert.nodes[0].options[0].then
     node = cert.nodes[index]
-    # With the 2 the canoe on disc 1 cannot paddle four discs down (R-MOVE-2): "1: >5" is no turn.
-    bad = dataclasses.replace(node.options[0], turn=Turn.parse("1: >5; 2: <port"))
+    # With the 2 the canoe on disc 1 cannot paddle four discs down: it would spend 4 points of 2 (R-MOVE-3).
+    turn = Turn.parse("1: >5; 2: <port")
+    bad = dataclasses.replace(node.options[0], turn=turn)
     check = check_certificate(_replace_node(cert, index, dataclasses.replace(node, options=(bad,))))
-    assert (check.verdict, check.node, check.rule) == (Verdict.REFUTED, index, "R-TURN-1")
-    assert check.reason == ("the encoding does not allow red's turn 2: 1: >5; 2: <port "
-                            "(niagara-solve why names the rule)")
+    assert (check.verdict, check.node, check.rule) == (Verdict.REFUTED, index, "R-MOVE-3")
+    assert check.reason == 'the encoding does not allow red\'s turn "1: >5; 2: <port" with the 2: forbidden by R-MOVE-3'
+    assert why(cert.positions[node.at], 0, Card.TWO, turn).rules == ["R-MOVE-3"]  # the same rule, for the same turn
+    assert check.text().startswith(f"certificate of a \"yes\" refused at node {index} (R-MOVE-3): the encoding")
 
 
 def test_a_turn_written_in_an_order_the_rules_forbid_is_refused():
@@ -155,7 +160,9 @@ def test_a_turn_written_in_an_order_the_rules_forbid_is_refused():
     assert (after.players[0].canoes, after.caves, steals) == (engine.players[0].canoes, engine.caves, False)
     with pytest.raises(Refused) as refused:
         checker.pinned(5, pos, 0, Card.FOUR, bad)
-    assert (refused.value.node, refused.value.rule) == (5, "R-TURN-1")
+    assert (refused.value.node, refused.value.rule) == (5, "R-GEM-2")  # the rule why names for it
+    from niagara_solver.verify.why import why
+    assert why(pos, 0, Card.FOUR, bad).rules == ["R-GEM-2"]
 
 
 def test_a_wrong_leaf_is_refused():
@@ -197,7 +204,8 @@ def test_a_false_bound_on_what_x_banks_is_refused():
         return check_certificate(tampered, timeout=300)
     low = bounded(1)
     assert (low.verdict, low.node, low.rule) == (Verdict.REFUTED, index, "R-GEM-5")
-    assert low.reason.startswith("red's turn 2: ") and low.reason.endswith("banks more than 1 gem(s) (by the encoding)")
+    assert low.reason.startswith("red's turn \"") and low.reason.endswith(
+        "\" with the 2 banks more than 1 gem(s) (by the encoding)")
     high = bounded(2)
     assert (high.verdict, high.node, high.rule) == (Verdict.REFUTED, index, "R-END-1")
     assert high.reason == "red's bank may reach the goal with 2 more gem(s)"
@@ -221,7 +229,8 @@ def test_a_certificate_from_a_planted_engine_bug_is_refused(monkeypatch):
     assert node.kind == "turn" and node.player == 0  # blue's reply, not covered
     # Whichever turn the encoding names (its model picks one, and which one depends on what the process asked z3
     # before), it is a turn of blue robbing red's ruby.
-    assert check.reason.startswith("blue's turn 2: ") and check.reason.endswith("is not covered (by the encoding)")
+    assert check.reason.startswith("blue's turn \"") and check.reason.endswith(
+        "\" with the 2 is not covered (by the encoding)")
     assert "xred/ruby" in check.reason
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from niagara_solver.model.errors import InvalidTurnError, quoted
-from niagara_solver.model.atoms import PORT, Colour
+from niagara_solver.model.atoms import PORT, Card, Colour
 
 
 def _colour(text: str, where: str) -> Colour:
@@ -395,3 +395,9 @@ class Rescue:
                     raise InvalidTurnError(f"rescue {quoted(text)}: unknown colour {quoted(word)}; write none, free, "
                                            "or the colours paid, e.g. ruby,amber", "R-RESCUE-1") from None
         return cls(tuple(payments), canoe)
+
+
+def turn_words(player: str, card: Card, turn: Turn | str) -> str:
+    """A player's turn in the game's words, the player, the turn and the card named: ``red's turn "1: >5; 2: <port"
+    with the 2`` (a bare ``2: 1: >5`` reads as a disc and a move)."""
+    return f'{player}\'s turn "{turn}" with the {card.label}'

@@ -24,11 +24,12 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NoReturn
 
 import z3
 
 from niagara_solver.encoding.enumerate import IncrementalEnumerator, Session, _same_position, evaluate_turn
+from niagara_solver.encoding.explain import ILLEGAL, explain_turn
 from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, canoe_order
 # A question asked once (a pinned turn, "any turn outside the certificate?", a lemma) goes to a solver that
 # simplifies it with the position's values in place first: 1.4 times faster at the median on the bundled puzzles'
@@ -38,7 +39,7 @@ from niagara_solver.encoding.terms import all_of
 from niagara_solver.encoding.witness import witness_turn
 from niagara_solver.model.atoms import FALLEN, Card, Gems, Phase
 from niagara_solver.model.limits import OutOfTime, time_left
-from niagara_solver.model.notation import Turn
+from niagara_solver.model.notation import Turn, turn_words
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.readings import UncoveredRulesError, require
 from niagara_solver.model.ruleset import Reveal
@@ -76,7 +77,7 @@ class CertificateCheck:
         """One line for the command line."""
         said = f"certificate of a \"{'yes' if self.answer else 'no'}\" {self.word}"
         if self.verdict is Verdict.REFUTED:
-            said += f" at node {self.node} ({self.rule}): {self.reason}"
+            said += f" at node {self.node}{f' ({self.rule})' if self.rule else ''}: {self.reason}"
         elif self.verdict is Verdict.UNKNOWN:
             said += f": {self.reason}"
         return said + f" ({self.nodes} nodes, {self.questions} questions to the encoding, {self.seconds:.2f} s)"
@@ -275,22 +276,22 @@ class _Checker:
                 after = self.cert.positions[o.to]
                 expected = (*pos.acted, p)
                 if after.acted != expected or after.players[p].card != o.card or after.phase is not Phase.TURNS:
-                    raise Refused(i, "R-TURN-1", f"the option {o.card.label}: {o.turn} does not end {player.name}'s "
-                                                 "turn with the card played")
+                    raise Refused(i, "R-TURN-1", f"the option {turn_words(player.name, o.card, str(o.turn))} does "
+                                                 "not end that turn with the card played")
                 below.append(self.turn(o.then, after, left, baseline))
             return bounds(mine, True, below)
         for o in n.options:
             assert o.card is not None and o.turn is not None and o.to is not None
             after, steals = self.pinned(i, pos, p, o.card, o.turn)
             if after != self.cert.positions[o.to]:
-                raise Refused(i, "R-TURN-1", f"{player.name}'s turn {o.card.label}: {o.turn} leads elsewhere in the "
+                raise Refused(i, "R-TURN-1", f"{turn_words(player.name, o.card, o.turn)} leads elsewhere in the "
                                              "encoding")
             then = self.cert.nodes[o.then]
             if then.kind == "leaf" and then.claim == "steal":
                 self.node(o.then, after, "leaf", "R-STEAL-1")
                 if not (mine and self.goal is Goal.STEAL and steals and then.value):
-                    raise Refused(o.then, "R-STEAL-1", f"{player.name}'s turn {o.turn} does not make the steal "
-                                                       "X wants, by the encoding")
+                    raise Refused(o.then, "R-STEAL-1", f"{turn_words(player.name, o.card, o.turn)} does not make the "
+                                                       "steal X wants, by the encoding")
                 below.append((True, True))
             else:
                 below.append(self.turn(o.then, after, left, baseline))
@@ -312,7 +313,7 @@ class _Checker:
                 card, turn = found
                 rule = "R-STEAL-1" if self.goal is Goal.STEAL else "R-END-1"
                 what = "steals" if self.goal is Goal.STEAL else "reaches the goal"
-                raise Refused(i, rule, f"{name}'s turn {card.label}: {turn} {what} (by the encoding)")
+                raise Refused(i, rule, f"{turn_words(name, card, turn)} {what} (by the encoding)")
             return False, False
         if n.claim == "bound" and self.goal is Goal.WIN and n.gems is not None and (p == self.x or
                                                                                      (acted and left > 1)):
@@ -325,7 +326,7 @@ class _Checker:
                                     sum(pos.players[self.x].bank) + gems)
                 if found is not None:
                     card, turn = found
-                    raise Refused(i, "R-GEM-5", f"{name}'s turn {card.label}: {turn} banks more than {gems} gem(s) "
+                    raise Refused(i, "R-GEM-5", f"{turn_words(name, card, turn)} banks more than {gems} gem(s) "
                                                 "(by the encoding)")
             more = gems + turn_capacity(pos, self.x) * (left - 1)
             if self.reachable(pos, more):
@@ -561,8 +562,8 @@ class _Checker:
     def pinned(self, i: int, pos: Position, p: int, card: Card, turn: Turn) -> tuple[Position, bool]:
         """A written turn, pinned: the position the encoding says it leads to, and whether it steals."""
         order, problem = canoe_order(pos, p, turn)
-        if problem is not None:
-            raise Refused(i, problem[0], problem[1])
+        if problem is not None:  # a canoe the player does not have: refused as why refuses it
+            self.forbidden(i, pos, p, card, turn)
         pre, step, session = self.session(p)
         self.questions += 1
         # Evaluated where every choice pinned makes the relation hold (a model as z3 would give one); else the
@@ -575,11 +576,27 @@ class _Checker:
         with session.scope(*pinned, step.plays(card), *self.relations.pin_turn(step, pos, card, turn),
                            step.swap == (order == (1, 0)), *(c for _, c in self.relations.written_order(step, turn))):
             if not session.check(self.deadline):
-                raise Refused(i, "R-TURN-1", f"the encoding does not allow {self.names[p]}'s turn {card.label}: "
-                                             f"{turn} (niagara-solve why names the rule)")
+                self.forbidden(i, pos, p, card, turn)
             model = session.model()
             steals = z3.is_true(model.eval(step.steals(), model_completion=True))
             return self._after(model, step, pos, p, card), steals
+
+    def forbidden(self, i: int, pos: Position, p: int, card: Card, turn: Turn) -> NoReturn:
+        """Refuse a turn the encoding does not allow, naming the rules that forbid it as ``why`` names them (one
+        explanation for both: :func:`~niagara_solver.encoding.explain.explain_turn`)."""
+        left = None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
+        if left is not None and left <= 0:
+            raise OutOfTime()
+        self.questions += 1
+        explained = explain_turn(self.relations, pos, p, card, turn, left, others=False)
+        words = turn_words(self.names[p], card, turn)
+        if explained.answer != ILLEGAL or not explained.rules:  # refused, but which rules was not found in time
+            raise Refused(i, "", f"the encoding does not allow {words} (which rule forbids it was not found in time; "
+                                 "niagara-solve why names it)")
+        rules = explained.rules
+        because = f": {explained.detail}" if explained.detail else ""
+        raise Refused(i, rules[0], f"the encoding does not allow {words}: forbidden by {' and '.join(rules)}"
+                                   f"{' together' if len(rules) > 1 else ''}{because}")
 
     def outside(self, i: int, pos: Position, p: int, hand: list[Card], covered: list[tuple[Card, Position]],
                 steal: bool) -> None:
@@ -601,7 +618,7 @@ class _Checker:
             what = "steals" if steal and z3.is_true(model.eval(step.steals(), model_completion=True)) else \
                 "is not covered"
             raise Refused(i, "R-STEAL-1" if what == "steals" else "R-TURN-1",
-                          f"{self.names[p]}'s turn {card.label}: {turn} {what} (by the encoding)")
+                          f"{turn_words(self.names[p], card, turn)} {what} (by the encoding)")
 
     def rest(self, i: int, pos: Position, baseline: int | None) -> bool:
         """The horizon's last round after X's turn: do X's goals hold whatever the players still to act (and the

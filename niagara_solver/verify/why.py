@@ -1,7 +1,8 @@
 """``niagara-solve why``: is this turn legal, and if not, which rules forbid it.
 
 The position and the turn are pinned in the encoding; every rule group is asserted under a literal of its
-own. A legal turn is satisfiable and its result is decoded. An illegal one is unsatisfiable, and the unsat
+own (:func:`~niagara_solver.encoding.explain.explain_turn`, which the certificate check asks too, so both name the
+same rules). A legal turn is satisfiable and its result is decoded. An illegal one is unsatisfiable, and the unsat
 core, minimised (no rule in it can be dropped), names the rules that together forbid it. The engine's own
 verdict on the same turn is shown beside it, and a disagreement is reported as such.
 """
@@ -11,17 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import z3
-
 from niagara_solver.engine.apply import CanoeReport, apply_turn
-from niagara_solver.model.notation import Load, Move, Push, Steal, Turn, Unload
+from niagara_solver.model.notation import Move, Push, Steal, Turn
 from niagara_solver.model.errors import InvalidTurnError, NiagaraError, TurnError, quoted
-from niagara_solver.encoding.relations import Relations, canoe_order, gem_ops
-from niagara_solver.encoding.solver import make_solver
+from niagara_solver.encoding.explain import LEGAL, UNKNOWN, explain_turn
+from niagara_solver.encoding.relations import Relations
 from niagara_solver.model.atoms import FALLEN, FALLS, PORT, Card
 from niagara_solver.model.catalogue import sentence
 from niagara_solver.model.position import Player, Position
-from niagara_solver.model.ruleset import Ruleset
 
 
 @dataclass
@@ -88,30 +86,6 @@ def check_names(pos: Position, turn: Turn) -> None:
                                        f"{', '.join(names)}")
 
 
-def _structure(turn: Turn, rules: Ruleset) -> tuple[str, str] | None:
-    """A turn whose steps cannot fit one canoe action (R-MOVE-1) is refused before any solving."""
-    for action in turn.actions:
-        moves = [i for i, s in enumerate(action.steps) if isinstance(s, Move)]
-        steals = [i for i, s in enumerate(action.steps) if isinstance(s, Steal)]
-        first_move = action.steps[moves[0]] if moves else None
-        if isinstance(first_move, Move) and first_move.dest == "port" and moves[0] < len(action.steps) - 1:
-            return "R-MOVE-5", f"the canoe on {action.canoe.place} acts after entering the port"
-        if len(moves) > 1:
-            return "R-MOVE-1", f"the canoe on {action.canoe.place} moves twice"
-        if steals and (not moves or steals[0] < moves[0]):
-            return "R-STEAL-3", f"the canoe on {action.canoe.place} steals before moving"
-        if steals and any(not isinstance(s, Steal) for s in action.steps[steals[0]:]):
-            return "R-STEAL-3", f"the canoe on {action.canoe.place} acts after stealing"
-        split = moves[0] if moves else len(action.steps)
-        end = steals[0] if steals else len(action.steps)
-        most = gem_ops(rules)
-        gems = [isinstance(st, (Load, Unload)) for st in action.steps]
-        if sum(gems[:split]) > most or sum(gems[split + 1:end]) > most:
-            return "R-MOVE-3", (f"more than {most} gem actions at one stop cost more than the largest budget "
-                                "(R-MOVE-2)")
-    return None
-
-
 def why(pos: Position, player: int, card: Card, turn: Turn, timeout: float | None = 30) -> WhyResult:
     """Explain whether ``player`` may play ``turn`` with ``card`` in ``pos`` (a phase II position)."""
     me = pos.players[player]
@@ -128,35 +102,12 @@ def why(pos: Position, player: int, card: Card, turn: Turn, timeout: float | Non
     except NiagaraError as err:
         engine_after = None
         result.engine = f"the engine refuses it: {err}"
-    early = _structure(turn, pos.ruleset)
-    order, reason = canoe_order(pos, player, turn)
-    if early is None and reason is not None:
-        early = reason
-    if early is not None:
-        result.rules, result.detail = [early[0]], early[1]
-        result.agree = engine_after is None
-        return result
-
     relations = Relations.of(pos)
-    pre = relations.position("why.pre")
-    step = relations.turn(pre, player, "why")
-    solver = make_solver(timeout)
-    solver.add(*relations.pin(pre, pos, {player: order}))
-    solver.add(*relations.pin_turn(step, pos, card, turn))
-    groups: dict[str, list[Any]] = {}
-    for rule, c in [*step.constraints, *relations.written_order(step, turn)]:
-        if rule in ("DEF", "DOMAIN"):
-            solver.add(c)
-        else:
-            groups.setdefault(rule, []).append(c)
-    literals = {rule: z3.Bool(f"rule:{rule}") for rule in groups}
-    for rule, cs in groups.items():
-        solver.add(z3.Implies(literals[rule], z3.And(cs)))
-    answer = solver.check(*literals.values())
-    if answer == z3.sat:
+    explained = explain_turn(relations, pos, player, card, turn, timeout)
+    if explained.answer == LEGAL:
+        assert explained.model is not None and explained.step is not None
         result.legal = True
-        model = solver.model()
-        after = relations.decode_position(model, step.post, pos)
+        after = relations.decode_position(explained.model, explained.step.post, pos)
         # The decoded canoes are in the pinned order; decode_position re-sorts them canonically.
         revealed = tuple(Player(p.name, a.canoes, a.hand, a.bank, a.card) if i == player else
                          Player(p.name, a.canoes, p.hand, a.bank, p.card)
@@ -164,41 +115,13 @@ def why(pos: Position, player: int, card: Card, turn: Turn, timeout: float | Non
         result.after = after.replace(players=revealed, acted=(*pos.acted, player))
         result.agree = engine_after is not None and _same(engine_after, result.after)
         return result
-    if answer != z3.unsat:
-        result.detail = "the solver gave no answer in time (UNKNOWN)"
+    result.detail = explained.detail
+    if explained.answer == UNKNOWN:
         result.agree = True
         return result
-    names = {v.get_id(): r for r, v in literals.items()}
-    core = _minimal(solver, list(solver.unsat_core()))
-    result.rules = sorted((names[lit.get_id()] for lit in core), key=_rule_order)
-    # Other, independent reasons: with each rule of the first reason switched off, is it still forbidden?
-    seen = {tuple(result.rules)}
-    for lit in core:
-        rest = [x for x in literals.values() if not x.eq(lit)]
-        if solver.check(*rest) == z3.unsat:
-            other = sorted((names[x.get_id()] for x in _minimal(solver, list(solver.unsat_core()))), key=_rule_order)
-            if tuple(other) not in seen:
-                seen.add(tuple(other))
-                result.also.append(other)
+    result.rules, result.also = explained.rules, explained.also
     result.agree = engine_after is None
     return result
-
-
-def _minimal(solver: z3.Solver, core: list[Any]) -> list[Any]:
-    """Drop every rule whose absence still leaves the turn impossible (a minimal unsat core)."""
-    i = 0
-    while i < len(core):
-        trial = core[:i] + core[i + 1:]
-        if solver.check(*trial) == z3.unsat:
-            core = trial
-        else:
-            i += 1
-    return core
-
-
-def _rule_order(rule: str) -> tuple[str, int]:
-    head, _, number = rule.rpartition("-")
-    return head, int(number) if number.isdigit() else 0
 
 
 def _same(a: Position, b: Position) -> bool:

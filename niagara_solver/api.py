@@ -5,7 +5,7 @@
     for outcome in ns.legal_turns(pos, "red", 5):
         print(outcome.turn)
     print(ns.solve(pos, "red", "win").answer.word)
-    print(ns.prove("standard", players=[3]).verdict)
+    print(ns.prove("standard", players=[3]).word)
 
 Players may be named or given by seat index; cards as ``5``, ``"5"``, ``"cloud"`` or :class:`Card`; rulesets
 and boards as preset names, file paths or values. The deeper modules stay available for everything else.
@@ -31,6 +31,8 @@ from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.format import load_board as _load_board
+from niagara_solver.model.limits import (ANALYZE_TIMEOUT, CASE_TIMEOUT, CROSSCHECK_TIMEOUT, PROVE_TIMEOUT,
+                                         SOLVE_TIMEOUT, time_limit)
 from niagara_solver.model.format import load_position as _load_position
 from niagara_solver.model.format import load_ruleset as _load_ruleset
 from niagara_solver.model.notation import Turn
@@ -118,7 +120,7 @@ def flow(pos: Position, steps: int) -> Position:
 
 
 def solve(pos: Position, player: PlayerRef, goal: Goal | str = Goal.WIN, horizon: int = 1,
-          backend: Backend | str = Backend.SEARCH, timeout: float | None = 60,
+          backend: Backend | str = Backend.SEARCH, timeout: float | None = SOLVE_TIMEOUT,
           certificate: str | Path | None = None) -> Solution:
     """Can ``player`` force ``goal`` (win, steal, safe) within ``horizon`` rounds, whatever the others do?
     (``backend="both"``: the search's answer with its certificate checked by the encoding; ``certificate``: a file
@@ -127,13 +129,13 @@ def solve(pos: Position, player: PlayerRef, goal: Goal | str = Goal.WIN, horizon
                       certificate=certificate)
 
 
-def certify(pos: Position, certificate: str | Path, timeout: float | None = 60) -> CertificateCheck:
+def certify(pos: Position, certificate: str | Path, timeout: float | None = SOLVE_TIMEOUT) -> CertificateCheck:
     """Check a saved certificate of a solver answer about ``pos`` against the encoding alone
     (``niagara-solve certify``)."""
     return _certify(pos, load_certificate(certificate), timeout)
 
 
-def analyze(pos: Position, timeout: float = 10) -> dict[str, object]:
+def analyze(pos: Position, timeout: float = ANALYZE_TIMEOUT) -> dict[str, object]:
     """The full analysis of a position for every player (``niagara-solve POSITION``)."""
     return _analyze(pos, timeout)
 
@@ -152,22 +154,26 @@ def why(pos: Position, player: PlayerRef, card: CardRef, turn: Turn | str, timeo
 
 
 def prove(ruleset: RulesetRef = "standard", board: BoardRef = "standard", players: list[int] | None = None,
-          ids: list[str] | None = None, timeout: float | None = 60) -> CatalogueReport:
+          ids: list[str] | None = None, timeout: float | None = PROVE_TIMEOUT) -> CatalogueReport:
     """Prove the rule properties R-PROP-1..16 for all valid positions with 2 to 5 players (or ``players``)."""
     return prove_catalogue(load_board(board), load_ruleset(ruleset), players or [2, 3, 4, 5], ids, timeout)
 
 
 def crosscheck(ruleset: RulesetRef = "standard", board: BoardRef = "standard", count: int = 10, seed: int = 0,
-               timeout: float | None = 60, jobs: int = 1) -> object:
+               case_timeout: float | None = CASE_TIMEOUT, jobs: int = 1,
+               timeout: float | None = CROSSCHECK_TIMEOUT) -> object:
     """Compare the engine and the encoding outcome by outcome (a report with ``mismatches`` and coverage).
 
-    ``jobs``: compare the positions in that many spawned processes (the same report); a script calling this with
-    ``jobs`` above 1 runs it under ``if __name__ == "__main__":``, as any script starting processes must."""
-    return _crosscheck(load_board(board), load_ruleset(ruleset), count, seed, timeout=timeout, jobs=jobs)
+    ``case_timeout``: each comparison's limit; ``timeout``: the whole run's, as the command's ``--timeout`` (past
+    it no further position is compared and the report is unfinished). ``jobs``: compare the positions in that many
+    spawned processes (the same report); a script calling this with ``jobs`` above 1 runs it under
+    ``if __name__ == "__main__":``, as any script starting processes must."""
+    with time_limit(timeout):
+        return _crosscheck(load_board(board), load_ruleset(ruleset), count, seed, timeout=case_timeout, jobs=jobs)
 
 
 def check(ruleset: RulesetRef = "standard", board: BoardRef = "standard", puzzles: str | None = None,
-          players: list[int] | None = None, timeout: float = 60, jobs: int = 1,
+          players: list[int] | None = None, timeout: float = PROVE_TIMEOUT, jobs: int = 1,
           ids: list[str] | None = None) -> CheckReport:
     """Rule regressions: prove the catalogue (or the properties ``ids``) and answer every puzzle of ``puzzles``
     (default: the bundled ones). A property asked whose expansion module is off is not applicable, never a pass."""
@@ -176,7 +182,7 @@ def check(ruleset: RulesetRef = "standard", board: BoardRef = "standard", puzzle
 
 
 def diff(ruleset_a: RulesetRef, ruleset_b: RulesetRef, board: BoardRef = "standard",
-         players: list[int] | None = None, puzzles: str | None = None, timeout: float = 60,
+         players: list[int] | None = None, puzzles: str | None = None, timeout: float = PROVE_TIMEOUT,
          jobs: int = 1) -> DiffReport:
     """What changes between two rulesets: properties, puzzle answers, a witness per switch."""
     return _diff(load_board(board), load_ruleset(ruleset_a), load_ruleset(ruleset_b), players or [2, 3, 4, 5],

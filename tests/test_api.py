@@ -70,6 +70,40 @@ def test_prove_merges_player_counts():
     assert prop.refuted is not None and prop.refuted[0] == 2 and prop.to_json()["counterexample_players"] == 2
 
 
+def test_a_result_says_its_word_and_a_bank_reads_and_evaluates():
+    # Once: prove(...).verdict printed Verdict.CONFIRMED where the command line says PROVED, and a bank printed as
+    # Gems((2, 0, 0, 0, 0)).
+    from niagara_solver.model.atoms import Gems
+    report = ns.prove("standard", players=[2], ids=["R-PROP-8"])
+    assert (report.word, report.properties[0].word) == ("proved", "proved")
+    assert report.verdict is Verdict.PROVED is Verdict.CONFIRMED
+    bank = ns.load_position(ERRATUM).players[1].bank
+    assert (str(bank), repr(bank)) == ("1 diamond", "Gems(diamond=1)")
+    assert eval(repr(bank), {"Gems": Gems}) == bank and (str(Gems()), repr(Gems())) == ("none", "Gems()")
+    assert Gems(amethyst=2, ruby=1) == Gems((2, 0, 0, 0, 1))
+
+
+def test_one_default_time_limit_per_command_for_the_library_and_the_command_line():
+    # Once: solve's limit was 60 s from the library and 120 s from the command line.
+    import inspect
+    from niagara_solver.cli.main import cli
+    from niagara_solver.model import limits
+
+    def cli_default(command: str) -> float:
+        return next(p.default for p in cli.commands[command].params if p.name == "timeout")
+
+    def api_default(function) -> float:
+        return inspect.signature(function).parameters["timeout"].default
+    assert api_default(ns.solve) == cli_default("solve") == limits.SOLVE_TIMEOUT == 120
+    assert api_default(ns.certify) == cli_default("certify") == limits.SOLVE_TIMEOUT
+    assert api_default(ns.analyze) == cli_default("analyze") == limits.ANALYZE_TIMEOUT
+    for function, command in ((ns.prove, "prove"), (ns.check, "check"), (ns.diff, "diff")):
+        assert api_default(function) == cli_default(command) == limits.PROVE_TIMEOUT
+    assert api_default(ns.crosscheck) == cli_default("crosscheck") == limits.CROSSCHECK_TIMEOUT
+    case = inspect.signature(ns.crosscheck).parameters["case_timeout"].default
+    assert case == next(p.default for p in cli.commands["crosscheck"].params if p.name == "case_timeout")
+
+
 def test_unknown_property_is_an_input_error():
     with pytest.raises(InputError, match="unknown property 'R-PROP-99'"):
         ns.prove(ids=["R-PROP-99"])
@@ -97,7 +131,8 @@ def test_the_readmes_library_example_runs(monkeypatch):
     pos = ns.load_position(ERRATUM)
     outcomes = ns.legal_turns(pos, "red", 5)
     assert lines[:len(outcomes)] == [f"{o.turn} {o.position.players[0].bank}" for o in outcomes]
-    assert lines[len(outcomes):] == [ns.solve(pos, "red", "win").answer.word, str(Verdict.PROVED)]
+    assert lines[len(outcomes):] == [ns.solve(pos, "red", "win").answer.word, "proved"]
+    assert lines[0] == "4: -ruby +diamond <3 none"  # a bank prints as the game says it
 
 
 def test_public_names_load_lazily_and_are_listed():

@@ -180,3 +180,27 @@ def test_play_starts_a_new_game_of_an_expansion_preset(capsys):
     assert _main(["play", "--players", "6"]) == 2
     assert "X-SIX-1" in capsys.readouterr().err
     assert _main(["play"]) == 2
+
+
+@pytest.mark.rule("R-END-2")
+def test_a_round_that_ends_the_game_shows_no_phase_to_come_and_none_follows_it(tmp_path, capsys):
+    # Red banks its fourth amethyst with its 2 (R-END-1): the game ends with the round. Once, the position after it
+    # was headed "phase I (cards and rescues to come)" above "The game is over", and a round from it was played.
+    file = tmp_path / "p.json"
+    file.write_text(json.dumps(doc(P("red", "2:amethyst", "port", hand=[2, "cloud"], bank={"amethyst": 3}),
+                                   P("blue", "port", "port", hand=[3, 4]), phase="cards")))
+    status, out, _ = run(capsys, "round", str(file), "--play", "red=2", "--play", "blue=3", "--act", "red=2: <port",
+                         "--act", "blue=port: >3")
+    assert status == 0
+    lines = out.splitlines()
+    assert "  game over: red wins" in lines and "Round 2 · the game is over (R-END-2)" in lines
+    assert "phase I (cards and rescues to come)" not in out
+    assert lines[-1] == "The game is over: red wins (R-END-2, R-END-3)."
+    status, out, _ = run(capsys, "round", str(file), "--play", "red=2", "--play", "blue=3", "--act", "red=2: <port",
+                         "--act", "blue=port: >3", "--json")
+    after = tmp_path / "after.json"
+    after.write_text(json.dumps(json.loads(out)["position"]))
+    status, out, err = run(capsys, "round", str(after), "--play", "red=cloud", "--play", "blue=4",
+                           "--act", "red=cloud up", "--act", "blue=port: >4")
+    assert status == 2 and out == "" and err == (f"niagara-solve: error: {after}: the game is over (red reached the "
+                                                 "goal): no round is played after it (R-END-2)\n")

@@ -571,3 +571,32 @@ def test_check_diff_and_report_find_the_bundled_puzzles_outside_the_repository(t
     assert refused(capsys, "check", "--puzzles", "puzzles") == (
         "niagara-solve: error: check: invalid value for '--puzzles': folder 'puzzles' does not exist (or write "
         "bundled for the bundled puzzles) (niagara-solve check --help)")
+
+
+# -- plain words ------------------------------------------------------------------------------------------------
+
+def test_the_budget_rule_says_what_a_legal_port_entry_shows(capsys):
+    # Once: R-MOVE-3 read "spends exactly the points of the card" beside a legal turn into the port spending 4 of 5.
+    from niagara_solver.model.catalogue import sentence
+    status, out, _ = run(capsys, "why", ERRATUM, "--player", "red", "--card", "5", "--turn", "4: <port; port: >5")
+    assert status == 0 and "4: 4; port: 5" in out  # the canoe on 4 enters the port with 4 of its 5 points
+    assert sentence("R-MOVE-3") == ("A canoe spends exactly its budget, the card's points, unless it enters the port "
+                                    "moving upstream, where the points left over are lost (R-MOVE-5).")
+
+
+def test_the_fall_risk_of_an_answer_reads_as_a_sentence(capsys):
+    # Once: "7R (ruby) falls at flow 2, 3, 4, 5, 6, 7, 8" and "falls at flow never".
+    from niagara_solver.model.verdict import Verdict
+    from niagara_solver.report.text import answer_text
+    from niagara_solver.solver.answers import Answer, Goal
+    status, out, _ = run(capsys, "solve", os.path.join(ROOT, "puzzles", "steal-on-the-way-home.json"), "--player",
+                         "red", "--goal", "safe")
+    assert status == 0
+    assert out.splitlines()[-2:] == ["  the canoe on 4: over the falls at a flow of 6 to 8",
+                                     "  the canoe on 7R (ruby): over the falls at a flow of 2 to 8"]
+    answer = Answer(Verdict.REFUTED, "red", Goal.SAFE, 1, "search",
+                    details={"falls": [{"canoe": "1", "falls at": []},
+                                       {"canoe": "6L", "falls at": [3, 5], "may fall at": [2]}]})
+    assert answer_text(answer).splitlines()[-2:] == [
+        "  the canoe on 1: no flow this round takes it over the falls",
+        "  the canoe on 6L: over the falls at a flow of 3 or 5 (and perhaps at 2, by the branches taken)"]

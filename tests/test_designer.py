@@ -384,7 +384,7 @@ def test_report_writes_markdown_whose_pictures_exist_and_show_every_canoe(tmp_pa
     text = (tmp_path / "out" / "README.md").read_text()
     for heading in ("## Rule properties per preset", "### `standard`", "### `bga-2013-05-09`", "## Mutation table",
                     "## Cross-check coverage per rule", "## Puzzles", "## Preset differences",
-                    "#### `steal_after_unload`: True → False", "#### `rescue_when_none`: pay_or_free → free",
+                    "#### `steal_after_unload`: true → false", "#### `rescue_when_none`: pay_or_free → free",
                     "## Playtesting", "`niagara-solve simulate --compare standard bga-2013-05-09 --players 2 "
                     "--games 2`"):
         assert heading in text

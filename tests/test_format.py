@@ -204,3 +204,46 @@ def test_bad_input_names_the_path_and_the_rule(tmp_path, capsys, kind, content, 
 def test_missing_file_is_a_clear_error(tmp_path, capsys):
     assert main(["show", str(tmp_path / "nowhere.json")]) == 2
     assert "cannot read the file" in capsys.readouterr().err
+
+
+# -- errors in the words of the file: true, null, "missing", and a hint for a mistyped key ------------------------
+
+@pytest.mark.parametrize("mutate, line", [
+    # Once: "got None" for a file without "format".
+    (_delete(["format"]), 'format: missing: a position file starts with "format": "niagara-position/1" (FORMAT)'),
+    (_set(["format"], None), 'format: expected "format": "niagara-position/1", got null (FORMAT)'),
+    (_set(["players", 0, "hand"], [1, True]), "players[0].hand[1]:"),
+    # Once: a mistyped key listed every field but offered no "did you mean", as a mistyped option does.
+    (lambda d: d.update(plyers=d.pop("players")), "plyers: unknown field; a position has format, ruleset, board, "
+     "round, phase, acted, weather, fork, lifebuoy, whirlpool, beaver, moose, joe, players, caves, puzzle, comment; "
+     "did you mean 'players'? (FORMAT)"),
+    (lambda d: d["players"][0].update(hnad=d["players"][0].pop("hand")), "players[0].hnad: unknown player field; "
+     "expected name, canoes, hand, bank, card, card_budget; did you mean 'hand'? (FORMAT)"),
+    (_set(["ruleset"], {"steal_after_unlaod": False}), "; did you mean 'steal_after_unload'? (SWITCHES)"),
+    (_set(["ruleset"], "standrad"), "; did you mean 'standard'? (SWITCHES)"),
+    (_set(["board"], {"rivre": {"1": "falls"}, "caves": {}}), "board.rivre: unknown board field; expected name, "
+     "river, caves; did you mean 'river'? (FORMAT)"),
+])
+def test_errors_speak_the_files_words_and_suggest_the_key_meant(tmp_path, capsys, mutate, line):
+    file = tmp_path / "position.json"
+    file.write_text(json.dumps(bad(mutate)))
+    assert main(["show", str(file)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "None" not in err and "True" not in err
+    assert err.rstrip("\n").endswith(line) if line.endswith(")") else line in err, err
+
+
+def test_a_far_off_key_gets_no_guess():
+    from niagara_solver.model.errors import did_you_mean, quoted
+    assert did_you_mean("zzz", ["players", "caves"]) == "" and did_you_mean(3, ["players"]) == ""
+    assert did_you_mean("cave", ["players", "caves"]) == "; did you mean 'caves'?"
+    assert (quoted(True), quoted(False), quoted(None), quoted([1, True]), quoted("x")) == (
+        "true", "false", "null", "[1, true]", "'x'")
+
+
+def test_switch_values_read_as_the_file_writes_them():
+    # Once: x_joe=True and True/False in diff and sweep, where a ruleset file says true.
+    from niagara_solver.model.ruleset import Ruleset
+    from niagara_solver.model.switches import value_text
+    assert Ruleset.from_json({"x_joe": True, "min_flow": 1}).describe() == "standard with min_flow=1, x_joe=true"
+    assert [value_text(v) for v in (True, False, None, 2, "free")] == ["true", "false", "null", "2", "free"]

@@ -237,3 +237,10 @@ def test_diff_shows_a_property_not_applicable_under_one_ruleset_whichever_side(t
         assert (x["a"], x["b"], x["changed"], x[f"reason_{side.lower()}"]) == (
             words["A"], words["B"], False, "x_beaver is off")
         assert [p["id"] for p in data["properties"]][-1] == "X-PROP-4" and len(data["properties"]) == 17
+    # In text, the switch's values as the ruleset file writes them (once: True and False).
+    assert main(["diff", str(beaver), "standard", "--players", "2", "--puzzles", str(empty)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "A: standard with x_beaver=true" and "witness for x_beaver (true → false):" in lines
+    assert ["x_beaver", "true", "false"] in [line.split() for line in lines]
+    assert [line.split()[:4] + [line.split(None, 4)[4]] for line in lines if line.startswith("X-PROP-4")] == [
+        ["X-PROP-4", "beaver", "calm", "PROVED", "NOT APPLICABLE  not applicable in B (x_beaver is off)"]]

@@ -76,6 +76,35 @@ def test_the_readme_quotes_commands():
                 assert arg in FILES or os.path.isfile(os.path.join(ROOT, arg)), f"`{command}`: no file {arg}"
 
 
+def test_the_readme_counts_the_puzzles_as_the_folder_holds_them():
+    # Once: the README counted 23 puzzles where 27 files were, without saying what the other 4 were.
+    import re
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = " ".join(f.read().split())
+    said = re.search(r"The (\d+) curated puzzles in `puzzles/` are the position files there with a `\"puzzle\"` "
+                     r"object \(.*?\): (\d+) of its (\d+) position files; the other (\d+) are positions the tour "
+                     r"opens\. `puzzles/expansion/` holds the (\d+) puzzles", text)
+    assert said is not None
+    folder = os.path.join(ROOT, "puzzles")
+
+    def documents(where: str) -> dict[str, dict]:
+        out = {}
+        for name in sorted(os.listdir(where)):
+            if name.endswith(".json"):
+                with open(os.path.join(where, name), encoding="utf-8") as f:
+                    out[name] = json.load(f)
+        return out
+    files = documents(folder)
+    puzzles = [name for name, d in files.items() if "puzzle" in d]
+    expansion = documents(os.path.join(folder, "expansion"))
+    assert all("puzzle" in d for d in expansion.values())
+    assert [int(n) for n in said.groups()] == [len(puzzles), len(puzzles), len(files), len(files) - len(puzzles),
+                                               len(expansion)]
+    # The others are positions the tour opens by name.
+    tour = {os.path.basename(arg) for command, _ in CASES for arg in shlex.split(command) if arg.endswith(".json")}
+    assert set(files) - set(puzzles) <= tour
+
+
 @pytest.mark.parametrize("command, expected", CASES, ids=[c[:60] for c, _ in CASES])
 def test_readme_output_is_real(command, expected, monkeypatch, tmp_path, request):
     if group_of(request.node.nodeid):  # a command asking what other tests ask too (tests/shared.py)

@@ -15,6 +15,8 @@ import click
 from tabulate import tabulate
 
 from niagara_solver.model.errors import InputError, quoted
+from niagara_solver.model.limits import PROVE_TIMEOUT, REPORT_TIMEOUT
+from niagara_solver.model.switches import value_text
 from niagara_solver.report.text import play_text
 from niagara_solver.cli.common import ruleset_option
 from niagara_solver.design.simulate import MAX_GAMES
@@ -101,7 +103,7 @@ def render(position: str, ruleset_spec: str | None, out_path: str | None, player
               "and per puzzle.")
 @jobs_option("the proofs (one per player count) and the puzzles")
 @scheduler_option("the proofs (one per player count) and the puzzles")
-@timeout_option(600.0)
+@timeout_option(PROVE_TIMEOUT)
 @click.option("--json", "as_json", is_flag=True, help="The whole report as JSON.")
 def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, players_text: str, ids: tuple[str, ...],
           junit_path: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
@@ -187,7 +189,7 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
 @click.option("--save", "save_dir", metavar="DIR", help="Write each witness as a position file and an SVG here.")
 @jobs_option("the proofs, the puzzles and the witnesses")
 @scheduler_option("the proofs, the puzzles and the witnesses")
-@timeout_option(600.0)
+@timeout_option(PROVE_TIMEOUT)
 @click.option("--json", "as_json", is_flag=True,
               help="The whole comparison as JSON: switches, properties, puzzles and witnesses.")
 def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puzzles_dir: str | None,
@@ -230,7 +232,7 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
                 f.write(dumps_position(w.position, {"comment": f"{w.switch}: {w.summary}"}))
             with open(base + ".svg", "w", encoding="utf-8") as f:
                 f.write(render_svg(w.position, w.turn, w.player if w.turn is not None else None,
-                                   f"{w.switch}: {w.a} → {w.b}"))
+                                   f"{w.switch}: {value_text(w.a)} → {value_text(w.b)}"))
             saved[w.switch] = [base + ".json", base + ".svg"]
     if as_json:
         data = report.to_json()
@@ -246,7 +248,8 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
         click.echo("\nThe rulesets are the same: nothing differs.")
     else:
         click.echo("\nswitches that differ:")
-        click.echo(tabulate([[k, x, y] for k, (x, y) in switches.items()], headers=["switch", "A", "B"]))
+        click.echo(tabulate([[k, value_text(x), value_text(y)] for k, (x, y) in switches.items()],
+                            headers=["switch", "A", "B"], disable_numparse=True))
     click.echo("\nproperties (for all positions):")
     click.echo(tabulate([[p.id, p.title, *(w.upper() for w in p.words), _change(p)]
                          for p in report.properties], headers=["id", "property", "A", "B", "A → B"]))
@@ -258,7 +261,7 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
             click.echo(tabulate([[p.name, *(w.upper() for w in p.words)] for p in moved],
                                 headers=["puzzle", "A", "B"]))
     for w in report.witnesses:
-        click.echo(f"\nwitness for {w.switch} ({w.a} → {w.b}):")
+        click.echo(f"\nwitness for {w.switch} ({value_text(w.a)} → {value_text(w.b)}):")
         click.echo(f"  {w.summary}")
         for r in w.rules:
             click.echo(f"  {r}: {sentence(r)}")
@@ -288,7 +291,7 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
               help="Simulated games per ruleset in the playtesting section (0: no such section).")
 @jobs_option("the report's proofs, mutants, cross-check, puzzles, diffs and games")
 @scheduler_option("the report's proofs, mutants, cross-check, puzzles, diffs and games")
-@timeout_option(1800.0)
+@timeout_option(REPORT_TIMEOUT)
 def report(out_dir: str, board_spec: str, players_text: str, puzzles_dir: str, crosscheck_count: int, games: int,
            jobs: int, scheduler: str | None, timeout: float) -> int:
     """Write a Markdown report with pictures: proofs, mutants, cross-check coverage, puzzles, diffs, playtesting.
@@ -336,7 +339,8 @@ def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> in
     for r in result.rows:
         verdict = (f"{len(r['proved'])} proved" + (f", REFUTED {' '.join(r['refuted'])}" if r["refuted"] else "")
                    + (f", unknown {' '.join(r['unknown'])}" if r["unknown"] else ""))
-        rows.append([*(r["switches"][n] for n in names), r["board"], r["players"], verdict, f"{r['seconds']:.1f}"])
+        rows.append([*(value_text(r["switches"][n]) for n in names), r["board"], r["players"], verdict,
+                     f"{r['seconds']:.1f}"])
     click.echo(f"{_count(len(grid.variants), 'ruleset')} × {_count(len(grid.boards), 'board')} × "
                f"{_count(len(grid.players), 'player count')} = {_count(grid.size, 'proof')} of the catalogue · "
                f"{result.seconds:.1f} s")
@@ -345,13 +349,13 @@ def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> in
         prow = []
         for p in result.puzzles:
             changed = ", ".join(f"{c['name']} {c['recorded']}→{c['now']}" for c in p["changed"])
-            prow.append([*(p["switches"][n] for n in names), len(p["same"]), changed or "-",
+            prow.append([*(value_text(p["switches"][n]) for n in names), len(p["same"]), changed or "-",
                          len(p["invalid"]) or "-", len(p["unknown"]) or "-"])
         click.echo("\npuzzles per ruleset:")
         click.echo(tabulate(prow, headers=[*names, "as recorded", "changed", "invalid", "unknown"]))
     for r in result.rows:
         for pid, trace in r["counterexamples"].items():
-            settings = ", ".join(f"{k}={v}" for k, v in r["switches"].items())
+            settings = ", ".join(f"{k}={value_text(v)}" for k, v in r["switches"].items())
             click.echo(f"\n{pid} refuted with {settings or 'the base ruleset'}, board {r['board']}, "
                        f"{r['players']} players:")
             for line in trace:

@@ -22,9 +22,10 @@ from niagara_solver.engine.playout import POLICIES, random_playout
 from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
 from niagara_solver.engine.round import is_finished, play_round, winners
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.errors import InputError, NiagaraError, TurnError, one_line, quoted
+from niagara_solver.model.errors import InputError, NiagaraError, TurnError, did_you_mean, one_line, quoted
 from niagara_solver.model.atoms import Phase
-from niagara_solver.model.limits import CASE_TIMEOUT, CROSSCHECK_TIMEOUT, MAX_HORIZON
+from niagara_solver.model.limits import (ANALYZE_TIMEOUT, CASE_TIMEOUT, CROSSCHECK_TIMEOUT, MAX_HORIZON, PROVE_TIMEOUT,
+                                         SOLVE_TIMEOUT)
 from niagara_solver.model.catalogue import sentence
 from niagara_solver.model.format import dumps, dumps_position, load_board, load_ruleset, position_to_json
 from niagara_solver.model.position import Position
@@ -420,6 +421,10 @@ def round_(position: str, ruleset_spec: str | None, play_texts: tuple[str, ...],
           --act 'red=4: <port; port: >5' --act 'blue=2: <port; 6L: <3' --json
     """
     pos = _load(position, ruleset_spec)[0]
+    if is_finished(pos):  # no round follows the one that ended the game
+        won = ", ".join(pos.players[i].name for i in winners(pos))
+        raise InputError("", f"the game is over ({won} reached the goal): no round is played after it",
+                         "R-END-2", position)
     played = _pairs(pos, [("--play", v) for v in play_texts] + [("--card", v) for v in card_texts], "card")
     cards = {i: _card(text, f"{option} {pos.players[i].name}") for i, (option, text) in played.items()}
     acts = _pairs(pos, [("--act", v) for v in act_texts] + [("--turn", v) for v in turn_texts], "turn")
@@ -453,7 +458,7 @@ def round_(position: str, ruleset_spec: str | None, play_texts: tuple[str, ...],
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
 @_rescue_option
-@timeout_option(30.0)
+@timeout_option(ANALYZE_TIMEOUT)
 @click.option("--continuations", type=click.IntRange(min=0), default=20, show_default=True,
               help="Simulated continuations per card for the advice to the player deciding next (an estimate; 0: "
                    "none; niagara-solve advise for more).")
@@ -514,7 +519,7 @@ def _save_counterexample(folder: str, name: str, ce: Any) -> str:
 @board_option
 @players_counts("2-5")
 @click.option("--property", "ids", multiple=True, metavar="R-PROP-N", help="Check only these (repeatable).")
-@timeout_option(600.0)
+@timeout_option(PROVE_TIMEOUT)
 @click.option("--save", "save_dir", metavar="DIR", help="Write each counterexample as a position file here.")
 @click.option("--json", "as_json", is_flag=True, help="An object with a \"properties\" array.")
 def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str, ...], timeout: float,
@@ -585,7 +590,7 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
 @board_option
 @players_counts("2", "Player counts for the proofs (a mutant is killed when one count refutes it)")
 @click.option("--mutant", "names", multiple=True, metavar="NAME", help="Check only these mutants (repeatable).")
-@timeout_option(600.0)
+@timeout_option(PROVE_TIMEOUT)
 @click.option("--json", "as_json", is_flag=True, help="An array of {mutant, killed, by, ...}.")
 def mutants(ruleset_spec: str, board_spec: str, players_text: str, names: tuple[str, ...], timeout: float,
             as_json: bool) -> int:
@@ -603,7 +608,8 @@ def mutants(ruleset_spec: str, board_spec: str, players_text: str, names: tuple[
     rules.check_players(counts)  # every count refused before any proof runs
     for name in names:
         if name not in BY_NAME:
-            raise InputError("--mutant", f"unknown mutant {name!r}; mutants: {', '.join(BY_NAME)}", "R-PROP")
+            raise InputError("--mutant", f"unknown mutant {name!r}; mutants: {', '.join(BY_NAME)}"
+                                         f"{did_you_mean(name, BY_NAME)}", "R-PROP")
     from niagara_solver.jobs import Progress
     with Progress(len(names or BY_NAME) * len(counts), "mutants", not as_json) as bar:  # on a terminal only
         results = _merge_mutants([check_mutants(board, rules, n, list(names) or None, timeout,
@@ -807,7 +813,7 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
                    "with its certificate checked by the encoding, which must accept it.")
 @click.option("--certificate", "certificate_file", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Write the search's certificate (the proof of its answer) to FILE, for niagara-solve certify.")
-@timeout_option(120.0)
+@timeout_option(SOLVE_TIMEOUT)
 @click.option("--json", "as_json", is_flag=True, help="The answer as JSON, with each backend's answer.")
 @click.option("--html", "html_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write the answer as one page to step through in a browser: the answer and its reasons, and "
@@ -880,7 +886,7 @@ def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal
 @click.argument("position", type=click.Path(dir_okay=False))
 @click.argument("certificate", type=click.Path(dir_okay=False))
 @_ruleset_option
-@timeout_option(120.0)
+@timeout_option(SOLVE_TIMEOUT)
 @click.option("--json", "as_json", is_flag=True, help="The check's result as JSON.")
 def certify(position: str, certificate: str, ruleset_spec: str | None, timeout: float, as_json: bool) -> int:
     """Check a saved certificate against the encoding alone (0 accepted, 1 refused, 2 bad input, 3 unknown).

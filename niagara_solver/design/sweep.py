@@ -27,8 +27,8 @@ from typing import Any
 from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
 from niagara_solver.model.atoms import MIN_PLAYERS, MOST_PLAYERS
-from niagara_solver.model.errors import InputError, RulesetError, quoted
-from niagara_solver.model.limits import LIMITS, MAX_GRID_PROOFS, check_timeout
+from niagara_solver.model.errors import InputError, RulesetError, did_you_mean, quoted
+from niagara_solver.model.limits import LIMITS, MAX_GRID_PROOFS, PROVE_TIMEOUT, check_timeout
 from niagara_solver.model.format import load_board, read_json_file
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
@@ -69,7 +69,8 @@ def parse_grid(obj: object, folder: str = ".") -> Grid:
         raise InputError("", "a grid is an object with \"switches\", \"boards\", \"players\"", "SWEEP")
     for key in obj:
         if key not in KEYS:
-            raise InputError(key, f"unknown key {quoted(key)}; a grid has {', '.join(KEYS)}", "SWEEP")
+            raise InputError(key, f"unknown key {quoted(key)}; a grid has {', '.join(KEYS)}{did_you_mean(key, KEYS)}",
+                             "SWEEP")
     base_obj = obj.get("base", "standard")
     if isinstance(base_obj, str) and (base_obj.endswith(".json") or "/" in base_obj):
         base_obj = read_json_file(os.path.join(folder, base_obj))
@@ -80,7 +81,8 @@ def parse_grid(obj: object, folder: str = ".") -> Grid:
     axes: list[tuple[str, list[Any]]] = []
     for name, values in switches.items():
         if name not in SWITCHES:
-            raise RulesetError(f"switches.{name}", f"unknown switch {quoted(name)}; switches: {', '.join(SWITCHES)}",
+            raise RulesetError(f"switches.{name}", f"unknown switch {quoted(name)}; switches: {', '.join(SWITCHES)}"
+                               f"{did_you_mean(name, SWITCHES)}",
                                "SWITCHES")
         if not isinstance(values, list) or not values:
             raise InputError(f"switches.{name}", "write a non-empty list of values", "SWEEP")
@@ -124,7 +126,7 @@ def parse_grid(obj: object, folder: str = ".") -> Grid:
         if not isinstance(puzzles, str) or not os.path.isdir(os.path.join(folder, puzzles)):
             raise InputError("puzzles", f"not a folder: {quoted(puzzles)}", "SWEEP")
         puzzles = os.path.join(folder, puzzles)
-    timeout = check_timeout(obj.get("timeout", 600), "timeout")  # the same bounds as every --timeout
+    timeout = check_timeout(obj.get("timeout", PROVE_TIMEOUT), "timeout")  # the same bounds as every --timeout
     return Grid(variants, boards, players, puzzles, timeout)
 
 

@@ -44,7 +44,7 @@ from niagara_solver.model.limits import out_of_time, time_limit
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
-from niagara_solver.model.switches import as_json
+from niagara_solver.model.switches import as_json, value_text
 from niagara_solver.model.verdict import WITNESS, Verdict
 
 
@@ -87,6 +87,11 @@ class Witness:
         if self.legal_in:
             out["legal_in"] = self.legal_in
         return out
+
+
+def _value(rules: Ruleset, switch: str) -> str:
+    """The switch's value under ``rules``, as a ruleset file spells it (``true``, not Python's ``True``)."""
+    return value_text(rules.switches()[switch])
 
 
 def switch_witness(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int = 2,
@@ -258,8 +263,8 @@ def _turn(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeo
     w = Witness(switch, None, None, "turn", Verdict.CONFIRMED, broken, pos, 0, card, turn, legal_in)
     here, there = (a, b) if legal_in == "a" else (b, a)
     mover = pos.players[0].name
-    w.summary = (f"{mover} plays {card.label}: {turn} is legal when {switch} = {here.switches()[switch]}, "
-                 f"illegal when {switch} = {there.switches()[switch]}")
+    w.summary = (f"{mover} plays {card.label}: {turn} is legal when {switch} = {_value(here, switch)}, "
+                 f"illegal when {switch} = {_value(there, switch)}")
     w.engine, w.confirmed = _confirm_turn(pos, card, turn, here, there)
     w.detail = _problems(pos, a, b)
     return w
@@ -307,14 +312,14 @@ def _rescue(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, tim
             confirmed = True
             w.player = i
             shown.append(f"{pos.players[i].name} {_rescue_text(rescue)}")
-            w.detail.append(f"options of {pos.players[i].name} when {switch} = {here.switches()[switch]}: "
+            w.detail.append(f"options of {pos.players[i].name} when {switch} = {_value(here, switch)}: "
                             + ", ".join(_rescue_text(r) for r in mine))
-            w.detail.append(f"options of {pos.players[i].name} when {switch} = {there.switches()[switch]}: "
+            w.detail.append(f"options of {pos.players[i].name} when {switch} = {_value(there, switch)}: "
                             + ", ".join(_rescue_text(r) for r in theirs))
     choice_text = ", ".join(shown) or ", ".join(f"{pos.players[i].name} {_rescue_text(r)}"
                                                 for i, r in decisions.items())
-    w.summary = (f"phase I rescue {choice_text} is legal when {switch} = {here.switches()[switch]}, "
-                 f"illegal when {switch} = {there.switches()[switch]}")
+    w.summary = (f"phase I rescue {choice_text} is legal when {switch} = {_value(here, switch)}, "
+                 f"illegal when {switch} = {_value(there, switch)}")
     w.engine = ("the engine agrees: the decision is an option under one ruleset only" if confirmed else
                 "the engine does not confirm: the decision has the same standing under both rulesets")
     w.confirmed = confirmed
@@ -355,18 +360,18 @@ def _flow(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeo
     only_a = [v for k, v in oa.items() if k not in ob]
     only_b = [v for k, v in ob.items() if k not in oa]
     for rules, steps, reached in (outcomes["a"], outcomes["b"]):
-        w.detail.append(f"when {switch} = {rules.switches()[switch]}: the river flows {steps} step"
+        w.detail.append(f"when {switch} = {_value(rules, switch)}: the river flows {steps} step"
                         f"{'s' if steps != 1 else ''}, {len(reached)} outcome{'s' if len(reached) != 1 else ''}")
     for side, only in (("a", only_a), ("b", only_b)):
         rules = a if side == "a" else b
         for choices, after in only[:2]:
             how = f" (branches {choices_text(choices, pos)})" if choices else ""
-            w.detail.append(f"only when {switch} = {rules.switches()[switch]}{how}: {_places_text(after)}")
+            w.detail.append(f"only when {switch} = {_value(rules, switch)}{how}: {_places_text(after)}")
     w.confirmed = bool(only_a or only_b)
     w.engine = ("the engine agrees: the flow's outcomes differ" if w.confirmed else
                 "the engine does not confirm: the flow's outcomes are the same under both rulesets")
     w.summary = (f"the flow from this position ({ka} step{'s' if ka != 1 else ''} when {switch} = "
-                 f"{ra.switches()[switch]}, {kb} when {rb.switches()[switch]}) ends differently")
+                 f"{_value(ra, switch)}, {kb} when {_value(rb, switch)}) ends differently")
     w.detail += _problems(pos, a, b)
     return w
 
@@ -402,7 +407,7 @@ def _end(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeou
         names.append(won)
         who = ", ".join(pos.players[i].name for i in won) or "nobody"
         plural = "s" if len(won) > 1 else ""
-        w.detail.append(f"when {switch} = {rules.switches()[switch]}: the game ends, winner{plural} {who}")
+        w.detail.append(f"when {switch} = {_value(rules, switch)}: the game ends, winner{plural} {who}")
     for p in pos.players:
         w.detail.append(f"{p.name} banked {', '.join(f'{n} {c.label}' for c, n in p.bank.items() if n) or 'nothing'}")
     w.confirmed = names[0] != names[1]

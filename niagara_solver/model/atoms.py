@@ -219,11 +219,18 @@ class KeptHash:
 
 
 class Gems(tuple[int, ...]):
-    """An immutable count of gems per colour (index ``colour - 1``), e.g. a bank or a cave."""
+    """An immutable count of gems per colour (index ``colour - 1``), e.g. a bank or a cave: ``Gems(diamond=1,
+    ruby=2)`` or ``Gems((0, 1, 0, 0, 2))``. It prints as the game says it (``1 diamond, 2 ruby``) and its repr is
+    the first form, which evaluates to it."""
 
     __slots__ = ()
 
-    def __new__(cls, counts: Iterable[int] = (0, 0, 0, 0, 0)) -> "Gems":
+    def __new__(cls, counts: Iterable[int] = (0, 0, 0, 0, 0), **by_colour: int) -> "Gems":
+        if by_colour:  # Gems(diamond=1): counts by colour name (R-COMP-3)
+            counted = list(counts)
+            for name, number in by_colour.items():
+                counted[Colour.parse(name) - 1] += number
+            counts = counted
         return super().__new__(cls, counts)
 
     @classmethod
@@ -286,8 +293,11 @@ class Gems(tuple[int, ...]):
         """A short text such as ``2 amethyst, 1 ruby`` (``none`` when empty)."""
         return ", ".join(f"{n} {c.label}" for c, n in self.items()) or "none"
 
+    def __str__(self) -> str:
+        return self.describe()
+
     def __repr__(self) -> str:
-        return f"Gems({tuple(self)!r})"
+        return "Gems(" + ", ".join(f"{c.label}={n}" for c, n in zip(COLOURS, self) if n) + ")"
 
 
 NO_GEMS = Gems()

@@ -24,7 +24,7 @@ from typing import Any, Iterator, Mapping
 
 import networkx as nx
 
-from niagara_solver.model.errors import BoardError, quoted
+from niagara_solver.model.errors import BoardError, did_you_mean, quoted
 from niagara_solver.model.atoms import COLOURS, FALLS, PORT, RESERVED_PLACES, Colour, unwritable
 from niagara_solver.model.limits import LIMITS, MAX_DISCS
 
@@ -256,15 +256,16 @@ class Board:
         if isinstance(obj, str):
             if obj in BOARD_PRESETS:
                 return BOARD_PRESETS[obj]()
-            raise BoardError(path, f"unknown board {quoted(obj)}; presets: {', '.join(BOARD_PRESETS)}",
+            raise BoardError(path, f"unknown board {quoted(obj)}; presets: {', '.join(BOARD_PRESETS)}"
+                             f"{did_you_mean(obj, BOARD_PRESETS)}",
                              "R-BOARD-1")
         if not isinstance(obj, dict):
             raise BoardError(path, "a board is a preset name or an object with \"river\" and \"caves\"",
                              "FORMAT")
         for key in obj:
             if key not in ("name", "river", "caves"):
-                raise BoardError(_key(path, key), "unknown board field; expected name, river, caves",
-                                 "FORMAT")
+                raise BoardError(_key(path, key), "unknown board field; expected name, river, caves"
+                                 + did_you_mean(key, ("name", "river", "caves")), "FORMAT")
         name = obj.get("name")
         if name is not None and (not isinstance(name, str) or not name or not name.isprintable()):
             raise BoardError(_key(path, "name"), "a board name is a non-empty string without line breaks or "

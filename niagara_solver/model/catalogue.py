@@ -32,7 +32,8 @@ _SENTENCES: dict[str, str] = {
     "R-MOVE-1": "A canoe's action is gem actions, one movement in one direction, gem actions, then steals; "
                 "a port canoe that acts leaves the port.",
     "R-MOVE-2": "Moving one disc costs 1 point; loading or unloading a gem costs 2.",
-    "R-MOVE-3": "A canoe spends exactly the points of the card.",
+    "R-MOVE-3": "A canoe spends exactly its budget, the card's points, unless it enters the port moving upstream, "
+                "where the points left over are lost (R-MOVE-5).",
     "R-MOVE-4": "Downstream a canoe picks a branch at a fork and stays in it; it cannot paddle over the falls, "
                 "nor cross from one branch to the other.",
     "R-MOVE-5": "A canoe may enter the port when its remaining points cover the distance; it banks its cargo "

@@ -6,6 +6,10 @@ error as one line and exits with status 2; no traceback reaches the user.
 
 from __future__ import annotations
 
+import difflib
+import json
+from typing import Iterable
+
 #: How many characters of a bad value an error quotes: enough to recognise it, and an error stays one short line
 #: even when the value is a whole file's worth of text.
 QUOTE_LIMIT = 60
@@ -20,16 +24,33 @@ def _cut(text: str, limit: int) -> str:
 
 
 def quoted(value: object) -> str:
-    """``repr(value)`` for an error message, cut to :data:`QUOTE_LIMIT` characters and "…".
+    """``repr(value)`` for an error message, cut to :data:`QUOTE_LIMIT` characters and "…"; ``true``, ``false`` and
+    ``null`` as a file writes them (never Python's ``True`` or ``None``), and arrays and objects too.
 
     Every error that quotes a value of the input goes through here, so an error line stays short and on one line
     (``repr`` escapes line breaks and control characters)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4 * QUOTE_LIMIT:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int) and value.bit_length() > 4 * QUOTE_LIMIT:
         # Python writes no integer of more than 4300 digits (and this one would be cut anyway).
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
     if isinstance(value, (str, bytes)) and len(value) > 2 * QUOTE_LIMIT:
         value = value[:2 * QUOTE_LIMIT]  # repr of the head only: the rest is cut anyway
+    if isinstance(value, (list, dict)):
+        try:  # as the file wrote it; a deep or huge value is cut as it is written
+            return _cut(json.dumps(value, separators=(", ", ": "))[:4 * QUOTE_LIMIT], QUOTE_LIMIT)
+        except (TypeError, ValueError, RecursionError):
+            pass
     return _cut(repr(value), QUOTE_LIMIT)
+
+
+def did_you_mean(word: object, known: Iterable[str]) -> str:
+    """``; did you mean "player"?`` when ``word`` is close to one of ``known`` (a mistyped key or name), else ``""``:
+    the hint an unknown option gets, for an unknown key of a file too."""
+    if not isinstance(word, str) or len(word) > 2 * QUOTE_LIMIT:
+        return ""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {quoted(close[0])}?" if close else ""
 
 
 def one_line(text: str, limit: int = MESSAGE_LIMIT) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from niagara_solver.model.board import Board
-from niagara_solver.model.errors import InputError, PositionError, quoted
+from niagara_solver.model.errors import InputError, PositionError, did_you_mean, quoted
 from niagara_solver.model.atoms import (COLOURS, FALLEN, NEXT, PORT, CanoeKind, Card, Colour, Gems, Moose, Phase,
                                         unwritable)
 from niagara_solver.model.limits import LIMITS, MAX_FILE_BYTES, MAX_INTEGER_DIGITS, MAX_JSON_DEPTH
@@ -108,7 +108,8 @@ def _canoe(value: object, path: str, board: Board, rules: Ruleset) -> Canoe:
         raise _fail(path, "a canoe is an object {\"at\": PLACE, \"gem\": COLOUR}", "FORMAT")
     for key in value:
         if key not in _CANOE_FIELDS:
-            raise _fail(f"{path}.{key}", f"unknown canoe field; expected {', '.join(_CANOE_FIELDS)}")
+            raise _fail(f"{path}.{key}", f"unknown canoe field; expected {', '.join(_CANOE_FIELDS)}"
+                                         f"{did_you_mean(key, _CANOE_FIELDS)}")
     place = value.get("at")
     if isinstance(place, int) and not isinstance(place, bool):
         place = str(place)  # "at": 4 is read as disc "4"
@@ -160,7 +161,8 @@ def _player(value: object, path: str, board: Board, rules: Ruleset) -> Player:
         raise _fail(path, "a player is an object with name, canoes, hand, bank, card")
     for key in value:
         if key not in _PLAYER_FIELDS:
-            raise _fail(f"{path}.{key}", f"unknown player field; expected {', '.join(_PLAYER_FIELDS)}")
+            raise _fail(f"{path}.{key}", f"unknown player field; expected {', '.join(_PLAYER_FIELDS)}"
+                                         f"{did_you_mean(key, _PLAYER_FIELDS)}")
     name = value.get("name")
     if not isinstance(name, str) or not name:
         raise _fail(f"{path}.name", "every player has a non-empty name", "R-COMP-1")
@@ -237,7 +239,8 @@ def _expansion(obj: Mapping[str, Any], rules: Ruleset, board: Board,
             raise _fail("joe", "Diamond Joe is an object {\"at\": DISC, \"gem\": COLOUR}", "X-JOE-1")
         for key in raw:
             if key not in ("at", "gem"):
-                raise _fail(f"joe.{key}", "unknown field of Diamond Joe; expected at, gem", "X-JOE-1")
+                raise _fail(f"joe.{key}", "unknown field of Diamond Joe; expected at, gem"
+                            + did_you_mean(key, ("at", "gem")), "X-JOE-1")
         place = raw.get("at", board.top)
         if place in (PORT, FALLEN):
             raise _fail("joe.at", f"Diamond Joe is always on a disc of the river, never {quoted(place)}", "X-JOE-1")
@@ -290,9 +293,11 @@ def position_from_json(obj: object) -> Position:
         raise _fail("", "a position is a JSON object")
     for key in obj:
         if key not in _FIELDS:
-            raise _fail(key, f"unknown field; a position has {', '.join(_FIELDS)}")
-    if obj.get("format") != FORMAT_ID:
-        raise _fail("format", f"expected \"format\": \"{FORMAT_ID}\", got {quoted(obj.get('format'))}")
+            raise _fail(key, f"unknown field; a position has {', '.join(_FIELDS)}{did_you_mean(key, _FIELDS)}")
+    if "format" not in obj:
+        raise _fail("format", f"missing: a position file starts with \"format\": \"{FORMAT_ID}\"")
+    if obj["format"] != FORMAT_ID:
+        raise _fail("format", f"expected \"format\": \"{FORMAT_ID}\", got {quoted(obj['format'])}")
     rules = Ruleset.from_json(obj.get("ruleset", "standard"), "ruleset")
     board = Board.from_json(obj.get("board", "standard"), "board")
     round_no = _integer(obj, "round", 1, "R-ROUND-1")

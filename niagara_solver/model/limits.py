@@ -44,6 +44,17 @@ MAX_HORIZON = 6
 MIN_TIMEOUT = 0.1
 MAX_TIMEOUT = 86_400.0
 
+#: Each command's default time limit (seconds), one number for the command line's ``--timeout`` and the library's
+#: ``timeout``: what a run usually needs (README.md, "Time limits"). ``analyze``: every player's tables and the
+#: advice of a position.
+ANALYZE_TIMEOUT = 30.0
+#: ``solve`` and ``certify``: a question a few rounds ahead, or its certificate checked.
+SOLVE_TIMEOUT = 120.0
+#: ``prove``, ``mutants``, ``check``, ``diff`` and a sweep grid: the catalogue for several player counts, minutes
+#: with the expansion's modules.
+PROVE_TIMEOUT = 600.0
+#: ``report``: every preset's catalogue, the mutants, a cross-check, the puzzles, the diffs and the games.
+REPORT_TIMEOUT = 1800.0
 #: ``crosscheck``'s default time limit for the whole command (``--timeout``): the default run takes under a minute,
 #: a run of every expansion module with a few playouts several minutes (README.md, "The expansion").
 CROSSCHECK_TIMEOUT = 1800.0

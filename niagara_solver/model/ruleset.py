@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from niagara_solver.model.errors import RulesetError, quoted
+from niagara_solver.model.errors import RulesetError, did_you_mean, quoted
 from niagara_solver.model.limits import MAX_GEMS_PER_COLOUR
 from niagara_solver.model.atoms import MIN_PLAYERS, MAX_PLAYERS, MOST_PLAYERS, KeptHash
 from niagara_solver.model.switches import (BOOLEAN, Choice, GemCount, GemTable, Integer, Place, Switch, as_json,
-                                           rows_of, switch)
+                                           rows_of, switch, value_text)
 
 
 class RescueWhenNone(StrEnum):
@@ -215,7 +215,7 @@ class Ruleset:
         if isinstance(spec, str):
             return spec
         base = spec.pop("base")
-        return f"{base} with " + ", ".join(f"{k}={v}" for k, v in spec.items())
+        return f"{base} with " + ", ".join(f"{k}={value_text(v)}" for k, v in spec.items())
 
     @classmethod
     def from_json(cls, obj: object, path: str = "ruleset") -> "Ruleset":
@@ -223,22 +223,22 @@ class Ruleset:
         if isinstance(obj, str):
             if obj in PRESETS:
                 return PRESETS[obj]
-            raise RulesetError(path, f"unknown ruleset preset {quoted(obj)}; presets: {', '.join(PRESETS)}",
-                               "SWITCHES")
+            raise RulesetError(path, f"unknown ruleset preset {quoted(obj)}; presets: {', '.join(PRESETS)}"
+                               f"{did_you_mean(obj, PRESETS)}", "SWITCHES")
         if not isinstance(obj, dict):
             raise RulesetError(path, "a ruleset is a preset name or an object {\"base\": PRESET, SWITCH: VALUE}",
                                "FORMAT")
         base_name = obj.get("base", "standard")
         if not isinstance(base_name, str) or base_name not in PRESETS:
             raise RulesetError(_join(path, "base"), f"unknown ruleset preset {quoted(base_name)}; presets: "
-                                               f"{', '.join(PRESETS)}", "SWITCHES")
+                                               f"{', '.join(PRESETS)}{did_you_mean(base_name, PRESETS)}", "SWITCHES")
         changes: dict[str, Any] = {}
         for key, value in obj.items():
             if key == "base":
                 continue
             if key not in SWITCHES:
-                raise RulesetError(_join(path, key), f"unknown switch {quoted(key)}; switches: {', '.join(SWITCHES)}",
-                                   "SWITCHES")
+                raise RulesetError(_join(path, key), f"unknown switch {quoted(key)}; switches: {', '.join(SWITCHES)}"
+                                   f"{did_you_mean(key, SWITCHES)}", "SWITCHES")
             row = SWITCHES[key]
             try:
                 changes[key] = row.parse(value)

@@ -18,6 +18,7 @@ switch table of docs/RULES.md lists exactly these switches.
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal, TypeVar, get_args
@@ -154,6 +155,15 @@ def as_json(value: Any) -> Any:
     if isinstance(value, StrEnum):
         return value.value
     return value.to_json() if isinstance(value, GemTable) else value
+
+
+def value_text(value: Any) -> str:
+    """A switch value as a ruleset file spells it, for people to read: ``true``, ``false``, ``free``, ``2``, a gem
+    table as its JSON object (never Python's ``True``)."""
+    value = as_json(value)
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(", ", ": "))
 
 
 @dataclass(frozen=True)

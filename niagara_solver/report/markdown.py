@@ -28,6 +28,7 @@ from niagara_solver.model.catalogue import RULES, sentence
 from niagara_solver.model.format import load_document, position_from_json
 from niagara_solver.model.readings import require, uncovered
 from niagara_solver.model.ruleset import PRESETS, SWITCHES, Ruleset
+from niagara_solver.model.switches import value_text
 from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.report.html import answer_from_json, game_summary, play_page, solve_page, write_page
 from niagara_solver.report.svg import Change, render_svg
@@ -232,9 +233,9 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
               f"{sum(cc['cases'].values())} cases, {cc['outcomes']} outcomes, "
               f"**{len(cc['mismatches'])} mismatches**, {cc['seconds']:.0f} s. A rule's count is the number of "
               "compared cases (one player's turns with a card, a flow, the rescues, the end check, a round) whose "
-              f"outcomes exercised it. {_phase_i_note()}", ""]
-    coverage = cc["coverage"]
-    rows = [[rule, coverage.get(rule, 0), RULES[rule]] for rule in RULES
+              f"outcomes exercised it; `-` where no case can, for the reason given. {_phase_i_note()}", ""]
+    coverage, none = cc["coverage"], cc.get("not_applicable", {})
+    rows = [[rule, f"- ({none[rule]})" if rule in none else coverage.get(rule, 0), RULES[rule]] for rule in RULES
             if rule.startswith(("R-TURN", "R-MOVE", "R-GEM", "R-STEAL", "R-FLOW", "R-RESCUE", "R-WEATHER",
                                 "R-END", "R-CARD"))]
     lines += _table(["rule", "cases", "statement"], rows) + [""]
@@ -304,7 +305,7 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
 
 def _diff_section(d: DiffReport, a: str, b: str, picture: Any) -> list[str]:
     lines = [f"### `{a}` against `{b}`", ""]
-    switches = [f"`{k}`: {x} → {y}" for k, (x, y) in d.to_json()["switches"].items()]
+    switches = [f"`{k}`: {value_text(x)} → {value_text(y)}" for k, (x, y) in d.to_json()["switches"].items()]
     lines += ["Switches that differ: " + "; ".join(switches) + ".", ""]
     changed = [p for p in d.properties if p.changed]
     lines += [f"Properties: {len(d.properties) - len(changed)} of {len(d.properties)} have the same verdict under "
@@ -317,14 +318,14 @@ def _diff_section(d: DiffReport, a: str, b: str, picture: Any) -> list[str]:
     else:
         lines += ["No puzzle changes its answer.", ""]
     for w in d.witnesses:
-        lines += [f"#### `{w.switch}`: {w.a} → {w.b}", "", f"{w.summary}.", "",
+        lines += [f"#### `{w.switch}`: {value_text(w.a)} → {value_text(w.b)}", "", f"{w.summary}.", "",
                   "Rules: " + ", ".join(f"{r} ({sentence(r)})" for r in w.rules), "",
                   f"Engine: {w.engine}."]
         if w.detail:
             lines += ["", *(f"- {x}" for x in w.detail)]
         if w.position is not None:
             svg = render_svg(w.position, w.turn, w.player if w.turn is not None else None,
-                             title=f"{w.switch}: {w.a} → {w.b}")
+                             title=f"{w.switch}: {value_text(w.a)} → {value_text(w.b)}")
             lines += ["", f"![witness for {w.switch}]({picture(f'diff-{a}-{b}-{w.switch}', svg)})"]
         lines.append("")
     return lines
@@ -379,7 +380,7 @@ def _game_section(out: str, written: list[str]) -> list[str]:
 
 
 def _switches(rules: Ruleset) -> str:
-    return ", ".join(f"`{k}={v}`" for k, v in rules.switches().items())
+    return ", ".join(f"`{k}={value_text(v)}`" for k, v in rules.switches().items())
 
 
 def _ruleset_name(rules: Ruleset) -> str:

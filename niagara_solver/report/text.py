@@ -89,9 +89,13 @@ def picture(pos: Position) -> str:
 def header(pos: Position) -> str:
     """Round, phase, ruleset, board, weather, lifebuoy, fork markers."""
     names = [p.name for p in pos.players]
-    phase = ("phase I (cards and rescues to come)" if pos.phase is Phase.CARDS
-             else "phase II (" + (f"acted: {', '.join(names[i] for i in pos.acted)}" if pos.acted
-                                  else "nobody has acted") + ")")
+    if pos.phase is Phase.CARDS and winners(pos):  # no phase is to come: the game ended with the last round
+        phase = "the game is over (R-END-2)"
+    elif pos.phase is Phase.CARDS:
+        phase = "phase I (cards and rescues to come)"
+    else:
+        phase = "phase II (" + (f"acted: {', '.join(names[i] for i in pos.acted)}" if pos.acted
+                                else "nobody has acted") + ")"
     forks = ", ".join(f"{f} -> {lab}" for f, lab in pos.forks) or "none"
     board = pos.board.name or "inline"
     lines = [f"Round {pos.round} · {phase}",
@@ -254,9 +258,23 @@ def answer_text(answer: Any) -> str:
             lines.append(f"  threats to {t['canoe']}: {who}")
     if "falls" in details:
         for f in details["falls"]:
-            lines.append(f"  {f['canoe']} falls at flow " + (", ".join(map(str, f["falls at"])) or "never")
-                         + (f" (may at {', '.join(map(str, f['may fall at']))})" if f.get("may fall at") else ""))
+            falls = (f"over the falls at a flow of {_flows(f['falls at'])}" if f["falls at"]
+                     else "no flow this round takes it over the falls")
+            lines.append(f"  the canoe on {f['canoe']}: {falls}" + (
+                f" (and perhaps at {_flows(f['may fall at'])}, by the branches taken)" if f.get("may fall at") else ""))
     return "\n".join(lines)
+
+
+def _flows(values: list[int]) -> str:
+    """Flows in words, runs of consecutive flows as ranges: ``3``, ``3 or 5``, ``2 to 8``, ``1, 3 to 5 or 7``."""
+    runs: list[list[int]] = []
+    for v in sorted(values):
+        if runs and v == runs[-1][-1] + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    shown = [item for r in runs for item in ([f"{r[0]} to {r[-1]}"] if len(r) > 2 else map(str, r))]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
 def analysis_text(result: dict[str, Any]) -> str:

@@ -89,7 +89,7 @@ class Reason:
             "lost": f"{x} has fewer gems than the {n} it had when its first turn began",
             "steal": f"{x} steals (R-STEAL-1)",
             "out-of-reach": f"{x} cannot reach the goal in time, even unhindered (R-END-1)",
-            "no-turn-left": f"{x} has no turn left to steal in (R-STEAL-1)",
+            "no-turn-left": f"{x} has already had its turn this round: it can steal no more (R-STEAL-1)",
             "out-of-range": f"no canoe of {x} can reach an enemy's gem this round (R-STEAL-1)",
             "bank-reach": f"{x} cannot bank enough in {self.rounds} round(s), even unhindered (R-END-1)",
             "nothing-to-steal": f"no other player carries a gem, and each can keep it so: {x} never steals "

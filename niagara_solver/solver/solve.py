@@ -26,7 +26,7 @@ from niagara_solver.model.readings import require
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.notation import Turn
-from niagara_solver.model.limits import check_time, time_limit
+from niagara_solver.model.limits import SOLVE_TIMEOUT, check_time, time_limit
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.errors import InputError
 from niagara_solver.solver.answers import Answer, Backend, Goal, OutOfTime, has_steal
@@ -52,7 +52,7 @@ def _x_choice(node: Node | None) -> tuple[Card | None, Turn | None]:
 
 
 def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str = "search",
-          timeout: float | None = 60, progress: Callable[[int], None] | None = None) -> Answer:
+          timeout: float | None = SOLVE_TIMEOUT, progress: Callable[[int], None] | None = None) -> Answer:
     """Answer ``goal`` for ``player`` in ``pos`` within ``horizon`` rounds with one backend (``progress``, for
     the search, is told how many positions it searched, now and then)."""
     require(pos.ruleset, "solver")
@@ -160,7 +160,7 @@ class Solution:
 
 
 def solve_with(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: Backend = Backend.SEARCH,
-               timeout: float | None = 60, progress: Callable[[int], None] | None = None,
+               timeout: float | None = SOLVE_TIMEOUT, progress: Callable[[int], None] | None = None,
                certificate: str | Path | None = None) -> Solution:
     """Answer ``goal`` with one backend, or with both: the search's answer, its certificate checked by the encoding
     (docs/SOLVER.md, "Certified answers"). ``certificate``: a file to write the search's certificate to."""
@@ -193,7 +193,7 @@ def solve_with(pos: Position, player: int, goal: Goal, horizon: int = 1, backend
     return Solution((answer, _checked(answer, check)), check, written)
 
 
-def certify(pos: Position, proof: Certificate, timeout: float | None = 60) -> CertificateCheck:
+def certify(pos: Position, proof: Certificate, timeout: float | None = SOLVE_TIMEOUT) -> CertificateCheck:
     """Check a saved certificate (``niagara-solve certify``) for the question about ``pos``; InputError (exit 2)
     when it is the certificate of another position."""
     if proof.position != pos:

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
-from niagara_solver.model.errors import InputError
+from niagara_solver.model.errors import InputError, did_you_mean
 from niagara_solver.model.limits import time_limit
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.model.verdict import PROOF, Verdict, merge_applicable
@@ -47,6 +47,12 @@ class MergedProperty:
         """Why the property does not apply (``"x_moose is off"``), or ``""``."""
         return self.result.reason
 
+    @property
+    def word(self) -> str:
+        """The verdict in the prover's words, as the command line says it: ``proved``, ``refuted``, ``unknown`` or
+        ``not applicable``."""
+        return PROOF.word(self.verdict)
+
     def to_json(self) -> dict[str, Any]:
         item = self.result.to_json()
         item["verdict"], item["seconds"] = PROOF.word(self.verdict), round(self.seconds, 3)
@@ -77,6 +83,12 @@ class CatalogueReport:
         return Verdict.PROVED if merged is None else merged
 
     @property
+    def word(self) -> str:
+        """The merged verdict in the prover's words, as the command line says it: ``proved``, ``refuted`` or
+        ``unknown`` (:attr:`verdict` is the :class:`Verdict` itself, whose CONFIRMED the prover calls PROVED)."""
+        return PROOF(self.verdict)
+
+    @property
     def exit_status(self) -> int:
         """0 proved (every property that applies), 1 refuted, 3 unknown."""
         return self.verdict.exit_status
@@ -90,7 +102,8 @@ def check_ids(ids: list[str] | tuple[str, ...]) -> None:
     """Refuse an unknown property ID (``--property``)."""
     for pid in ids:
         if pid not in BY_ID:
-            raise InputError("--property", f"unknown property {pid!r}; properties: {', '.join(BY_ID)}", "R-PROP")
+            raise InputError("--property", f"unknown property {pid!r}; properties: {', '.join(BY_ID)}"
+                                           f"{did_you_mean(pid, BY_ID)}", "R-PROP")
 
 
 def prove_catalogue(board: Board, rules: Ruleset, players: list[int], ids: list[str] | None = None,

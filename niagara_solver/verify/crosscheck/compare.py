@@ -32,6 +32,11 @@ from niagara_solver.model.position import Canoe, Player, Position, start_hand
 from niagara_solver.model.ruleset import SWITCHES, GemTable, Ruleset
 
 
+#: The rules only a whole round exercises (the order of the players' turns, the lifebuoy passing on, the phases in
+#: order): without the round cases (``--no-rounds``) no case can.
+ROUND_ONLY = ("R-ROUND-1", "R-TURN-1", "R-BUOY-1")
+
+
 @dataclass
 class Case:
     """One comparison: the engine's outcomes against the encoding's (outcome -> a label, e.g. a turn)."""
@@ -400,7 +405,7 @@ class CrossChecker:
         starts: dict[Position, str] = {}
         paths: dict[Position, RoundPath] = {}
         decided: dict[Position, dict[int, Rescue]] = {}
-        case.rules = {"R-ROUND-1", "R-TURN-1", "R-BUOY-1", "R-CARD-2", "R-FLOW-1"}
+        case.rules = {*ROUND_ONLY, "R-CARD-2", "R-FLOW-1"}
         for state in rescued:
             # Each position of phase II with the gems stolen on the way to it (for R-STEAL-4's coverage), and the
             # turns that led there.

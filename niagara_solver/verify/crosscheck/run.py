@@ -26,8 +26,9 @@ from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.limits import deadline, deadline_at, out_of_time
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import MODULES, SWITCHES, Ruleset
+from niagara_solver.model.switches import value_text
 from niagara_solver.model.verdict import Verdict
-from niagara_solver.verify.crosscheck.compare import Case, CrossChecker, StolenMark, restolen, steals
+from niagara_solver.verify.crosscheck.compare import ROUND_ONLY, Case, CrossChecker, StolenMark, restolen, steals
 from niagara_solver.verify.crosscheck.goals import goal_answers, goals_for
 from niagara_solver.verify.crosscheck.shrink import shrunk as shrunk_case
 
@@ -112,18 +113,41 @@ class CrosscheckReport:
 #: Each expansion module's rule family and its switch (RULES.md section X: X-CARDS, ``x_cards``): with the module
 #: off, no case can exercise the family's rules.
 _FAMILIES = {SWITCHES[name].family: name for name in MODULES}
+#: The rules of phase I's switches other than R-RESCUE-3 (read above with R-RESCUE-2), which a rescue case exercises
+#: only with the switch away from its default (compare.py): R-RESCUE-4 under ``rescue_limit: one``.
+_AT_DEFAULT = {row.rule: row for row in SWITCHES.values() if row.phases[0] == "rescue" and row.rule != "R-RESCUE-3"}
 
 
-def unreachable_rules(rules: Ruleset) -> dict[str, str]:
-    """The rules no case can exercise under ``rules``, each with the reason: an expansion module switched off, or
-    gems_per_colour a single count rather than a table (X-GEMS-1)."""
+#: Why no case exercises the components and the river's shape: they are what every position is, not something a
+#: phase does (docs/CROSSCHECK.md, "Coverage and mismatches").
+_STATIC = {"R-COMP": "a component of every position, exercised by no phase (checked where positions are read)",
+           "R-BOARD": "the river's shape, one for both readings (checked where boards are read)"}
+
+
+def unreachable_rules(rules: Ruleset, rounds: bool = True) -> dict[str, str]:
+    """The rules no case can exercise under ``rules`` (and, with ``rounds`` False, without the whole-round cases),
+    each with the reason: the components and the river's shape, static; a switch's rule its value leaves out (the
+    rescues' R-RESCUE-2 and R-RESCUE-3); an expansion module switched off; gems_per_colour a single count rather
+    than a table (X-GEMS-1); the rules only a whole round exercises."""
     out = {}
+    free = rules.rescue_when_none.value == "free"
     for rule in RULES:
         family = rule.rsplit("-", 1)[0]
-        if family in _FAMILIES and not getattr(rules, _FAMILIES[family]):
+        if family in _STATIC:
+            out[rule] = _STATIC[family]
+        elif rule == "R-RESCUE-3" and not free:
+            out[rule] = f"rescue_when_none is {rules.rescue_when_none.value}: R-RESCUE-2 decides instead"
+        elif rule == "R-RESCUE-2" and free:
+            out[rule] = "rescue_when_none is free: R-RESCUE-3 decides instead"
+        elif rule in _AT_DEFAULT and getattr(rules, _AT_DEFAULT[rule].name) == _AT_DEFAULT[rule].default:
+            row = _AT_DEFAULT[rule]
+            out[rule] = f"{row.name} is {value_text(row.default)}: its rule binds only away from that default"
+        elif family in _FAMILIES and not getattr(rules, _FAMILIES[family]):
             out[rule] = f"{_FAMILIES[family]} is off"
         elif family == "X-GEMS" and isinstance(rules.gems_per_colour, int):
             out[rule] = "gems_per_colour is one count, not a table"
+        elif rule in ROUND_ONLY and not rounds:
+            out[rule] = "only a whole round exercises it, and whole rounds were left out (--no-rounds)"
     return out
 
 
@@ -266,7 +290,7 @@ def crosscheck(board: Board, rules: Ruleset, count: int = 10, seed: int = 0, mut
     fresh_context()
     start = time.perf_counter()
     checkers = _Checkers(board, rules, mutant, timeout, reference, preprocess)
-    report = CrosscheckReport(not_applicable=unreachable_rules(rules))
+    report = CrosscheckReport(not_applicable=unreachable_rules(rules, rounds))
 
     def record(case: Case, source: str) -> None:
         if case.unknown is not None:  # the encoding's side is not known: neither agreement nor mismatch

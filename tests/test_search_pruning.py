@@ -102,7 +102,8 @@ def test_a_canoe_in_the_port_cannot_steal_this_round():
     assert search._bound(pos, 0, 2) is None  # next round red's canoe may be on the river
     acted = pos.replace(acted=(0,))
     assert search._bound(acted, 1, 1) == Node.leaf(False, Reason("no-turn-left", "red"))
-    assert search._bound(acted, 1, 1).choice == "red has already had its turn this round: it can steal no more (R-STEAL-1)"
+    assert (search._bound(acted, 1, 1).choice
+            == "red has already had its turn this round: it can steal no more (R-STEAL-1)")
     for pruning in (PLAIN, Pruning()):
         assert Search(0, Goal.STEAL, 1, 60, pruning=pruning).value(pos).value is False
 

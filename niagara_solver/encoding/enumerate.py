@@ -27,7 +27,7 @@ from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.atoms import NEXT, PORT, Card, Moose, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.pin import rescued_slots
-from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order
+from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order, value
 from niagara_solver.encoding.solver import TimedSolver, make_preprocessing_solver, make_solver
 from niagara_solver.encoding.state import MOOSE_STATES, read_values
 from niagara_solver.encoding.terms import all_of, equal, literal_int, pinned_value, said
@@ -184,10 +184,15 @@ class Enumerator:
 
     def turns_with_notation(self, pos: Position, player: int, card: Card, limit: int = 100000) -> dict[Position, str]:
         """Every position ``player`` can reach with ``card``, with a turn (in the notation) that reaches it."""
+        return {after: str(turn) for after, turn in self.turns_decoded(pos, player, card, limit).items()}
+
+    def turns_decoded(self, pos: Position, player: int, card: Card, limit: int = 100000) -> dict[Position, Turn]:
+        """Every position ``player`` can reach with ``card``, with a turn that reaches it, decoded from the model
+        that found the position (:meth:`Relations.decode_turn`)."""
         relations = self.relations
         pre, step, _ = self._relation(("turn", player))
         me = pos.players[player]
-        found: dict[Position, str] = {}
+        found: dict[Position, Turn] = {}
         # Slot 0 acts on canoe 0: with different canoes, either may act first. A fresh solver per order was
         # measured faster than push/pop on a shared one for this many models (docs/PROVER.md).
         for order in ([(0, 1)] if me.canoes[0] == me.canoes[1] else [(0, 1), (1, 0)]):
@@ -205,7 +210,7 @@ class Enumerator:
                                        a.card_budget if i == player else p.card_budget)
                                 for i, (p, a) in enumerate(zip(pos.players, after.players)))
                 result = after.replace(players=players, acted=(*pos.acted, player))
-                found.setdefault(result, str(relations.decode_turn(model, step, _names(pos))[1]))
+                found.setdefault(result, relations.decode_turn(model, step, _names(pos))[1])
                 return result
             self._collect(solver, step.post, pos, finish, limit)
         return found
@@ -270,21 +275,48 @@ class Enumerator:
     def flows(self, pos: Position, steps: int | None, limit: int = 100000) -> set[Position]:
         """Every position the flow leads to (one under alternation; several with a free fork): ``steps`` single
         steps, or, with None, as many as the cards played and the weather give (R-FLOW-1, R-FLOW-2)."""
+        return set(self.flows_decoded(pos, steps, limit))
+
+    def flows_decoded(self, pos: Position, steps: int | None,
+                      limit: int = 100000) -> dict[Position, tuple[int, list[tuple[tuple[str, str], ...]] | None]]:
+        """Every position the flow leads to (as :meth:`flows`), with how it got there, decoded from the model that
+        found it: the number of single steps (R-FLOW-1, R-FLOW-2) and, with ``fork_policy: free``, the branch each
+        step's disc took at each fork (None: the markers decide, R-FLOW-4)."""
         pre, step, solver = self._relation(("flow", "steps" if steps is not None else "cards"))
         solver.push()
         solver.add(*self.relations.pin(pre, pos))
         if steps is not None:
             solver.add(step.steps == steps)
-        found = self._collect(solver, step.post, pos, self._keeping_hands(step, pos), limit)
+        keep = self._keeping_hands(step, pos)
+        found: dict[Position, tuple[int, list[tuple[tuple[str, str], ...]] | None]] = {}
+
+        def finish(model: z3.ModelRef) -> Position:
+            after = keep(model)
+            k = value(model, step.k)
+            found.setdefault(after, (k, self.relations.decode_branches(model, step, k)))
+            return after
+        self._collect(solver, step.post, pos, finish, limit)
         solver.pop()
         return found
 
     def rescues(self, pos: Position, limit: int = 100000) -> set[Position]:
         """Every position phase I's rescue decisions lead to (a start-of-round position)."""
+        return set(self.rescues_decoded(pos, limit))
+
+    def rescues_decoded(self, pos: Position, limit: int = 100000) -> dict[Position, dict[int, Rescue]]:
+        """Every position phase I's rescue decisions lead to (as :meth:`rescues`), with each player's decision,
+        decoded from the model that found it (R-RESCUE-1)."""
         pre, step, solver = self._relation(("rescue",))
         solver.push()
         solver.add(*self.relations.pin(pre, pos))
-        found = self._collect(solver, step.post, pos, self._keeping_hands(step, pos), limit)
+        keep = self._keeping_hands(step, pos)
+        found: dict[Position, dict[int, Rescue]] = {}
+
+        def finish(model: z3.ModelRef) -> Position:
+            after = keep(model)
+            found.setdefault(after, self.relations.decode_rescues(model, step))
+            return after
+        self._collect(solver, step.post, pos, finish, limit)
         solver.pop()
         return found
 

@@ -1,7 +1,9 @@
 """The command line: every command through ``main(argv)``, checking outputs and exit codes."""
 
+import io
 import json
 import os
+import re
 
 import pytest
 
@@ -204,3 +206,55 @@ def test_a_round_that_ends_the_game_shows_no_phase_to_come_and_none_follows_it(t
                            "--act", "red=cloud up", "--act", "blue=port: >4")
     assert status == 2 and out == "" and err == (f"niagara-solve: error: {after}: the game is over (red reached the "
                                                  "goal): no round is played after it (R-END-2)\n")
+
+
+def test_solve_under_smt_names_the_card_and_turn_and_refutes_each_card_as_the_search_does(capsys):
+    # Once the smt backend printed only "YES (smt, 0.43 s)", its JSON "card": null, "turn": null, and a "no" had no
+    # refutation. Its card, turn and line are read from its own z3 models; here they are the search's (one steal).
+    answers = {}
+    for name in ("a-sure-steal.json", "no-steal-downstream.json"):
+        for backend in ("search", "smt"):
+            status, out, err = run(capsys, "solve", os.path.join(ROOT, "puzzles", name), "--backend", backend, "--json")
+            assert status == 0
+            answers[name, backend] = json.loads(out)
+    yes, search = answers["a-sure-steal.json", "smt"], answers["a-sure-steal.json", "search"]
+    assert set(yes) == set(search) - {"details"}  # the steal table beside it is the engine's (R-STEAL-1)
+    assert (yes["verdict"], yes["backend"], yes["card"], yes["turn"]) == ("yes", "smt", 2, "4: <2 xgreen/amber")
+    assert yes["line"] == search["line"] == ["red chooses 2", "whatever the others do, e.g. blue (1): port: >1",
+                                             "red (2): 4: <2 xgreen/amber", "a steal"]
+    no, search = answers["no-steal-downstream.json", "smt"], answers["no-steal-downstream.json", "search"]
+    assert set(no) == set(search) - {"details"}
+    # Upstream only a steal (R-STEAL-3): the encoding has no turn of red's 2 that steals.
+    assert no["refutations"] == [{"option": "red plays 2", "answer": ["no turn of red (2) steals"]}]
+    assert [r["option"] for r in search["refutations"]] == ["red plays 2"]
+    status, out, err = run(capsys, "solve", os.path.join(ROOT, "puzzles", "a-sure-steal.json"), "--backend", "smt")
+    assert status == 0 and out.splitlines()[1:] == [
+        '  play card 2, turn "4: <2 xgreen/amber"',
+        "  for example: red chooses 2 → whatever the others do, e.g. blue (1): port: >1 → red (2): 4: <2 xgreen/amber"
+        " → a steal"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_solve_under_smt_shows_its_candidate_turns_and_refutations_while_it_works(monkeypatch):
+    # Once the line read "positions searched 0" for seconds: the smt backend's work is the loop for X's decisive turn.
+    from niagara_solver.jobs import Progress
+    from niagara_solver.model.format import load_document
+    from niagara_solver.solver.answers import Goal
+    from niagara_solver.solver.solve import solve
+    path = os.path.join(ROOT, "puzzles", "a-thief-dodged.json")
+    told = []
+    answer = solve(load_document(path)[0], 0, Goal.SAFE, 1, "smt", progress=lambda n, note="": told.append((n, note)))
+    assert answer.word == "yes" and told
+    # Red acts first: one decisive turn, whose last candidate holds and every earlier one was refuted.
+    tried, refuted = map(int, re.fullmatch(r"candidate turns (\d+), refutations (\d+)", told[-1][1]).groups())
+    assert tried == refuted + 1 and told[-1][0] == answer.nodes
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    monkeypatch.setattr(Progress, "TICK", 0.02)
+    assert main(["solve", path, "--backend", "smt"]) == 0
+    assert re.search(r"solve \(smt\): positions explored \d+ candidate turns \d+, refutations \d+ +\d+ s",
+                     terminal.getvalue())

@@ -1,21 +1,35 @@
 """Every bundled puzzle is answered as recorded, by both backends; the backends agree on random positions and on a
 question two rounds ahead.
 
-The smt backend answers every bundled puzzle of horizon 1 here (win-denied-by-a-steal through ``solve --backend
-both`` in test_solve_command). The two puzzles of horizon 2 take it minutes each (over 200 s), so their recorded
-answers are checked by the search backend, and the two backends are compared two rounds ahead on a question of the
-same kind that the smt backend answers in seconds (test_the_backends_agree_two_rounds_ahead).
+The smt backend answers every bundled puzzle of horizon 1 here but win-denied-by-a-steal (the slowest; the search
+answers it in test_solve_command, with its certificate checked by the encoding under ``--backend both``). The two
+puzzles of horizon 2 take it minutes each (over 200 s), so their recorded answers are checked by the search backend,
+and the two backends are compared two rounds ahead on a question of the same kind that the smt backend answers in
+seconds (test_the_backends_agree_two_rounds_ahead). The smt backend's own card and turn, line and refutations are
+replayed with the engine and confirmed by the search (:func:`assert_confirmed_by_the_engine`).
 """
 
 import json
 import os
+import re
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import P, position
-from niagara_solver.solver.answers import Goal
+from niagara_solver.engine.apply import play_turn
+from niagara_solver.engine.flow import flow as flow_at
+from niagara_solver.engine.flow import flow_value
+from niagara_solver.engine.paddling import TurnOutcome
+from niagara_solver.engine.rescue import begin_turns
+from niagara_solver.engine.round import winners
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.model.atoms import Phase
+from niagara_solver.model.notation import Rescue, Turn
+from niagara_solver.solver.answers import Goal, x_gems
+from niagara_solver.solver.search import PLAIN, Search
 from niagara_solver.solver.solve import solve
 from niagara_solver.cli.main import main
 from niagara_solver.model.atoms import Card
@@ -52,6 +66,110 @@ def test_puzzle_answer(name, backend):
     assert answer.word == puzzle["answer"], (name, backend)
     if backend == "search" and "card" in puzzle:
         assert answer.card is not None and answer.card.to_json() == puzzle["card"]
+    if backend == "smt":  # the smt backend's own card and turn, or refutations, confirmed by the engine
+        assert_confirmed_by_the_engine(pos, pos.index(puzzle["player"]), answer)
+
+
+#: A player's card and turn in a line of play: "blue (2): 5: <3 xred/ruby", or the example of the others' answers.
+_TURN = re.compile(r"^(?:whatever the others do, e\.g\. )?(\S+) \((\w+)\): (.+)$")
+_FLOW = re.compile(r"^the river flows (\d+)$")
+
+
+def _replay(pos, x, items, goal, horizon):
+    """The position after the steps of a line of play, each played by the engine (a turn the engine refuses is an
+    error: the smt backend named an illegal one), and X's turn in it, if any, with the position before it and the
+    count of X's gems then. Stops at the first step that is no player's choice (a reason)."""
+    me = pos.players[x].name
+    rescues = {}
+    x_turn = None
+    for item in items:
+        rescue = re.match(r"^(\S+) rescues (\S+)$", item)
+        chosen = re.match(rf"^{re.escape(me)} chooses (\w+)$", item)
+        turn, flow = _TURN.match(item), _FLOW.match(item)
+        if rescue:
+            rescues[pos.index(rescue[1])] = Rescue.parse(rescue[2])
+            continue
+        if pos.phase is Phase.CARDS and (chosen or turn):
+            pos = begin_turns(pos, rescues)
+        if chosen:
+            card = Card.parse(chosen[1])
+            pos = pos.with_player(x, replace(pos.players[x], card=card))
+        elif turn:
+            p, card = pos.index(turn[1]), Card.parse(turn[2])
+            assert pos.next_to_act() == p, (item, pos.next_to_act())
+            assert pos.players[p].card in (None, card), item
+            after = play_turn(pos, p, turn[3], card)
+            assert after in {o.position for o in legal_turns(pos, p, card)}, item
+            if p == x and x_turn is None:
+                x_turn = (pos, card, Turn.parse(turn[3]), x_gems(pos, x))
+            pos = after
+        elif flow:
+            assert flow_value(pos) == int(flow[1]), item
+            pos = flow_at(pos, int(flow[1]))
+        else:
+            break
+    return pos, x_turn
+
+
+def assert_confirmed_by_the_engine(pos, x, answer, horizon=None):
+    """An answer's card and turn (a "yes") or refutations (a "no"), confirmed by the engine and the search over it.
+
+    A "yes": its line of play is legal for the engine up to X's first turn, which is the answer's turn with the
+    answer's card, and the search confirms that this turn, there, achieves the goal whatever the others do after it.
+    A "no": each card X may choose has a refutation; each refutation's line is legal for the engine; where it ends
+    with X's turn and the others' replies (and the flow), the engine's position after them has X defeated (not among
+    the winners, or a gem short); where it ends before X acts, the search confirms X cannot succeed from there."""
+    goal, horizon = answer.goal, horizon or answer.horizon
+    name = pos.players[x].name
+    if answer.details.get("finished"):  # nothing to play: the game was over, with the winners the engine names
+        won = winners(pos)
+        assert answer.note == "the game is over: " + ", ".join(pos.players[i].name for i in won) + \
+            (" win" if len(won) > 1 else " wins")
+        assert answer.word == ("yes" if goal is Goal.WIN and x in won else "no")
+        return
+    if answer.word == "yes":
+        assert answer.card is not None and answer.turn is not None and answer.line, answer
+        before, x_turn = _replay(pos, x, answer.line, goal, horizon)
+        assert x_turn is not None, answer.line
+        at, card, turn, gems = x_turn
+        assert (card, str(turn)) == (answer.card, str(answer.turn)), answer.line
+        search = Search(x, goal, horizon, pruning=PLAIN)
+        search.name, search.baseline = name, gems if goal is Goal.SAFE else None
+        left = horizon - (at.round - pos.round)
+        assert search._after_x(at, TurnOutcome(turn, play_turn(at, x, turn, card)), left).value, answer.line
+        return
+    assert answer.word == "no" and answer.refutations, answer
+    me = pos.players[x]
+    if me.card is None and x not in pos.acted:  # X chooses its card: each one is refuted
+        chosen = {m[1] for r in answer.refutations if (m := re.search(r"plays (\w+)$", r["option"]))}
+        assert chosen == {c.label for c in me.hand}, answer.refutations
+    for r in answer.refutations:
+        option = r["option"]
+        start = pos
+        rescue = re.match(rf"^{re.escape(name)} rescues (\S+), plays (\w+)$", option)
+        plays = re.match(rf"^{re.escape(name)} plays (\w+)$", option)
+        if rescue:
+            start = begin_turns(pos, {x: Rescue.parse(rescue[1])})
+        elif pos.phase is Phase.CARDS and plays:
+            start = begin_turns(pos)
+        card = Card.parse(rescue[2] if rescue else plays[1]) if rescue or plays else None
+        if card is not None:
+            start = start.with_player(x, replace(start.players[x], card=card))
+        items = list(r["answer"])
+        if option.startswith(f"{name}: "):  # X's card known and X first: the turn is the option
+            items.insert(0, f"{name} ({start.players[x].card.label}): {option[len(name) + 2:]}")
+        after, x_turn = _replay(start, x, items, goal, horizon)
+        if x_turn is None:  # refuted before X acts: the search agrees X cannot succeed from here
+            left = horizon - (after.round - pos.round)
+            assert solve(after, x, goal, left, "search", timeout=120).word == "no", r
+        elif goal is Goal.WIN:
+            assert items[-1] == f"{name} is not among the winners", r
+            assert x not in winners(after), r
+        elif goal is Goal.SAFE:
+            assert items[-1] == f"a gem of {name} is lost", r
+            assert x_gems(after, x) < x_turn[3], r
+        else:
+            raise AssertionError(f"a refutation of a steal names a turn of {name}: {r}")
 
 
 #: The switches and values the backends are compared under on random positions: those of the base game before the
@@ -86,12 +204,16 @@ def test_the_backends_agree_two_rounds_ahead():
                    acted=["blue"])
     now = [solve(pos, 0, Goal.WIN, 1, backend, timeout=120) for backend in ("search", "smt")]
     assert [a.word for a in now] == ["no", "no"]
+    assert_confirmed_by_the_engine(pos, 0, now[1])  # each card refuted, read from the encoding
     search = solve(pos, 0, Goal.WIN, 2, "search", timeout=120)
     assert search.word == "yes" and search.card is Card.ONE and str(search.turn) == "3: <2"
     smt = solve(pos, 0, Goal.WIN, 2, "smt", timeout=120)  # a few seconds
     assert smt.word in ("yes", "unknown")
     if smt.word == "unknown":
         pytest.skip("the smt backend ran out of time two rounds ahead: no agreement shown")
+    # The smt backend's own card and turn (the only ones: the 2 now leaves red out of reach next round).
+    assert smt.card is Card.ONE and str(smt.turn) == "3: <2"
+    assert_confirmed_by_the_engine(pos, 0, smt)
 
 
 def test_solve_command(capsys):

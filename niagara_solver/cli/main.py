@@ -849,11 +849,13 @@ def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal
     chosen = question.goal if goal is None and question is not None else Goal(goal)
     if horizon is None:
         horizon = question.horizon if question is not None else 1
-    with Progress(0, "solve: positions searched", not as_json) as bar:  # on a terminal only
+    # On a terminal only. The smt backend's positions are few and dear: its line also says what its loop for X's
+    # decisive turn has done (candidate turns tried, refutations found).
+    label = "solve (smt): positions explored" if backend == "smt" else "solve: positions searched"
+    with Progress(0, label, not as_json) as bar:
 
-        def searched(nodes: int) -> None:
-            bar.done = nodes
-            bar.show()
+        def searched(nodes: int, note: str = "") -> None:
+            bar.done, bar.note = nodes, note  # drawn by the bar's own clock, every second
         solution = solve_with(pos, player, chosen, horizon, Backend(backend), timeout,
                               progress=searched if bar.enabled else None, certificate=certificate_file)
     if html_file:

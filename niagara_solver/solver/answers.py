@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
-from typing import Any, Collection, Iterable, Iterator
+from typing import Any, Collection, Iterable, Iterator, Protocol
 
 from niagara_solver.model.atoms import FALLEN, PORT, Card
 from niagara_solver.model.board import Board
@@ -37,6 +37,11 @@ class Backend(Enum):
     BOTH = "both"
 
 
+class ProgressReport(Protocol):
+    """Told now and then how far a backend has got: the positions it searched (explored), and a note of what it
+    does (the smt backend: the candidate turns of X its loop tried and the refutations it found)."""
+
+    def __call__(self, nodes: int, note: str = "") -> None: ...
 
 
 @dataclass

@@ -13,35 +13,75 @@ question settled by a counterexample-guided loop (CEGIS, as in z3's ``efsmt`` ex
 
 Earlier levels (phase I, X's card chosen blind, the players before X, earlier rounds) are explored in Python
 over the encoding's enumerated outcomes, with the same quantifier order as the search backend.
+
+The answer is the same kind as the search backend's, read from this backend's own models through the encoding's
+front door (:meth:`Relations.decode_turn` and the enumerator's decoded outcomes), never from the engine: a "yes"
+names X's card and the turn the synthesis solver proposed, with one line of play; a "no" gives, for each option
+of X, the others' answer that defeats it, and where that is X's decisive turn, for each turn of X the reply a
+verification solver finds against it.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
 
 import z3
 
 from niagara_solver.encoding.enumerate import Enumerator
-from niagara_solver.encoding.relations import NCOL, Relations, SymPosition
+from niagara_solver.encoding.relations import NCOL, FlowStep, Relations, SymPosition, TurnStep, value
 from niagara_solver.encoding.solver import make_solver
 from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.model.readings import UncoveredRulesError
 from niagara_solver.model.ruleset import Reveal
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.limits import check_time, time_left
-from niagara_solver.solver.answers import Answer, Goal, OutOfTime, could_reach_goal, x_gems
+from niagara_solver.solver.answers import Answer, Goal, OutOfTime, ProgressReport, could_reach_goal, x_gems
+
+
+@dataclass
+class Node:
+    """A node's value and the choice that achieves it (X's) or refutes it (the others'), in the words the search
+    backend uses; for a won AND node the first of the others' choices, as an example line."""
+
+    value: bool
+    choice: str = ""
+    child: "Node | None" = None
+    #: X's card and turn when the choice is X's (as data, for the answer; ``choice`` is their text).
+    card: Card | None = None
+    turn: Turn | None = None
+    #: X's decisive turn refuted by replies the loop found: the position before it, X's card and the count of gems X
+    #: must keep (the safe goal), so that the refutations can give the reply that defeats each turn of X.
+    decisive: tuple[Position, Card, int | None] | None = None
+
+
+#: How many turns of X a refutation lists at X's decisive turn, each with the reply that defeats it (as many as the
+#: search backend lists); the others are counted.
+REFUTED_TURNS = 12
+
+#: A choice at a node: its text, the node below it (made when asked for), and X's card and turn when the choice is
+#: X's. (Any: the thunks are lambdas binding a loop variable by default argument, whose type mypy does not infer.)
+Child = tuple[Any, ...]
+
+#: How a node says that each of X's choices failed (and, after a colon, why, when one reason fits them all).
+_NO_CHOICE = "no choice of "
 
 
 class SmtSolver:
-    """One query over the encoding."""
+    """One query over the encoding. ``progress`` is told, now and then, the positions explored and a note: the
+    candidate turns of X the loop proposed and the replies it found that refute them."""
 
-    def __init__(self, pos: Position, x: int, goal: Goal, horizon: int, timeout: float | None) -> None:
+    def __init__(self, pos: Position, x: int, goal: Goal, horizon: int, timeout: float | None,
+                 progress: ProgressReport | None = None) -> None:
         if pos.ruleset.reveal is Reveal.AT_ONCE:  # the levels below follow the cards revealed in turn (R-TURN-1)
             raise UncoveredRulesError("ruleset.reveal", "reveal: \"at_once\" is not yet covered by the smt backend "
                                       "(the search answers it: --backend search)", "R-TURN-1")
         self.x = x
+        self.name = pos.players[x].name
+        self.names = [p.name for p in pos.players]
         self.goal = goal
         self.horizon = horizon
         left = time_left(timeout if timeout else None)  # its own budget, within the command's time limit
@@ -49,9 +89,13 @@ class SmtSolver:
         self.timeout = timeout
         self.relations = Relations.of(pos)
         self.enumerator = Enumerator(self.relations, timeout)
-        self.memo: dict[Any, bool] = {}
+        self.memo: dict[Any, Node] = {}
         self.baseline: int | None = None
         self.nodes = 0
+        #: Turns of X the synthesis solver proposed, and replies the verification solver found that defeat one.
+        self.candidates = 0
+        self.refuted = 0
+        self.progress = progress
         self.cards: dict[int, Card | None] = {}
         #: The chains of replies :meth:`_defeat` asks about, by the players in order and their known cards: the same
         #: terms each time (the same names), so built once (building the turns took half of a question's time).
@@ -59,26 +103,34 @@ class SmtSolver:
 
     def _tick(self) -> None:
         self.nodes += 1
+        self._report()
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise OutOfTime()
 
+    def _report(self) -> None:
+        """Tell ``progress`` what has been done (each time: it is told little, and rarely, next to a solver's work)."""
+        if self.progress is not None:
+            self.progress(self.nodes, f"candidate turns {self.candidates}, refutations {self.refuted}")
+
     # -- the levels explored in Python ----------------------------------------------------------------------
 
-    def value(self, pos: Position) -> bool:
+    def value(self, pos: Position) -> Node:
+        """The value of a position for X (at the start of a round, or in phase II), with its line of play."""
         if pos.phase is Phase.CARDS:
             return self.round_start(pos, self.horizon)
         return self.card_stage(pos, self.horizon)
 
-    def round_start(self, pos: Position, left: int) -> bool:
+    def round_start(self, pos: Position, left: int) -> Node:
         self._tick()
         won = self.enumerator.winners(pos)
         if won:
-            return self.goal is Goal.WIN and self.x in won
-        outcomes = sorted(self.enumerator.rescues(pos), key=lambda p: repr(p))
-        order = pos.turn_order()
-        return self._rescue_level(pos, outcomes, order, 0, left)
+            return Node(self.goal is Goal.WIN and self.x in won, "the game is over")
+        decided = self.enumerator.rescues_decoded(pos)
+        outcomes = sorted(decided, key=lambda p: repr(p))
+        return self._rescue_level(outcomes, decided, pos.turn_order(), 0, left)
 
-    def _rescue_level(self, pos: Position, outcomes: list[Position], order: tuple[int, ...], i: int, left: int) -> bool:
+    def _rescue_level(self, outcomes: list[Position], decided: dict[Position, dict[int, Rescue]],
+                      order: tuple[int, ...], i: int, left: int) -> Node:
         """Open rescue decisions in seat order: each player's part of the joint outcomes, in turn."""
         if len(outcomes) == 1 or i == len(order):
             return self.card_stage(_turns_phase(outcomes[0]), left)
@@ -86,92 +138,148 @@ class SmtSolver:
         parts: dict[Any, list[Position]] = {}
         for o in outcomes:
             parts.setdefault((o.players[p].canoes, o.players[p].bank), []).append(o)
-        results = (self._rescue_level(pos, group, order, i + 1, left) for group in parts.values())
-        return any(results) if p == self.x else all(results)
+        if len(parts) == 1:  # no decision of this player's changes anything
+            return self._rescue_level(outcomes, decided, order, i + 1, left)
+        name = self.names[p]
+        return self._decide(p == self.x, ((f"{name} rescues {decided[group[0]][p]}",
+                                           lambda group=group: self._rescue_level(group, decided, order, i + 1, left),
+                                           None, None) for group in parts.values()))
 
-    def card_stage(self, pos: Position, left: int) -> bool:
+    def card_stage(self, pos: Position, left: int) -> Node:
+        """X chooses a card blind, before any other choice of the round (R-CARD-1)."""
         me = pos.players[self.x]
         if self.x in pos.acted or me.card is not None:
             return self.turn_stage(pos, left)
-        return any(self.turn_stage(pos.with_player(self.x, Player(me.name, me.canoes, me.hand, me.bank, c)), left)
-                   for c in me.hand)
+        return self._decide(True, ((f"{me.name} chooses {c.label}", lambda c=c: self.turn_stage(
+            pos.with_player(self.x, Player(me.name, me.canoes, me.hand, me.bank, c)), left), c, None)
+            for c in me.hand))
 
-    def turn_stage(self, pos: Position, left: int) -> bool:
+    def turn_stage(self, pos: Position, left: int) -> Node:
+        """Phase II: the next player in order (R-TURN-1); after everyone, the flow and the end of the round."""
         self._tick()
         key = (pos, left, self.baseline)
         if key in self.memo:
             return self.memo[key]
         p = pos.next_to_act()
+        node: Node | None = None
         if p is None:
-            result = self.end_stage(pos, left)
+            node = self.end_stage(pos, left)
         elif self.goal is Goal.WIN and not could_reach_goal(
                 pos, self.x, 2 * pos.ruleset.capacity * ((0 if self.x in pos.acted else 1) + left - 1)):
-            result = False  # X cannot bank enough in time even unhindered (the same sound bound as the search)
+            # X cannot bank enough in time even unhindered (the same sound bound as the search)
+            node = Node(False, f"{self.name} cannot reach the goal in time, even unhindered")
         elif p == self.x:
             if self.goal is Goal.SAFE and self.baseline is None:
                 self.baseline = x_gems(pos, self.x)
-                result = self.turn_stage(pos, left)
+                node = self.turn_stage(pos, left)
                 self.baseline = None
-                return result
+                return node
             card = pos.players[self.x].card
             assert card is not None
             if left == 1:
-                result = self.decisive(pos, card)
-            elif self.goal is Goal.STEAL and self.decisive(pos, card, steal_only=True):
-                result = True  # a steal now reaches the goal
-            else:
-                result = any(self.turn_stage(after, left)
-                             for after in self._ordered(pos, self.enumerator.turns(pos, self.x, card), best=True))
+                node = self.decisive(pos, card)
+            elif self.goal is Goal.STEAL:
+                node = self.decisive(pos, card, steal_only=True)  # a steal now reaches the goal
+                if not node.value:
+                    node = None
+            if node is None:
+                turns = self.enumerator.turns_decoded(pos, self.x, card)
+                node = self._decide(True, ((f"{self.name} ({card.label}): {turns[after]}",
+                                            lambda after=after: self.turn_stage(after, left), card, turns[after])
+                                           for after in self._ordered(pos, turns, best=True)))
         else:
             player = pos.players[p]
             cards = [player.card] if player.card is not None else list(player.hand)
-            result = all(self.turn_stage(after, left) for card in cards
-                         for after in self._ordered(pos, self.enumerator.turns(pos, p, card), best=False))
-        self.memo[key] = result
-        return result
+            node = self._decide(False, self._their_turns(pos, p, cards, left))
+        self.memo[key] = node
+        return node
 
-    def _ordered(self, pos: Position, outcomes: set[Position], best: bool) -> list[Position]:
-        """The most telling outcomes first: X's gains for X's choices, X's losses for the others'."""
-        return sorted(outcomes, key=lambda after: (-1 if best else 1) * (x_gems(after, self.x) - x_gems(pos, self.x)))
+    def _their_turns(self, pos: Position, p: int, cards: list[Card], left: int) -> Iterator[Child]:
+        """Another player's turns, card by card, each enumerated only when the ones before have not refuted X."""
+        for card in cards:
+            turns = self.enumerator.turns_decoded(pos, p, card)
+            for after in self._ordered(pos, turns, best=False):
+                yield (f"{self.names[p]} ({card.label}): {turns[after]}",
+                       lambda after=after: self.turn_stage(after, left), None, None)
 
-    def end_stage(self, pos: Position, left: int) -> bool:
+    def _ordered(self, pos: Position, outcomes: dict[Position, Turn], best: bool) -> list[Position]:
+        """The most telling outcomes first: X's gains for X's choices, X's losses for the others'; then as the turns
+        are listed (:func:`_listed`), so that the line reported does not depend on the order z3 found them in."""
+        before = x_gems(pos, self.x)
+        return sorted(outcomes, key=lambda after: ((-1 if best else 1) * (x_gems(after, self.x) - before),
+                                                   *_listed(outcomes[after])))
+
+    def end_stage(self, pos: Position, left: int) -> Node:
+        """Phases III and IV and the end check (R-FLOW, R-BUOY-1, R-END)."""
         if left == 1:
-            if self.goal is Goal.WIN:
+            if self.goal is Goal.WIN:  # the flow never changes a bank
                 won = self.enumerator.winners(pos)
-                return bool(won) and self.x in won
+                return Node(bool(won) and self.x in won, "the game ends" if won else "nobody reaches the goal")
             if self.goal is Goal.STEAL:
-                return False
-        results = self.enumerator.flows(pos, None)
-        return all(self._round_end(_next_round(after, pos), left) for after in results)
+                return Node(False, "no steal")
+        flows = self.enumerator.flows_decoded(pos, None)
+        return self._decide(False, ((_flow_text(*how), lambda after=after: self._round_end(_next_round(after, pos),
+                                                                                            left), None, None)
+                                    for after, how in flows.items()))
 
-    def _round_end(self, pos: Position, left: int) -> bool:
+    def _round_end(self, pos: Position, left: int) -> Node:
         if self.goal is Goal.SAFE and self.baseline is not None and x_gems(pos, self.x) < self.baseline:
-            return False
+            return Node(False, f"a gem of {self.name} is lost")
         won = self.enumerator.winners(pos)
         if won:
-            return (self.x in won) if self.goal is Goal.WIN else self.goal is Goal.SAFE
+            return Node((self.x in won) if self.goal is Goal.WIN else self.goal is Goal.SAFE, "the game ends")
         if left == 1:
-            return self.goal is Goal.SAFE
+            return Node(self.goal is Goal.SAFE, "the horizon is reached")
         return self.round_start(pos, left - 1)
+
+    def _decide(self, mine: bool, children: Iterable[Child]) -> Node:
+        """OR over X's choices (the first that succeeds), AND over the others' (the first that refutes); a child
+        is (text, thunk, X's card, X's turn)."""
+        example: tuple[str, Node] | None = None
+        #: Why X's choices failed, when each ended at a leaf (a bound, the round's end) and all for one reason.
+        reasons: set[str] | None = set() if mine else None
+        for label, child, card, turn in children:
+            node = child()
+            if node.value == mine:
+                return Node(mine, label, node, card, turn)
+            if example is None:
+                example = (label, node)
+            if reasons is not None:
+                reasons = reasons | {_leaf_reason(node)} if node.child is None else None
+        if not mine:  # every answer of the others failed (or there was none): one of them as an example
+            if example is not None:
+                return Node(True, f"whatever the others do, e.g. {example[0]}", example[1])
+            return Node(True, "whatever the others do")
+        failed = f"{_NO_CHOICE}{self.name} works"
+        if reasons is not None and len(reasons) == 1 and "" not in reasons:  # the one reason, said once
+            failed += f": {reasons.pop()}"
+        return Node(False, failed)
 
     # -- X's decisive turn: exists/forall by CEGIS ---------------------------------------------------------
 
-    def decisive(self, pos: Position, card: Card, steal_only: bool = False) -> bool:
-        """Is there a turn of X, with ``card``, that succeeds against every reply of the players after X?"""
+    def decisive(self, pos: Position, card: Card, steal_only: bool = False) -> Node:
+        """Is there a turn of X, with ``card``, that succeeds against every reply of the players after X? The node
+        names the turn the synthesis solver found (decoded from its model), or says why there is none."""
         relations = self.relations
-        order = [p for p in pos.turn_order() if p not in pos.acted and p != self.x]
-        self.cards = {p: pos.players[p].card for p in order}
+        order = self._after_x(pos)
         pre = relations.position("dec.pre")
         x_turn = relations.turn(pre, self.x, "dec.x", swap=True)
         synth = make_solver(self.timeout)
         synth.add(*relations.pin(pre, pos), x_turn.plays(card))
         synth.add(*[c for _, c in x_turn.constraints])
+        playing = f"{self.name} ({card.label})"
         if self.goal is Goal.STEAL or steal_only:
             synth.add(x_turn.steals())
-            return self._check(synth) == z3.sat
+            if self._check(synth) == z3.unsat:
+                return Node(False, f"no turn of {playing} steals")
+            self.candidates += 1
+            return self._chosen(synth.model(), x_turn, card, "a steal")
         if self.goal is Goal.WIN and not order:
             synth.add(relations.end(x_turn.post)[self.x])
-            return self._check(synth) == z3.sat
+            if self._check(synth) == z3.unsat:
+                return Node(False, f"no turn of {playing} makes {self.name} a winner")
+            self.candidates += 1
+            return self._chosen(synth.model(), x_turn, card, "the game ends")
         # Necessary conditions, which the others cannot change after X's turn: X's bank is final once X has acted
         # this round, so X must reach the goal in this turn; and X's gems can only go down after it.
         if self.goal is Goal.WIN:
@@ -180,19 +288,53 @@ class SmtSolver:
             assert self.baseline is not None
             synth.add(z3.Sum([*x_turn.post.bank[self.x], *(g for k in range(2) for g in x_turn.post.cargo[self.x][k])])
                       >= self.baseline)
-        replies: list[dict[str, Any]] = []
+        replies = 0
         for rounds in range(200):
             answer = self._check(synth)
             if answer == z3.unsat:
-                return False
+                if not replies:
+                    alone = "reaches the goal" if self.goal is Goal.WIN else f"keeps {self.name}'s gems"
+                    return Node(False, f"no turn of {playing} {alone}")
+                return Node(False, f"no turn of {playing} holds against every reply: the {replies} found defeat "
+                                   "them all", decisive=(pos, card, self.baseline))
             model = synth.model()
             after_x = self._decode_after(model, x_turn, pos, card)
-            reply = self._defeat(after_x, order)
-            if reply is None:
-                return True
-            replies.append(reply)
-            synth.add(*self._survives(x_turn.post, reply, order, f"dec.cex{rounds}"))
+            found = self._defeat(after_x, order)
+            self.candidates += 1
+            if found is not None:
+                self.refuted += 1
+            self._report()
+            if found is None:
+                return self._chosen(model, x_turn, card, self._holds(order))
+            replies += 1
+            synth.add(*self._survives(x_turn.post, found[0], order, f"dec.cex{rounds}"))
         raise OutOfTime()
+
+    def _after_x(self, pos: Position) -> list[int]:
+        """The players still to act after X this round, in turn order; their known cards kept for :meth:`_defeat`."""
+        order = [p for p in pos.turn_order() if p not in pos.acted and p != self.x]
+        self.cards = {p: pos.players[p].card for p in order}
+        return order
+
+    def _chosen(self, model: z3.ModelRef, x_turn: TurnStep, card: Card, then: str) -> Node:
+        """X's turn a model of the synthesis solver chose, in the notation, and what follows it."""
+        _, turn = self.relations.decode_turn(model, x_turn, self.names)
+        return Node(True, f"{self.name} ({card.label}): {turn}", Node(True, then), card, turn)
+
+    def _holds(self, order: list[int]) -> str:
+        """Why X's decisive turn holds, once no reply defeats it."""
+        others = ", ".join(self.names[p] for p in order)
+        if self.goal is Goal.WIN:
+            return f"no reply of {others} keeps {self.name} from winning"
+        if order:
+            return f"no reply of {others}, nor the flow, takes a gem of {self.name}"
+        return f"the flow takes no gem of {self.name}"
+
+    def _lost_text(self) -> str:
+        """How a reply the verification solver found defeats X."""
+        if self.goal is Goal.WIN:
+            return f"{self.name} is not among the winners"
+        return f"a gem of {self.name} is lost"
 
     def _check(self, solver: z3.Solver) -> Any:
         answer = solver.check()
@@ -239,8 +381,10 @@ class SmtSolver:
         assert self.baseline is not None
         return gems < self.baseline
 
-    def _defeat(self, after_x: Position, order: list[int]) -> dict[str, Any] | None:
-        """A reply of the players after X that defeats X, as values of their choices (None if there is none)."""
+    def _defeat(self, after_x: Position, order: list[int], said: bool = False
+                ) -> tuple[dict[str, Any], list[str]] | None:
+        """A reply of the players after X that defeats X, as values of their choices and (with ``said``) in words:
+        each player's card and turn, and the flow (None if there is none)."""
         key = (tuple(order), tuple(self.cards.get(p) for p in order))
         if key not in self._chains:
             start = self.relations.position("ver.pre")
@@ -252,7 +396,19 @@ class SmtSolver:
         if self._check(solver) == z3.unsat:
             return None
         model = solver.model()
-        return {key: step.decisions(model) for key, step in steps.items()}
+        return {key: step.decisions(model) for key, step in steps.items()}, self._said(model, steps) if said else []
+
+    def _said(self, model: z3.ModelRef, steps: dict[str, Any]) -> list[str]:
+        """A reply in words, read from the verification solver's model (:meth:`Relations.decode_turn`)."""
+        out = []
+        for key, step in steps.items():
+            if isinstance(step, FlowStep):
+                k = value(model, step.k)
+                out.append(_flow_text(k, self.relations.decode_branches(model, step, k)))
+            else:
+                card, turn = self.relations.decode_turn(model, step, self.names)
+                out.append(f"{self.names[step.player]} ({card.label}): {turn}")
+        return out
 
     def _pin(self, steps: dict[str, Any], reply: dict[str, Any]) -> list[Any]:
         return [c for key, step in steps.items() for c in step.pin_decisions(reply[key])]
@@ -261,6 +417,128 @@ class SmtSolver:
         """If the reply (its choices fixed, hard) is legal after X's symbolic turn, X is not defeated by it."""
         constraints, pins, final, _ = self._reply_chain(after_x, order, tag, reply)
         return [*pins, z3.Implies(z3.And(constraints), z3.Not(self._lost(final)))]
+
+    # -- the refutations of a "no" -----------------------------------------------------------------------------
+
+    def refutations(self, pos: Position, out: list[dict[str, Any]]) -> None:
+        """For each option of X (each card, or each turn when the card is known; with each of X's rescue decisions
+        when phase I leaves X one), the others' answer that defeats it, appended to ``out`` as they are found."""
+        x = self.x
+        if pos.phase is not Phase.CARDS:
+            self._options(pos, "", out)
+            return
+        decided = self.enumerator.rescues_decoded(pos)
+        outcomes = sorted(decided, key=lambda p: repr(p))
+        parts = [{(o.players[p].canoes, o.players[p].bank) for o in outcomes} for p in range(len(pos.players))]
+        if any(len(part) > 1 for p, part in enumerate(parts) if p != x):
+            # Another player decides in phase I too: one refuting line from the round's start.
+            self._explain("every choice of " + self.name, self.value(pos), out)
+            return
+        groups: dict[Any, list[Position]] = {}  # X's decisions alone, grouped as _rescue_level groups them
+        for o in outcomes:
+            groups.setdefault((o.players[x].canoes, o.players[x].bank), []).append(o)
+        for group in groups.values():
+            rescue = f"{self.name} rescues {decided[group[0]][x]}" if len(groups) > 1 else ""
+            self._options(_turns_phase(group[0]), rescue, out)
+
+    def _options(self, start: Position, rescue: str, out: list[dict[str, Any]]) -> None:
+        """The refutations of X's options in phase II from ``start``: each card X may choose, or X's turn with the
+        card X holds (after X's rescue decision ``rescue``, if there was one to take)."""
+        x, name = self.x, self.name
+        me = start.players[x]
+        if x not in start.acted and me.card is None:
+            for card in me.hand:
+                chosen = start.with_player(x, Player(me.name, me.canoes, me.hand, me.bank, card))
+                option = f"{rescue}, plays {card.label}" if rescue else f"{name} plays {card.label}"
+                self._explain(option, self.turn_stage(chosen, self.horizon), out)
+            return
+        self._explain(rescue or "every choice of " + name, self.turn_stage(start, self.horizon), out,
+                      turns=not rescue)
+
+    def _explain(self, option: str, node: Node, out: list[dict[str, Any]], turns: bool = False) -> None:
+        """The line that refutes an option. Where it ends at X's decisive turn, refuted by the replies the loop
+        found, each turn of X is listed with the reply that defeats it (up to :data:`REFUTED_TURNS`), read from a
+        verification solver's model for that turn; with ``turns``, where X acts first, each turn is an option of
+        its own (as the search backend lists X's turns when X's card is known)."""
+        line: list[str] = []
+        last = node
+        while True:
+            if last.choice:
+                line.append(last.choice)
+            if last.child is None:
+                break
+            last = last.child
+        if last.value or last.decisive is None:
+            out.append({"option": option, "answer": line[:12]})
+            return
+        before, card, baseline = last.decisive
+        prefix = line[:-1]
+        saved, self.baseline = self.baseline, baseline
+        try:
+            order = self._after_x(before)
+            outcomes = self.enumerator.turns_decoded(before, self.x, card)
+            for after in sorted(outcomes, key=lambda after: _listed(outcomes[after]))[:REFUTED_TURNS]:
+                turn = outcomes[after]
+                found = self._defeat(after, order, said=True)
+                if found is None:  # the loop proved otherwise: one of the two questions is wrong, never to be hidden
+                    raise AssertionError(f"no reply defeats {self.name}'s turn {turn}, which the loop refuted")
+                reply = [*found[1], self._lost_text()]
+                if turns and not prefix:
+                    out.append({"option": f"{self.name}: {turn}", "answer": reply})
+                else:
+                    out.append({"option": option, "answer": [*prefix, f"{self.name} ({card.label}): {turn}", *reply]})
+            if len(outcomes) > REFUTED_TURNS:
+                more = len(outcomes) - REFUTED_TURNS
+                out.append({"option": option, "answer": [*prefix, f"{more} more turn(s) of {self.name} "
+                                                         f"({card.label}), each defeated too (not listed)"]})
+        finally:
+            self.baseline = saved
+
+
+def trace(node: Node | None) -> list[str]:
+    """The chain of choices below a node: X's winning line, or the others' refuting answer (12 at most)."""
+    out: list[str] = []
+    while node is not None and len(out) < 12:
+        if node.choice:
+            out.append(node.choice)
+        node = node.child
+    return out
+
+
+def x_choice(node: Node | None) -> tuple[Card | None, Turn | None]:
+    """X's card and first turn along a line of choices: the card X chose blind (or held when its turn came), and
+    X's first turn."""
+    card: Card | None = None
+    turn: Turn | None = None
+    while node is not None:
+        if node.card is not None and card is None:
+            card = node.card
+        if node.turn is not None and turn is None:
+            turn = node.turn
+        node = node.child
+    return card, turn
+
+
+def _listed(turn: Turn) -> tuple[int, str]:
+    """The order turns are listed in: by the number of acting canoes, then by notation (as docs/NOTATION.md lists
+    distinct outcomes)."""
+    return len(turn.actions), str(turn)
+
+
+def _leaf_reason(node: Node) -> str:
+    """Why a leaf failed X: its own text, or the reason a failed choice of X gave for all its options."""
+    if node.choice.startswith(_NO_CHOICE):
+        return node.choice.partition(" works: ")[2]
+    return node.choice
+
+
+def _flow_text(steps: int, branches: list[tuple[tuple[str, str], ...]] | None) -> str:
+    """The flow in words, as the search backend says it: its steps, and with a free fork the branch each step's
+    disc took (R-FLOW-1, R-FLOW-4)."""
+    text = f"the river flows {steps}"
+    if branches:
+        text += f" ({','.join('/'.join(label for _, label in step) for step in branches)})"
+    return text
 
 
 def _turns_phase(pos: Position) -> Position:
@@ -276,27 +554,40 @@ def _next_round(after_flow: Position, before_flow: Position) -> Position:
                               round=before_flow.round + 1, phase=Phase.CARDS, acted=())
 
 
-def solve_smt(pos: Position, player: int, goal: Goal, horizon: int = 1, timeout: float | None = 60) -> Answer:
-    """Answer ``goal`` for ``player`` over the encoding."""
+def solve_smt(pos: Position, player: int, goal: Goal, horizon: int = 1, timeout: float | None = 60,
+              progress: ProgressReport | None = None) -> Answer:
+    """Answer ``goal`` for ``player`` over the encoding: for a "yes" X's card and turn and a line of play, for a
+    "no" the refutation of each option, all read from the encoding's models (``progress``: :class:`SmtSolver`)."""
     start = time.perf_counter()
     name = pos.players[player].name
     answer = Answer(Verdict.UNKNOWN, name, goal, horizon, "smt")
+    solver: SmtSolver | None = None
     try:
         check_time()  # no encoding is built past the time limit
-        solver = SmtSolver(pos, player, goal, horizon, timeout)
+        solver = SmtSolver(pos, player, goal, horizon, timeout, progress)
         won = solver.enumerator.winners(pos) if pos.phase is Phase.CARDS else ()
         if won:
             answer.verdict = Verdict.of(goal is Goal.WIN and player in won)
-            answer.note = "the game is over"
+            answer.note = "the game is over: " + ", ".join(pos.players[i].name for i in won) + \
+                (" win" if len(won) > 1 else " wins")
             answer.details["finished"] = True
         else:
-            answer.verdict = Verdict.of(solver.value(pos))
-        answer.nodes = solver.nodes
+            root = solver.value(pos)
+            answer.verdict = Verdict.of(root.value)
+            if root.value:
+                answer.card, answer.turn = x_choice(root)
+                answer.line = trace(root)
     except (OutOfTime, TimeoutError):
         answer.verdict = Verdict.UNKNOWN
         answer.note = "the solver ran out of time"
+    if solver is not None and answer.verdict is Verdict.REFUTED and not answer.details.get("finished"):
+        try:  # the answer stands; only the list of refutations may be cut short
+            solver.refutations(pos, answer.refutations)
+        except (OutOfTime, TimeoutError):
+            answer.note = "the refutations were cut short (the time limit)"
+    answer.nodes = solver.nodes if solver is not None else 0
     answer.seconds = time.perf_counter() - start
     return answer
 
 
-__all__ = ["solve_smt", "SmtSolver", "NCOL"]
+__all__ = ["solve_smt", "SmtSolver", "Node", "trace", "x_choice", "NCOL"]

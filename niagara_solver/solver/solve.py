@@ -29,7 +29,7 @@ from niagara_solver.model.notation import Turn
 from niagara_solver.model.limits import SOLVE_TIMEOUT, check_time, time_limit
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.errors import InputError
-from niagara_solver.solver.answers import Answer, Backend, Goal, OutOfTime, has_steal
+from niagara_solver.solver.answers import Answer, Backend, Goal, OutOfTime, ProgressReport, has_steal
 from niagara_solver.solver.certificate import Certificate
 from niagara_solver.solver.certify import CertificateCheck, check_certificate
 from niagara_solver.solver.reasons import Reason
@@ -52,13 +52,13 @@ def _x_choice(node: Node | None) -> tuple[Card | None, Turn | None]:
 
 
 def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str = "search",
-          timeout: float | None = SOLVE_TIMEOUT, progress: Callable[[int], None] | None = None) -> Answer:
-    """Answer ``goal`` for ``player`` in ``pos`` within ``horizon`` rounds with one backend (``progress``, for
-    the search, is told how many positions it searched, now and then)."""
+          timeout: float | None = SOLVE_TIMEOUT, progress: ProgressReport | None = None) -> Answer:
+    """Answer ``goal`` for ``player`` in ``pos`` within ``horizon`` rounds with one backend (``progress`` is told
+    how many positions it searched, now and then, and under smt what its loop tried and found)."""
     require(pos.ruleset, "solver")
     with time_limit(timeout):  # the search and the tables after it share the one budget
         if backend == "smt":
-            return solve_smt(pos, player, goal, horizon, timeout)
+            return solve_smt(pos, player, goal, horizon, timeout, progress)
         return _search(pos, player, goal, horizon, timeout, progress)
 
 
@@ -160,7 +160,7 @@ class Solution:
 
 
 def solve_with(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: Backend = Backend.SEARCH,
-               timeout: float | None = SOLVE_TIMEOUT, progress: Callable[[int], None] | None = None,
+               timeout: float | None = SOLVE_TIMEOUT, progress: ProgressReport | None = None,
                certificate: str | Path | None = None) -> Solution:
     """Answer ``goal`` with one backend, or with both: the search's answer, its certificate checked by the encoding
     (docs/SOLVER.md, "Certified answers"). ``certificate``: a file to write the search's certificate to."""

@@ -318,3 +318,35 @@ def test_a_solver_page_and_its_escaped_names_in_a_browser(browser, tmp_path, cap
     aside = browser.evaluate("document.querySelector('aside').textContent")
     assert "Tom&Jerry\" plays" in aside
     assert browser.errors == []
+
+
+def test_a_turn_written_in_another_canoe_order_and_a_rescue_with_its_card_are_replayed():
+    # The smt backend writes the turns it decodes from z3's models: the same outcome as the engine's turn, its canoes
+    # acting in another order (R-TURN-4); and it names a rescue with the card in an option of a "no". Both once ended
+    # the page with StopIteration.
+    pos, _ = load_document(os.path.join(ROOT, "puzzles", "a-thief-behind-every-door.json"))
+    labels = ["red plays 2", "red (2): 3: >5", "blue (2): 7L: <5 xred/ruby; 6L: <4", "the river flows 2",
+              "a gem of red is lost"]
+    steps = line_chapter(pos, 0, "red plays 2", labels, 0)
+    assert [s.heading for s in steps] == [
+        "red plays 2: the position", "Round 1 · I · red plays 2", "Round 1 · II · red (2): 3: >5",
+        "Round 1 · II · blue (2): 7L: <5 xred/ruby; 6L: <4", "Round 1 · III · the river flows 2",
+        "red plays 2: a gem of red is lost"]
+    red, blue, flowed = steps[2:5]
+    assert str(blue.turn) == "7L: <5 xred/ruby; 6L: <4"
+    assert blue.position == play_turn(red.position, 0, "3: >5", Card.TWO)
+    robbed = play_turn(blue.position, 1, "6L: <4; 7L: <5 xred/ruby", Card.TWO)  # the engine's words for it
+    assert flowed.position == end_round(robbed)
+    pos, _ = load_document(os.path.join(ROOT, "puzzles", "win-denied-by-a-steal.json"))
+    made = LineReplay(pos, 1).step("red rescues amethyst, plays 3")
+    assert made is not None and made[1].players[1].card is Card.THREE and made[1].players[1].bank.total == 5
+    assert LineReplay(pos, 1).step("red rescues ruby, plays 3") is None  # no ruby banked: a reason, not a crash
+    # Under a free fork the first disc to the right takes red's canoe from 7R over the falls (R-FLOW-4, R-FLOW-6): the
+    # engine lists that outcome once, as L,L,R; the smt backend may name R,L,L, which the page plays as written.
+    pos = position_from_json(doc(P("red", "7R:ruby", "port", hand=["cloud"]), P("blue", "port", "port", hand=[1]),
+                                 phase="cards", weather=1, fork="L", ruleset={"fork_policy": "free"}))
+    labels = ["red plays cloud", "red (cloud): cloud up", "blue (1): port: >1", "the river flows 3 (R,L,L)",
+              "a gem of red is lost"]
+    steps = line_chapter(pos, 0, "red plays cloud", labels, 0)
+    assert steps[-2].heading == "Round 1 · III · the river flows 3 (R,L,L)" and len(steps) == 6
+    assert steps[-2].position.players[0].canoes[1].fallen and steps[-2].position.round == 2

@@ -24,7 +24,8 @@ from html import escape
 from typing import Any, Iterable, Sequence
 
 from niagara_solver.design.simulate import SEATS, GameResult, Simulation, start_position
-from niagara_solver.engine.flow import FlowOutcome, flow_choices, flow_value
+from niagara_solver.engine.apply import apply_turn
+from niagara_solver.engine.flow import FlowOutcome, flow_choices, flow_value, parse_choices
 from niagara_solver.engine.playout import random_playout
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, must_rescue, rescue_options
 from niagara_solver.engine.round import RoundRecord, end_round, is_finished, winners
@@ -195,9 +196,16 @@ class LineReplay:
         if found is None or self.pos.phase is not Phase.CARDS:
             return None
         p, rest = found
-        option = next(o for o in rescue_options(self.pos, p) if str(o) == rest)
+        # An option of a refuted answer may name the card too: "red rescues none, plays 3" (the smt backend's).
+        rest, plays, card = rest.partition(", plays ")
+        option = next((o for o in rescue_options(self.pos, p) if str(o) == rest), None)
+        if option is None:
+            return None
         self.pos = apply_rescue(self.pos, p, option)
         self.rescued.add(p)
+        if plays:
+            self._at_turns()
+            self._set_card(p, Card.parse(card))
         return f"Round {self.pos.round} · I · {text}", self.pos, None, None
 
     def _set_card(self, p: int, card: Card) -> None:
@@ -239,7 +247,13 @@ class LineReplay:
             card = None
         self._at_turns()
         before = self.pos
-        outcome = next(o for o in legal_turns(before, p, card) if str(o.turn) == turn_text)
+        outcome = next((o for o in legal_turns(before, p, card) if str(o.turn) == turn_text), None)
+        if outcome is None:
+            # The same outcome written otherwise (the smt backend's words: the canoes acting in another order, which
+            # the engine lists once, R-TURN-4): the rule-by-rule interpreter plays it as written, or refuses it.
+            turn = Turn.parse(turn_text)
+            self.pos = apply_turn(before, p, turn, card).position
+            return f"Round {before.round} · II · {text}", before, turn, p
         self.pos = outcome.position
         return f"Round {before.round} · II · {text}", before, outcome.turn, p
 
@@ -252,9 +266,21 @@ class LineReplay:
         groups: dict[Any, list[FlowOutcome]] = {}
         for outcome in flow_choices(before, steps):
             groups.setdefault(outcome.choices, []).append(outcome)
-        choices = next(c for c in groups if _flow_label(steps, c, before) == text)
+        choices = next((c for c in groups if _flow_label(steps, c, before) == text), None)
+        if choices is None:
+            return self._branches(before, steps, text)
         self.flowing = (before, choices, groups[choices], ())
         return self._flowed(f"Round {before.round} · III · {text}")
+
+    def _branches(self, before: Position, steps: int, text: str) -> tuple[str, Position, None, None] | None:
+        """A free fork's flow whose branches are not the ones the engine lists for its outcome (the smt backend's:
+        another choice of branches that leads to the same position), played as written (R-FLOW-4); with the
+        whirlpool's pushes still to say, or branches not written one per step, a reason."""
+        written = text.removeprefix(f"the river flows {steps}").strip()
+        if before.whirlpool is not None or not (written.startswith("(") and written.endswith(")")):
+            return None
+        self.pos = end_round(before, parse_choices(written[1:-1], before, steps))
+        return f"Round {before.round} · III · {text}", self.pos, None, None
 
     def _push(self, text: str) -> tuple[str, Position, None, None] | None:
         found = self._who(text, "'s canoe put back onto the whirlpool is pushed to ")

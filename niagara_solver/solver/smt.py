@@ -536,7 +536,7 @@ def _flow_text(steps: int, branches: list[tuple[tuple[str, str], ...]] | None) -
     """The flow in words, as the search backend says it: its steps, and with a free fork the branch each step's
     disc took (R-FLOW-1, R-FLOW-4)."""
     text = f"the river flows {steps}"
-    if branches:
+    if branches is not None:
         text += f" ({','.join('/'.join(label for _, label in step) for step in branches)})"
     return text
 

@@ -221,17 +221,21 @@ def test_solve_under_smt_names_the_card_and_turn_and_refutes_each_card_as_the_se
     assert set(yes) == set(search) - {"details"}  # the steal table beside it is the engine's (R-STEAL-1)
     assert (yes["verdict"], yes["backend"], yes["card"], yes["turn"]) == ("yes", "smt", 2, "4: <2 xgreen/amber")
     assert yes["line"] == search["line"] == ["red chooses 2", "whatever the others do, e.g. blue (1): port: >1",
-                                             "red (2): 4: <2 xgreen/amber", "a steal"]
+                                             "red (2): 4: <2 xgreen/amber", "red steals (R-STEAL-1)"]
+    assert yes["reason"] == search["reason"] == {"kind": "steal", "player": "red", "text": "red steals (R-STEAL-1)"}
     no, search = answers["no-steal-downstream.json", "smt"], answers["no-steal-downstream.json", "search"]
     assert set(no) == set(search) - {"details"}
     # Upstream only a steal (R-STEAL-3): the encoding has no turn of red's 2 that steals.
-    assert no["refutations"] == [{"option": "red plays 2", "answer": ["no turn of red (2) steals"]}]
+    said = "no canoe of red can reach an enemy's gem this round (R-STEAL-1)"
+    assert no["refutations"] == [{"option": "red plays 2", "answer": [said],
+                                  "reason": {"kind": "out-of-range", "player": "red", "text": said}}]
+    assert [set(r) for r in search["refutations"]] == [{"option", "answer", "reason"}]
     assert [r["option"] for r in search["refutations"]] == ["red plays 2"]
     status, out, err = run(capsys, "solve", os.path.join(ROOT, "puzzles", "a-sure-steal.json"), "--backend", "smt")
     assert status == 0 and out.splitlines()[1:] == [
         '  play card 2, turn "4: <2 xgreen/amber"',
         "  for example: red chooses 2 → whatever the others do, e.g. blue (1): port: >1 → red (2): 4: <2 xgreen/amber"
-        " → a steal"]
+        " → red steals (R-STEAL-1)"]
 
 
 class _Terminal(io.StringIO):

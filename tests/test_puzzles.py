@@ -29,6 +29,7 @@ from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Phase
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.solver.answers import Goal, x_gems
+from niagara_solver.solver.reasons import Reason
 from niagara_solver.solver.search import PLAIN, Search
 from niagara_solver.solver.solve import solve
 from niagara_solver.cli.main import main
@@ -38,6 +39,9 @@ from niagara_solver.model.format import load_document
 from niagara_solver.model.position import Player
 from niagara_solver.model.ruleset import SWITCHES
 from strategies import SWITCH_VALUES, positions, rulesets
+from test_reasons import Reached
+from test_reasons import check as check_reason
+from test_reasons import replay as replay_line
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 FOLDER = os.path.join(ROOT, "puzzles")
@@ -118,14 +122,15 @@ def assert_confirmed_by_the_engine(pos, x, answer, horizon=None):
     answer's card, and the search confirms that this turn, there, achieves the goal whatever the others do after it.
     A "no": each card X may choose has a refutation; each refutation's line is legal for the engine; where it ends
     with X's turn and the others' replies (and the flow), the engine's position after them has X defeated (not among
-    the winners, or a gem short); where it ends before X acts, the search confirms X cannot succeed from there."""
+    the winners, or a gem short); where it ends before X acts, the search confirms X cannot succeed from there.
+    Every line ends with its reason, which holds where the line leads (tests/test_reasons.py's checks, kind by kind)."""
     goal, horizon = answer.goal, horizon or answer.horizon
     name = pos.players[x].name
     if answer.details.get("finished"):  # nothing to play: the game was over, with the winners the engine names
         won = winners(pos)
-        assert answer.note == "the game is over: " + ", ".join(pos.players[i].name for i in won) + \
-            (" win" if len(won) > 1 else " wins")
         assert answer.word == ("yes" if goal is Goal.WIN and x in won else "no")
+        assert answer.reason is not None and answer.note == answer.reason.text()
+        check_reason(answer.reason, Reached(pos, "start", horizon, None, []), x, goal, horizon)
         return
     if answer.word == "yes":
         assert answer.card is not None and answer.turn is not None and answer.line, answer
@@ -137,6 +142,7 @@ def assert_confirmed_by_the_engine(pos, x, answer, horizon=None):
         search.name, search.baseline = name, gems if goal is Goal.SAFE else None
         left = horizon - (at.round - pos.round)
         assert search._after_x(at, TurnOutcome(turn, play_turn(at, x, turn, card)), left).value, answer.line
+        _reason_holds(pos, x, goal, horizon, answer.line, answer.reason)
         return
     assert answer.word == "no" and answer.refutations, answer
     me = pos.players[x]
@@ -163,13 +169,21 @@ def assert_confirmed_by_the_engine(pos, x, answer, horizon=None):
             left = horizon - (after.round - pos.round)
             assert solve(after, x, goal, left, "search", timeout=120).word == "no", r
         elif goal is Goal.WIN:
-            assert items[-1] == f"{name} is not among the winners", r
             assert x not in winners(after), r
         elif goal is Goal.SAFE:
-            assert items[-1] == f"a gem of {name} is lost", r
             assert x_gems(after, x) < x_turn[3], r
         else:
             raise AssertionError(f"a refutation of a steal names a turn of {name}: {r}")
+        if re.fullmatch(rf"\d+ more turn\(s\) of {re.escape(name)} \(\w+\), each defeated too \(not listed\)",
+                        items[-1]):
+            continue  # the turns past the listed ones, counted: no line of its own
+        _reason_holds(start, x, goal, horizon, items, Reason.from_json(r["reason"]))
+
+
+def _reason_holds(start, x, goal, horizon, steps, reason):
+    """The line ends with its reason, in its words, and the reason holds where the line, replayed, leads."""
+    assert reason is not None and steps[-1] == reason.text(), (steps, reason)
+    check_reason(reason, replay_line(start, x, goal, horizon, steps[:-1], reason.kind), x, goal, horizon)
 
 
 #: The switches and values the backends are compared under on random positions: those of the base game before the

@@ -36,10 +36,12 @@ from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.model.readings import UncoveredRulesError
-from niagara_solver.model.ruleset import Reveal
+from niagara_solver.model.ruleset import Reveal, Tiebreak
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.limits import check_time, time_left
-from niagara_solver.solver.answers import Answer, Goal, OutOfTime, ProgressReport, could_reach_goal, x_gems
+from niagara_solver.solver.answers import (Answer, Goal, OutOfTime, ProgressReport, could_reach_goal, turn_capacity,
+                                          x_gems)
+from niagara_solver.solver.reasons import Reason
 
 
 @dataclass
@@ -53,9 +55,17 @@ class Node:
     #: X's card and turn when the choice is X's (as data, for the answer; ``choice`` is their text).
     card: Card | None = None
     turn: Turn | None = None
+    #: Why the node is decided, for a leaf (the round's end, the bound, X's decisive turn) and for X's decision that
+    #: fails everywhere (kind ``no-choice``): the search backend's reasons (:mod:`.reasons`), the same claims.
+    reason: Reason | None = None
     #: X's decisive turn refuted by replies the loop found: the position before it, X's card and the count of gems X
     #: must keep (the safe goal), so that the refutations can give the reply that defeats each turn of X.
     decisive: tuple[Position, Card, int | None] | None = None
+
+    @classmethod
+    def leaf(cls, value: bool, reason: Reason, decisive: tuple[Position, Card, int | None] | None = None) -> "Node":
+        """A leaf decided for ``reason``, in its words."""
+        return cls(value, reason.text(), reason=reason, decisive=decisive)
 
 
 #: How many turns of X a refutation lists at X's decisive turn, each with the reply that defeats it (as many as the
@@ -65,9 +75,6 @@ REFUTED_TURNS = 12
 #: A choice at a node: its text, the node below it (made when asked for), and X's card and turn when the choice is
 #: X's. (Any: the thunks are lambdas binding a loop variable by default argument, whose type mypy does not infer.)
 Child = tuple[Any, ...]
-
-#: How a node says that each of X's choices failed (and, after a colon, why, when one reason fits them all).
-_NO_CHOICE = "no choice of "
 
 
 class SmtSolver:
@@ -124,7 +131,7 @@ class SmtSolver:
         self._tick()
         won = self.enumerator.winners(pos)
         if won:
-            return Node(self.goal is Goal.WIN and self.x in won, "the game is over")
+            return Node.leaf(self.goal is Goal.WIN and self.x in won, self._reason("over", winners=self._named(won)))
         decided = self.enumerator.rescues_decoded(pos)
         outcomes = sorted(decided, key=lambda p: repr(p))
         return self._rescue_level(outcomes, decided, pos.turn_order(), 0, left)
@@ -165,9 +172,12 @@ class SmtSolver:
         if p is None:
             node = self.end_stage(pos, left)
         elif self.goal is Goal.WIN and not could_reach_goal(
-                pos, self.x, 2 * pos.ruleset.capacity * ((0 if self.x in pos.acted else 1) + left - 1)):
-            # X cannot bank enough in time even unhindered (the same sound bound as the search)
-            node = Node(False, f"{self.name} cannot reach the goal in time, even unhindered")
+                pos, self.x, turn_capacity(pos, self.x) * ((0 if self.x in pos.acted else 1) + left - 1)):
+            # X cannot bank enough in time even unhindered: each turn X banks at most what its canoes carry (the
+            # search's bound, X-DOUBLE-1), and nobody else's turn adds to X's bank. Said as the search says it where
+            # X acts or has acted, and before X's turn as the claim about every play of the players before X.
+            kind = "out-of-reach" if p == self.x or self.x in pos.acted else "bank-reach"
+            node = Node.leaf(False, self._reason(kind, rounds=left))
         elif p == self.x:
             if self.goal is Goal.SAFE and self.baseline is None:
                 self.baseline = x_gems(pos, self.x)
@@ -214,9 +224,11 @@ class SmtSolver:
         if left == 1:
             if self.goal is Goal.WIN:  # the flow never changes a bank
                 won = self.enumerator.winners(pos)
-                return Node(bool(won) and self.x in won, "the game ends" if won else "nobody reaches the goal")
+                if not won:
+                    return Node.leaf(False, self._reason("no-goal"))
+                return Node.leaf(self.x in won, self._reason("end", winners=self._named(won)))
             if self.goal is Goal.STEAL:
-                return Node(False, "no steal")
+                return Node.leaf(False, self._reason("no-steal"))
         flows = self.enumerator.flows_decoded(pos, None)
         return self._decide(False, ((_flow_text(*how), lambda after=after: self._round_end(_next_round(after, pos),
                                                                                             left), None, None)
@@ -224,12 +236,13 @@ class SmtSolver:
 
     def _round_end(self, pos: Position, left: int) -> Node:
         if self.goal is Goal.SAFE and self.baseline is not None and x_gems(pos, self.x) < self.baseline:
-            return Node(False, f"a gem of {self.name} is lost")
+            return Node.leaf(False, self._reason("lost", gems=self.baseline))
         won = self.enumerator.winners(pos)
         if won:
-            return Node((self.x in won) if self.goal is Goal.WIN else self.goal is Goal.SAFE, "the game ends")
-        if left == 1:
-            return Node(self.goal is Goal.SAFE, "the horizon is reached")
+            end = self._reason("end", winners=self._named(won))
+            return Node.leaf((self.x in won) if self.goal is Goal.WIN else self.goal is Goal.SAFE, end)
+        if left == 1:  # only the safe goal gets here (the last round of a win or a steal ends in end_stage)
+            return Node.leaf(self.goal is Goal.SAFE, self._reason("horizon", gems=self.baseline))
         return self.round_start(pos, left - 1)
 
     def _decide(self, mine: bool, children: Iterable[Child]) -> Node:
@@ -237,7 +250,7 @@ class SmtSolver:
         is (text, thunk, X's card, X's turn)."""
         example: tuple[str, Node] | None = None
         #: Why X's choices failed, when each ended at a leaf (a bound, the round's end) and all for one reason.
-        reasons: set[str] | None = set() if mine else None
+        reasons: set[Reason | None] | None = set() if mine else None
         for label, child, card, turn in children:
             node = child()
             if node.value == mine:
@@ -250,10 +263,22 @@ class SmtSolver:
             if example is not None:
                 return Node(True, f"whatever the others do, e.g. {example[0]}", example[1])
             return Node(True, "whatever the others do")
-        failed = f"{_NO_CHOICE}{self.name} works"
-        if reasons is not None and len(reasons) == 1 and "" not in reasons:  # the one reason, said once
-            failed += f": {reasons.pop()}"
-        return Node(False, failed)
+        one = reasons.pop() if reasons is not None and len(reasons) == 1 else None  # the one reason, said once
+        return Node.leaf(False, self._reason("no-choice", then=one))
+
+    def _reason(self, kind: str, **what: Any) -> Reason:
+        """A reason about X (:class:`.reasons.Reason`)."""
+        return Reason(kind, self.name, **what)
+
+    def _named(self, seats: Iterable[int]) -> tuple[str, ...]:
+        return tuple(self.names[i] for i in seats)
+
+    def _unbeaten(self, pos: Position) -> Reason:
+        """X has acted in the last round, its bank at the goal, and stays among the winners whatever the others do:
+        its bank as the tie-break in force reads it (R-END-3; none with ``shared``, where no better bank is needed)."""
+        tiebreak, bank = pos.ruleset.tiebreak, pos.players[self.x].bank
+        score = None if tiebreak is Tiebreak.SHARED else bank.total if tiebreak is Tiebreak.COUNT else bank.value
+        return self._reason("unbeaten", tiebreak=tiebreak.value, score=score)
 
     # -- X's decisive turn: exists/forall by CEGIS ---------------------------------------------------------
 
@@ -267,23 +292,27 @@ class SmtSolver:
         synth = make_solver(self.timeout)
         synth.add(*relations.pin(pre, pos), x_turn.plays(card))
         synth.add(*[c for _, c in x_turn.constraints])
-        playing = f"{self.name} ({card.label})"
         if self.goal is Goal.STEAL or steal_only:
             synth.add(x_turn.steals())
-            if self._check(synth) == z3.unsat:
-                return Node(False, f"no turn of {playing} steals")
+            if self._check(synth) == z3.unsat:  # X is next to act: no turn of X this round steals
+                return Node.leaf(False, self._reason("out-of-range"))
             self.candidates += 1
-            return self._chosen(synth.model(), x_turn, card, "a steal")
-        if self.goal is Goal.WIN and not order:
-            synth.add(relations.end(x_turn.post)[self.x])
-            if self._check(synth) == z3.unsat:
-                return Node(False, f"no turn of {playing} makes {self.name} a winner")
-            self.candidates += 1
-            return self._chosen(synth.model(), x_turn, card, "the game ends")
-        # Necessary conditions, which the others cannot change after X's turn: X's bank is final once X has acted
-        # this round, so X must reach the goal in this turn; and X's gems can only go down after it.
+            return self._chosen(synth.model(), x_turn, card, self._reason("steal"))
         if self.goal is Goal.WIN:
+            # X's bank is final once X has acted this round: X must reach the goal in this turn (R-END-1).
             synth.add(relations.reached_goal(x_turn.post, self.x))
+            if self._check(synth) == z3.unsat:
+                return Node.leaf(False, self._reason("out-of-reach", rounds=1))
+        if self.goal is Goal.WIN and not order:  # X acts last: the round's end decides
+            won = relations.end(x_turn.post)
+            synth.add(won[self.x])
+            if self._check(synth) == z3.unsat:
+                return Node.leaf(False, self._reason("no-choice"))
+            self.candidates += 1
+            model = synth.model()
+            end = self._reason("end", winners=self._named(relations.decode_winners(model, won)))
+            return self._chosen(model, x_turn, card, end)
+        # A necessary condition, which the others cannot change after X's turn: X's gems can only go down after it.
         if self.goal is Goal.SAFE:
             assert self.baseline is not None
             synth.add(z3.Sum([*x_turn.post.bank[self.x], *(g for k in range(2) for g in x_turn.post.cargo[self.x][k])])
@@ -292,11 +321,10 @@ class SmtSolver:
         for rounds in range(200):
             answer = self._check(synth)
             if answer == z3.unsat:
-                if not replies:
-                    alone = "reaches the goal" if self.goal is Goal.WIN else f"keeps {self.name}'s gems"
-                    return Node(False, f"no turn of {playing} {alone}")
-                return Node(False, f"no turn of {playing} holds against every reply: the {replies} found defeat "
-                                   "them all", decisive=(pos, card, self.baseline))
+                if not replies:  # (the win goal's condition was asked above) every turn of X gives a gem away
+                    return Node.leaf(False, self._reason("no-choice", then=self._reason("lost", gems=self.baseline)))
+                # Every turn of X meets one of the replies found: the refutations list a defeating reply per turn.
+                return Node.leaf(False, self._reason("no-choice"), decisive=(pos, card, self.baseline))
             model = synth.model()
             after_x = self._decode_after(model, x_turn, pos, card)
             found = self._defeat(after_x, order)
@@ -305,7 +333,7 @@ class SmtSolver:
                 self.refuted += 1
             self._report()
             if found is None:
-                return self._chosen(model, x_turn, card, self._holds(order))
+                return self._chosen(model, x_turn, card, self._holds(after_x))
             replies += 1
             synth.add(*self._survives(x_turn.post, found[0], order, f"dec.cex{rounds}"))
         raise OutOfTime()
@@ -316,25 +344,17 @@ class SmtSolver:
         self.cards = {p: pos.players[p].card for p in order}
         return order
 
-    def _chosen(self, model: z3.ModelRef, x_turn: TurnStep, card: Card, then: str) -> Node:
-        """X's turn a model of the synthesis solver chose, in the notation, and what follows it."""
+    def _chosen(self, model: z3.ModelRef, x_turn: TurnStep, card: Card, then: Reason) -> Node:
+        """X's turn a model of the synthesis solver chose, in the notation, and why it succeeds."""
         _, turn = self.relations.decode_turn(model, x_turn, self.names)
-        return Node(True, f"{self.name} ({card.label}): {turn}", Node(True, then), card, turn)
+        return Node(True, f"{self.name} ({card.label}): {turn}", Node.leaf(True, then), card, turn)
 
-    def _holds(self, order: list[int]) -> str:
-        """Why X's decisive turn holds, once no reply defeats it."""
-        others = ", ".join(self.names[p] for p in order)
+    def _holds(self, after_x: Position) -> Reason:
+        """Why X's decisive turn holds, once no reply of the players after X (and for the safe goal, no flow)
+        defeats it: X stays among the winners (its bank at the goal), or keeps its count of gems."""
         if self.goal is Goal.WIN:
-            return f"no reply of {others} keeps {self.name} from winning"
-        if order:
-            return f"no reply of {others}, nor the flow, takes a gem of {self.name}"
-        return f"the flow takes no gem of {self.name}"
-
-    def _lost_text(self) -> str:
-        """How a reply the verification solver found defeats X."""
-        if self.goal is Goal.WIN:
-            return f"{self.name} is not among the winners"
-        return f"a gem of {self.name} is lost"
+            return self._unbeaten(after_x)
+        return self._reason("kept", gems=self.baseline)
 
     def _check(self, solver: z3.Solver) -> Any:
         answer = solver.check()
@@ -382,9 +402,9 @@ class SmtSolver:
         return gems < self.baseline
 
     def _defeat(self, after_x: Position, order: list[int], said: bool = False
-                ) -> tuple[dict[str, Any], list[str]] | None:
-        """A reply of the players after X that defeats X, as values of their choices and (with ``said``) in words:
-        each player's card and turn, and the flow (None if there is none)."""
+                ) -> tuple[dict[str, Any], list[str], Reason | None] | None:
+        """A reply of the players after X that defeats X, as values of their choices and (with ``said``) in words,
+        each player's card and turn, and the flow, with why X is defeated at its end (None if there is none)."""
         key = (tuple(order), tuple(self.cards.get(p) for p in order))
         if key not in self._chains:
             start = self.relations.position("ver.pre")
@@ -396,7 +416,13 @@ class SmtSolver:
         if self._check(solver) == z3.unsat:
             return None
         model = solver.model()
-        return {key: step.decisions(model) for key, step in steps.items()}, self._said(model, steps) if said else []
+        choices = {key: step.decisions(model) for key, step in steps.items()}
+        if not said:
+            return choices, [], None
+        if self.goal is Goal.SAFE:
+            return choices, self._said(model, steps), self._reason("lost", gems=self.baseline)
+        won = self._named(self.relations.decode_winners(model, self.relations.end(final)))
+        return choices, self._said(model, steps), self._reason("end", winners=won) if won else self._reason("no-goal")
 
     def _said(self, model: z3.ModelRef, steps: dict[str, Any]) -> list[str]:
         """A reply in words, read from the verification solver's model (:meth:`Relations.decode_turn`)."""
@@ -469,7 +495,11 @@ class SmtSolver:
                 break
             last = last.child
         if last.value or last.decisive is None:
-            out.append({"option": option, "answer": line[:12]})
+            entry: dict[str, Any] = {"option": option, "answer": line[:12]}
+            reason = line_reason(node)
+            if reason is not None:
+                entry["reason"] = reason.to_json()
+            out.append(entry)
             return
         before, card, baseline = last.decisive
         prefix = line[:-1]
@@ -482,11 +512,14 @@ class SmtSolver:
                 found = self._defeat(after, order, said=True)
                 if found is None:  # the loop proved otherwise: one of the two questions is wrong, never to be hidden
                     raise AssertionError(f"no reply defeats {self.name}'s turn {turn}, which the loop refuted")
-                reply = [*found[1], self._lost_text()]
+                _, said, why = found
+                assert why is not None
+                reply = [*said, why.text()]
                 if turns and not prefix:
-                    out.append({"option": f"{self.name}: {turn}", "answer": reply})
+                    out.append({"option": f"{self.name}: {turn}", "answer": reply, "reason": why.to_json()})
                 else:
-                    out.append({"option": option, "answer": [*prefix, f"{self.name} ({card.label}): {turn}", *reply]})
+                    out.append({"option": option, "answer": [*prefix, f"{self.name} ({card.label}): {turn}", *reply],
+                                "reason": why.to_json()})
             if len(outcomes) > REFUTED_TURNS:
                 more = len(outcomes) - REFUTED_TURNS
                 out.append({"option": option, "answer": [*prefix, f"{more} more turn(s) of {self.name} "
@@ -525,11 +558,25 @@ def _listed(turn: Turn) -> tuple[int, str]:
     return len(turn.actions), str(turn)
 
 
-def _leaf_reason(node: Node) -> str:
-    """Why a leaf failed X: its own text, or the reason a failed choice of X gave for all its options."""
-    if node.choice.startswith(_NO_CHOICE):
-        return node.choice.partition(" works: ")[2]
-    return node.choice
+def _leaf_reason(node: Node) -> Reason | None:
+    """Why a leaf failed X: its own reason, or the reason a failed choice of X gave for all its options (None: none
+    said)."""
+    if node.reason is not None and node.reason.kind == "no-choice":
+        return node.reason.then
+    return node.reason
+
+
+def line_reason(node: Node | None) -> Reason | None:
+    """The reason the line below a node ends with (:func:`trace`'s last choice), when the line shows its leaf."""
+    shown = 0
+    while node is not None:
+        shown += bool(node.choice)
+        if shown > 12:
+            return None
+        if node.child is None:
+            return node.reason
+        node = node.child
+    return None
 
 
 def _flow_text(steps: int, branches: list[tuple[tuple[str, str], ...]] | None) -> str:
@@ -568,8 +615,8 @@ def solve_smt(pos: Position, player: int, goal: Goal, horizon: int = 1, timeout:
         won = solver.enumerator.winners(pos) if pos.phase is Phase.CARDS else ()
         if won:
             answer.verdict = Verdict.of(goal is Goal.WIN and player in won)
-            answer.note = "the game is over: " + ", ".join(pos.players[i].name for i in won) + \
-                (" win" if len(won) > 1 else " wins")
+            answer.reason = Reason("over", name, winners=tuple(pos.players[i].name for i in won))
+            answer.note = answer.reason.text()
             answer.details["finished"] = True
         else:
             root = solver.value(pos)
@@ -577,6 +624,7 @@ def solve_smt(pos: Position, player: int, goal: Goal, horizon: int = 1, timeout:
             if root.value:
                 answer.card, answer.turn = x_choice(root)
                 answer.line = trace(root)
+                answer.reason = line_reason(root)
     except (OutOfTime, TimeoutError):
         answer.verdict = Verdict.UNKNOWN
         answer.note = "the solver ran out of time"
@@ -590,4 +638,4 @@ def solve_smt(pos: Position, player: int, goal: Goal, horizon: int = 1, timeout:
     return answer
 
 
-__all__ = ["solve_smt", "SmtSolver", "Node", "trace", "x_choice", "NCOL"]
+__all__ = ["solve_smt", "SmtSolver", "Node", "trace", "line_reason", "x_choice", "NCOL"]

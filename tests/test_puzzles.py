@@ -20,11 +20,10 @@ from hypothesis import strategies as st
 
 from helpers import P, position
 from niagara_solver.engine.apply import play_turn
-from niagara_solver.engine.flow import flow as flow_at
-from niagara_solver.engine.flow import flow_value
+from niagara_solver.engine.flow import flow_value, parse_choices
 from niagara_solver.engine.paddling import TurnOutcome
 from niagara_solver.engine.rescue import begin_turns
-from niagara_solver.engine.round import winners
+from niagara_solver.engine.round import end_round, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Phase
 from niagara_solver.model.notation import Rescue, Turn
@@ -75,8 +74,8 @@ def test_puzzle_answer(name, backend):
 
 
 #: A player's card and turn in a line of play: "blue (2): 5: <3 xred/ruby", or the example of the others' answers.
-_TURN = re.compile(r"^(?:whatever the others do, e\.g\. )?(\S+) \((\w+)\): (.+)$")
-_FLOW = re.compile(r"^the river flows (\d+)$")
+_TURN = re.compile(r"^(\S+) \((\w+)\): (.+)$")
+_FLOW = re.compile(r"^the river flows (\d+)(?: \((.*)\))?$")
 
 
 def _replay(pos, x, items, goal, horizon):
@@ -87,6 +86,7 @@ def _replay(pos, x, items, goal, horizon):
     rescues = {}
     x_turn = None
     for item in items:
+        item = item.removeprefix("whatever the others do, e.g. ")
         rescue = re.match(r"^(\S+) rescues (\S+)$", item)
         chosen = re.match(rf"^{re.escape(me)} chooses (\w+)$", item)
         turn, flow = _TURN.match(item), _FLOW.match(item)
@@ -107,9 +107,11 @@ def _replay(pos, x, items, goal, horizon):
             if p == x and x_turn is None:
                 x_turn = (pos, card, Turn.parse(turn[3]), x_gems(pos, x))
             pos = after
-        elif flow:
-            assert flow_value(pos) == int(flow[1]), item
-            pos = flow_at(pos, int(flow[1]))
+        elif flow:  # phases III and IV: the river flows as the cards say (branches as written), the next round
+            steps = int(flow[1])
+            assert flow_value(pos) == steps, item
+            pos = end_round(pos, parse_choices(flow[2], pos, steps) if flow[2] else None)
+            rescues = {}
         else:
             break
     return pos, x_turn
@@ -304,6 +306,7 @@ def test_expansion_puzzles_the_encoding_covers_get_the_same_answer_from_the_smt_
     puzzle = extras["puzzle"]
     answer = solve(pos, pos.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], "smt", timeout=600)
     assert answer.word == puzzle["answer"], name
+    assert_confirmed_by_the_engine(pos, pos.index(puzzle["player"]), answer)
 
 
 def _deciding_switches(rules) -> list[str]:

@@ -315,10 +315,13 @@ def test_rules_of_modules_that_are_off_are_shown_as_not_applicable_with_the_reas
     assert off["X-GEMS-1"].startswith("gems_per_colour is one count")
     # Once: the table promised a reason for every rule no case can exercise, and gave none for these.
     base = {r: why for r, why in off.items() if r.startswith("R-")}
-    assert set(base) == {*(f"R-COMP-{i}" for i in range(1, 6)), *(f"R-BOARD-{i}" for i in range(1, 7)), "R-RESCUE-3"}
+    assert set(base) == {*(f"R-COMP-{i}" for i in range(1, 6)), *(f"R-BOARD-{i}" for i in range(1, 7)), "R-RESCUE-3",
+                         "R-RESCUE-4"}
     assert base["R-COMP-1"] == "a component of every position, exercised by no phase (checked where positions are read)"
     assert base["R-BOARD-4"] == "the river's shape, one for both readings (checked where boards are read)"
     assert base["R-RESCUE-3"] == "rescue_when_none is pay_or_free: R-RESCUE-2 decides instead"
+    assert base["R-RESCUE-4"] == "rescue_limit is each: its rule binds only away from that default"
+    assert "R-RESCUE-4" not in unreachable_rules(Ruleset.from_json({"rescue_limit": "one"}))
     assert unreachable_rules(PRESETS["bga-2013-05-09"])["R-RESCUE-2"] == (
         "rescue_when_none is free: R-RESCUE-3 decides instead")
     rounds = set(unreachable_rules(Ruleset(), rounds=False)) - set(off)

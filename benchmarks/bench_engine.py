@@ -4,9 +4,10 @@
   in hand of every player to act, in positions taken from seeded games of 2 to 5 players), for the base game
   and, side by side in the same run, with the expansion's modules (presets ``flussgeister`` and
   ``flussgeister-joe``, positions from games of 3 to 6 players). Three generators on the same queries: the
-  fast generator ``legal_turns`` (engine/paddling.py: every paddle card of every preset; the cloud and the Lasso are
-  shared code; every outcome's position made, though the generator leaves it to be made on first use), the
-  generator it replaced, ``legal_turns_reference``, in alternating passes, and the fast generator's turns alone
+  turn generator ``legal_turns`` (engine/paddling.py: every paddle card of every preset; the cloud and the Lasso are
+  shared code; every outcome's position made, though the generator leaves it to be made on first use), its slow
+  reference of the tests, ``legal_turns_reference`` (tests/reference_turns.py), in alternating passes, and the turn
+  generator's turns alone
   (positions left unmade, as a search lists turns to order them); and, on a fixed subset
   of the base game's queries (it takes seconds a query), the naive enumerator of tests/brute.py: every short action
   the notation can write, judged by the rule-by-rule interpreter. Each pass of the fast generator starts with its
@@ -27,13 +28,15 @@ from typing import Any, Callable
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from machine import machine  # noqa: E402
 
 from niagara_solver.engine.playout import random_playout, random_round, Uniform  # noqa: E402
 from niagara_solver.engine.rescue import begin_turns, rescue_options  # noqa: E402
 from niagara_solver.engine.paddling import clear_caches  # noqa: E402
-from niagara_solver.engine.turns import legal_turns, legal_turns_reference  # noqa: E402
+from niagara_solver.engine.turns import legal_turns  # noqa: E402
+from reference_turns import legal_turns_reference  # noqa: E402
 from niagara_solver.model.atoms import Phase  # noqa: E402
 from niagara_solver.model.position import Position  # noqa: E402
 from niagara_solver.model.ruleset import PRESETS, Ruleset  # noqa: E402
@@ -103,7 +106,6 @@ def bench_turns(work: Work) -> dict[str, tuple[float, int, float]]:
 def naive_outcomes(pos: Position, player: int, card: object) -> list[Any]:
     """The naive enumerator (tests/brute.py): every position a short action written in the notation reaches, as the
     interpreter judges it."""
-    sys.path.insert(0, os.path.join(ROOT, "tests"))
     from brute import brute_force_outcomes
 
     return list(brute_force_outcomes(pos, player, card))  # type: ignore[arg-type]

@@ -25,7 +25,7 @@ from niagara_solver.design.simulate import simulate as _simulate
 from niagara_solver.engine.apply import play_turn as _play_turn
 from niagara_solver.engine.flow import flow as _flow
 from niagara_solver.engine.rescue import begin_turns
-from niagara_solver.engine.turns import TurnOutcome
+from niagara_solver.engine.outcome import TurnOutcome
 from niagara_solver.engine.turns import legal_turns as _legal_turns
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.board import Board

@@ -1,5 +1,6 @@
 """A brute-force oracle for phase II: try every short action the notation can write, keep what the
-rule-by-rule interpreter accepts. Slow, simple, and independent of the generator in ``engine.turns``."""
+rule-by-rule interpreter accepts. Slow, simple, and independent of the turn generator (``engine.paddling``, with the
+rule decisions of ``engine.canoe``)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """The fast generator of paddle turns (niagara_solver/engine/paddling.py) against its two slow references.
 
 ``legal_turns`` (the fast generator on the compact state) must return exactly what ``legal_turns_reference`` (the
-generator on ``Snapshot``) returns: the same turns, leading to the same positions, in the same order, for the base
-game, every preset and random combinations of switches and modules; and every outcome it returns must be what the
-rule-by-rule interpreter (engine/apply.py) makes of its turn.
+generator on ``Snapshot``, tests/reference_turns.py) returns: the same turns, leading to the same positions, in the
+same order, for the base game, every preset and random combinations of switches and modules; and every outcome it
+returns must be what the rule-by-rule interpreter (engine/apply.py) makes of its turn.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 from helpers import P, doc, position
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.playout import random_playout
-from niagara_solver.engine.turns import TurnOutcome, legal_turns, legal_turns_reference
+from niagara_solver.engine.outcome import TurnOutcome
+from niagara_solver.engine.turns import legal_turns
+from reference_turns import legal_turns_reference
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.board import Board, standard_board
 from niagara_solver.model.format import position_from_json
@@ -150,7 +152,7 @@ def test_the_holder_of_the_moose_is_told_apart_from_its_twin():
 
 
 def test_equal_boards_built_apart_give_the_same_turns():
-    # The move tables are kept per board object: an equal board read again gets its own, with the same answers.
+    # The move tables are kept per board: an equal board read again gives the same answers.
     again = Board.from_json(standard_board().description())
     pos = position(P("red", "port", "4:ruby"), P("blue", "port", "port"))
     other = pos.replace(board=again)

@@ -18,7 +18,8 @@ from niagara_solver.model.position import Joe, Player, Position
 from niagara_solver.model.ruleset import Card123Canoes, GemSides, LassoScope, PortDeparture, WhirlBrink, WhirlCostStep
 from niagara_solver.model.notation import (CanoeAction, CanoeRef, Load, Move, Push, Steal, Step, TakeMoose, Trade, Turn,
                                            Unload)
-from niagara_solver.engine.turns import MOOSE_BONUS, after_reveal, check_turn_context, weather_moved
+from niagara_solver.engine.canoe import MOOSE_BONUS
+from niagara_solver.engine.turns import after_reveal, check_turn_context, weather_moved
 
 
 @dataclass

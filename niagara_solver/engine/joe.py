@@ -2,7 +2,7 @@
 upstream as far as the lifebuoy holder's card says, turning on the top disc and going down the right branch.
 
 Joe rides the river in phase III (X-JOE-1) in :mod:`.flow`; canoes trade with him in phase II (X-JOE-3) in
-:mod:`.turns` and :mod:`.apply`.
+:mod:`.canoe` (``joe_trades``) and :mod:`.apply`.
 """
 
 from __future__ import annotations

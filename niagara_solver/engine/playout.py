@@ -26,7 +26,8 @@ from niagara_solver.engine.policy import Lookahead, Policy
 from niagara_solver.model.notation import Rescue
 from niagara_solver.engine.rescue import begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord, TurnRecord, end_round_detail, is_finished
-from niagara_solver.engine.turns import TurnOutcome, legal_turns
+from niagara_solver.engine.outcome import TurnOutcome
+from niagara_solver.engine.turns import legal_turns
 
 
 class Uniform:

@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from typing import Mapping, Protocol, Sequence, TypeVar
 
 from niagara_solver.engine.flow import flow_detail
-from niagara_solver.engine.turns import TurnOutcome, legal_turns
+from niagara_solver.engine.outcome import TurnOutcome
+from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import COLOURS, FALLEN, PORT, Card, Colour, Gems
 from niagara_solver.model.board import Board
 from niagara_solver.model.notation import Rescue

@@ -25,7 +25,7 @@ from niagara_solver.engine.playout import random_round
 from niagara_solver.engine.policy import Lookahead, Policy
 from niagara_solver.engine.rescue import begin_turns, rescue_options
 from niagara_solver.engine.round import is_finished, winners
-from niagara_solver.engine.turns import TurnOutcome
+from niagara_solver.engine.outcome import TurnOutcome
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.estimates import interval_json, mean_interval, rate_json

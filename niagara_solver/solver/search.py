@@ -38,7 +38,8 @@ from niagara_solver.model.errors import NiagaraError
 from niagara_solver.engine.flow import FlowOutcome, flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import goal_reached, is_finished, winners
-from niagara_solver.engine.turns import TurnOutcome, legal_turns
+from niagara_solver.engine.outcome import TurnOutcome
+from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Gems, Phase
 from niagara_solver.model.notation import Load, Steal, Turn, Unload
 from niagara_solver.model.position import Canoe, Player, Position, start_hand

@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from machine import machine  # noqa: E402
 
-from niagara_solver.engine.playout import random_playout, random_round, Uniform  # noqa: E402
+from niagara_solver.play.playout import random_playout, random_round, Uniform  # noqa: E402
 from niagara_solver.engine.rescue import begin_turns, rescue_options  # noqa: E402
 from niagara_solver.engine.paddling import clear_caches  # noqa: E402
 from niagara_solver.engine.turns import legal_turns  # noqa: E402

@@ -23,14 +23,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from machine import machine  # noqa: E402
 
-from niagara_solver.engine.playout import random_playout  # noqa: E402
+from niagara_solver.play.playout import random_playout  # noqa: E402
 from niagara_solver.model.limits import OutOfTime  # noqa: E402
 from niagara_solver.model.position import Position  # noqa: E402
 from niagara_solver.solver.answers import Goal  # noqa: E402
 from niagara_solver.solver.search import PLAIN, Pruning, Search  # noqa: E402
 
 #: (players, seed of the game, rounds whose start positions are taken): two positions a game, three games a player
-#: count, from the lookahead policy's seeded games (``engine/playout.py``).
+#: count, from the lookahead policy's seeded games (``play/playout.py``).
 GAMES = [(3, 501, (6, 11)), (3, 502, (8, 13)), (3, 503, (5, 10)),
          (4, 601, (6, 11)), (4, 602, (8, 13)), (4, 603, (5, 10))]
 

@@ -14,7 +14,7 @@ sys.path.insert(0, ROOT)
 
 from niagara_solver.solver.answers import Goal  # noqa: E402
 from niagara_solver.solver.solve import solve  # noqa: E402
-from niagara_solver.engine.playout import random_playout  # noqa: E402
+from niagara_solver.play.playout import random_playout  # noqa: E402
 from niagara_solver.model.format import load_document  # noqa: E402
 from niagara_solver.model.position import Position  # noqa: E402
 

@@ -108,7 +108,7 @@ def replayed_games(rules_of: Callable[[random.Random], Any], seeds: Iterable[int
     round-trips through JSON, the rule-by-rule interpreter replays the turn to the same position (the two readings
     of phase II) and its notation round-trips; with ``every_turn_each`` = k, every legal turn of every k-th round
     is replayed too. Yields each round's record and its turns, for the test's own checks."""
-    from niagara_solver.engine.playout import random_playout
+    from niagara_solver.play.playout import random_playout
     from niagara_solver.model.format import dumps_position, loads_position
     from niagara_solver.model.invariants import position_problems
 
@@ -139,7 +139,7 @@ def lookahead_start(players: int, seed: int, round_: int) -> Position:
     """The start of round ``round_`` of a seeded lookahead game, as benchmarks/bench_horizon.py takes its positions."""
     key = (players, seed, round_)
     if key not in _LOOKAHEAD:
-        from niagara_solver.engine.playout import random_playout
+        from niagara_solver.play.playout import random_playout
         start = Position.initial([f"p{i}" for i in range(players)])
         _LOOKAHEAD[key] = next(r.start for r in random_playout(start, seed, rounds=round_, policy="lookahead")
                                if r.start.round == round_)

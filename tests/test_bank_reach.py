@@ -8,7 +8,7 @@ from functools import lru_cache
 import pytest
 
 from helpers import P, lookahead_start, position
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.model.position import Position
 from niagara_solver.solver.answers import Goal, bank_reach
 from niagara_solver.solver.search import PLAIN, Search

@@ -17,7 +17,7 @@ from niagara_solver.encoding.enumerate import Enumerator, IncrementalEnumerator
 from niagara_solver.encoding.relations import NAMES, Relations
 from niagara_solver.engine.flow import flow_choices, flow_value
 from niagara_solver.verify.crosscheck.compare import rescue_results
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.engine.round import winners
 from niagara_solver.model.board import standard_board

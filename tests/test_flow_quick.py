@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from helpers import P, position
 from niagara_solver.engine.flow import _quick_flow, flow_choices
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import PRESETS
 from strategies import positions

@@ -15,7 +15,7 @@ from browser import Browser, find_chromium
 from helpers import P, doc
 from niagara_solver.cli.main import main
 from niagara_solver.engine.apply import play_turn
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.engine.round import end_round
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.format import dumps_position, load_document, position_from_json

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from helpers import P, doc, position
 from niagara_solver.engine.apply import apply_turn
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.engine.outcome import TurnOutcome
 from niagara_solver.engine.turns import legal_turns
 from reference_turns import legal_turns_reference

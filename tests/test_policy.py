@@ -1,4 +1,4 @@
-"""The lookahead policy (niagara_solver/engine/policy.py) on positions where the right choice is plain, its pieces
+"""The lookahead policy (niagara_solver/play/policy.py) on positions where the right choice is plain, its pieces
 (the flow it expects, the goal it counts), its determinism, and the advice built on it (solver/advice.py)."""
 
 import json
@@ -9,8 +9,8 @@ import pytest
 
 from helpers import P, doc, position
 from niagara_solver.cli.main import main
-from niagara_solver.engine.playout import Greedy, Seats, Uniform, make_policy, random_playout
-from niagara_solver.engine.policy import Lookahead, flow_distribution, goal_need
+from niagara_solver.play.playout import Greedy, Seats, Uniform, make_policy, random_playout
+from niagara_solver.play.policy import Lookahead, flow_distribution, goal_need
 from niagara_solver.engine.rescue import rescue_options
 from niagara_solver.engine.round import goal_reached, is_finished, winners
 from niagara_solver.engine.turns import legal_turns

@@ -29,7 +29,7 @@ import pytest
 from helpers import P, position
 from niagara_solver.engine.apply import play_turn
 from niagara_solver.engine.flow import flow_choices, flow_value
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import goal_reached, is_finished, winners
 from niagara_solver.engine.turns import legal_turns

@@ -212,7 +212,7 @@ def test_a_flow_that_takes_a_gem_is_seen_by_its_bound(monkeypatch, canoe, bound)
 def seeded_positions() -> list[tuple[Position, int]]:
     """Start-of-round positions of seeded 3-player games (the greedy policy), with the player asked about: seed 3
     round 9, seed 8 rounds 4 and 9, whose safe certificates end in 241 leaves of the last round."""
-    from niagara_solver.engine.playout import random_playout
+    from niagara_solver.play.playout import random_playout
     out = []
     for seed, rounds in ((3, (9,)), (8, (4, 9))):
         start = Position.initial(["p0", "p1", "p2"])
@@ -245,7 +245,7 @@ def test_wherever_the_parts_show_a_leaf_the_chain_agrees(monkeypatch):
 def test_phase_one_with_no_fallen_canoe_is_the_encodings_own_outcome():
     # The checker takes the position as phase I's only outcome where no canoe is fallen (a lemma, proved once); the
     # encoding's outcome set says the same at every such start of a round of a seeded game.
-    from niagara_solver.engine.playout import random_playout
+    from niagara_solver.play.playout import random_playout
     assert checker().rescue_frame() is True
     starts = [record.start for seed in (3, 8, 11)
               for record in random_playout(Position.initial(["p0", "p1", "p2"]), seed, rounds=12, policy="greedy")]

@@ -9,7 +9,7 @@ from functools import lru_cache
 import pytest
 
 from helpers import P, lookahead_start, position
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.model.position import Position
 from niagara_solver.solver.answers import Goal
 from niagara_solver.solver.reasons import Reason

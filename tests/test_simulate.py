@@ -11,7 +11,7 @@ import pytest
 from niagara_solver.cli.main import main
 from niagara_solver.design.simulate import (GOALS, GameResult, Settings, compare, goals_reached, play_game,
                                             seat_policies, simulate, start_position)
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.engine.round import goal_reached, winners
 from niagara_solver.model.atoms import Colour, Gems
 from niagara_solver.model.board import standard_board

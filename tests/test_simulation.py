@@ -9,7 +9,7 @@ import random
 import pytest
 
 from niagara_solver.model.board import standard_board
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.model.atoms import COLOURS, Card, Phase
 from niagara_solver.model.format import dumps_position, loads_position
 from niagara_solver.model.invariants import position_problems

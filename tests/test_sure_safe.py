@@ -10,7 +10,7 @@ import pytest
 
 from helpers import P, position
 from niagara_solver.engine.flow import flow_outcomes
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.board import standard_board
 from niagara_solver.model.position import Position

@@ -9,7 +9,7 @@ from functools import lru_cache
 import pytest
 
 from helpers import P, position
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.notation import Move, Steal
 from niagara_solver.model.position import Player, Position

@@ -15,7 +15,7 @@ from niagara_solver.encoding.relations import Relations
 from niagara_solver.encoding.solver import make_solver
 from niagara_solver.encoding.state import NCOL, decode, forget_terms, read_values
 from niagara_solver.encoding.terms import equal
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.model.atoms import Phase
 from niagara_solver.model.board import standard_board
 from niagara_solver.model.position import Position

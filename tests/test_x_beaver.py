@@ -10,7 +10,7 @@ import pytest
 from helpers import P, doc
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import flow, flow_outcomes
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.engine.round import end_round_detail
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card

@@ -11,7 +11,7 @@ from brute import brute_force_outcomes
 from helpers import P, assert_turns, doc, notations, replayed_games
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import flow, flow_choices, flow_detail
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import FALLEN, NEXT, Card, Colour, Moose
 from niagara_solver.model.errors import IllegalTurnError

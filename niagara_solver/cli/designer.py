@@ -21,7 +21,7 @@ from niagara_solver.report.text import play_text
 from niagara_solver.cli.common import ruleset_option
 from niagara_solver.design.simulate import MAX_GAMES
 from niagara_solver.model.estimates import difference_row
-from niagara_solver.engine.playout import POLICIES
+from niagara_solver.play.playout import POLICIES
 from niagara_solver.model.format import dumps_position, load_board, load_ruleset
 from niagara_solver.cli.common import (BUNDLED, PUZZLES, board_option, command_time_limit, emit_json, jobs_option,
                                        load, parse_card, player_index, players_counts, players_option, scheduler_option,

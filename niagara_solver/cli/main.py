@@ -18,7 +18,7 @@ from niagara_solver.engine.apply import CanoeReport, apply_turn
 from niagara_solver.engine.flow import choices_text, flow_detail, flow_outcomes, parse_choices
 from niagara_solver.model.readings import require
 from niagara_solver.model.notation import Rescue, Turn
-from niagara_solver.engine.playout import POLICIES, random_playout
+from niagara_solver.play.playout import POLICIES, random_playout
 from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
 from niagara_solver.engine.round import is_finished, play_round, winners
 from niagara_solver.engine.turns import legal_turns

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from niagara_solver.engine.playout import POLICIES, random_playout
+from niagara_solver.play.playout import POLICIES, random_playout
 from niagara_solver.engine.round import GOAL_SAME, GOAL_TOTAL, winners
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
 from niagara_solver.model.atoms import COLOURS, Gems

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Sequence
 from niagara_solver.design.simulate import SEATS, GameResult, Simulation, start_position
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import FlowOutcome, flow_choices, flow_value, parse_choices
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, must_rescue, rescue_options
 from niagara_solver.engine.round import RoundRecord, end_round, is_finished, winners
 from niagara_solver.engine.turns import legal_turns

@@ -32,7 +32,7 @@ from niagara_solver.model.switches import value_text
 from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.report.html import answer_from_json, game_summary, play_page, solve_page, write_page
 from niagara_solver.report.svg import Change, render_svg
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.model.puzzles import bundled_puzzles
 
 #: A proof's verdict in a table cell (the prover's words, a refutation in bold).

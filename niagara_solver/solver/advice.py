@@ -4,8 +4,9 @@ proof; the proved answers are :mod:`.solve`'s).
 For each card the player may play (the hand, or the card already chosen), the game is played on from the
 position ``continuations`` times, for at most ``rounds`` rounds or until it ends (R-END-2): the player plays that
 card this round and every decision else — the player's turn with it, the other players' cards and turns, every
-rescue — is the ``lookahead`` policy's (:mod:`niagara_solver.engine.policy`). Continuation *j* is played from the
-same seed for every card, so the cards are compared on the same draws of the others' choices. A card's figures:
+rescue — is the ``lookahead`` policy's (:mod:`niagara_solver.play.policy`), played by
+:mod:`niagara_solver.play.continuations`. Continuation *j* is played from the same seed for every card, so the cards
+are compared on the same draws of the others' choices. A card's figures:
 how often the player won (among the winners, R-END-3) within the rounds, with Wilson's 95% interval, and the change
 of the player's bank meanwhile (its mean, with a 95% interval): the gems banked less the gems paid for rescues
 (R-RESCUE-1, this round's phase I included when the position is at a round's start; nothing else takes from a bank,
@@ -15,23 +16,19 @@ is the policy's turn with it on the position as it stands, as if the player acte
 
 from __future__ import annotations
 
-import random
 import statistics
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from niagara_solver.engine.playout import random_round
-from niagara_solver.engine.policy import Lookahead, Policy
-from niagara_solver.engine.rescue import begin_turns, rescue_options
 from niagara_solver.engine.round import is_finished, winners
-from niagara_solver.engine.outcome import TurnOutcome
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.estimates import interval_json, mean_interval, rate_json
 from niagara_solver.model.limits import LIMITS, check_time
-from niagara_solver.model.notation import Rescue, Turn
+from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Position
+from niagara_solver.play.continuations import Continuations
 
 #: Continuations per card in the analysis (``--continuations``) and rounds each is played at most: a few seconds
 #: for a full hand of seven cards with four players.
@@ -40,8 +37,6 @@ ROUNDS = 2
 #: Bounds on what one advice may ask for (continuations × cards × rounds is the work).
 MAX_CONTINUATIONS = 10_000
 MAX_ROUNDS = 200
-#: The spacing of the continuations' seeds.
-SEED_STRIDE = 1_000_003
 
 
 @dataclass(frozen=True)
@@ -95,28 +90,9 @@ class Advice:
 
     def to_json(self) -> dict[str, Any]:
         """The advice as JSON, labelled as an estimate."""
-        return {"player": self.player, "estimate": True, "policy": Lookahead.name,
+        return {"player": self.player, "estimate": True, "policy": Continuations.policy,
                 "continuations": self.continuations, "rounds": self.rounds, "seed": self.seed,
                 "cards": [c.to_json() for c in self.cards], "seconds": round(self.seconds, 3)}
-
-
-class _Pinned:
-    """A policy that plays a given card for one player in the first round, and otherwise defers to another."""
-
-    def __init__(self, inner: Policy, player: int, card: Card, round_: int) -> None:
-        self.inner, self.player, self.pinned, self.round = inner, player, card, round_
-        self.name = inner.name
-
-    def rescue(self, pos: Position, player: int, options: list[Rescue]) -> Rescue:
-        return self.inner.rescue(pos, player, options)
-
-    def card(self, pos: Position, player: int) -> Card:
-        if player == self.player and pos.round == self.round:
-            return self.pinned
-        return self.inner.card(pos, player)
-
-    def turn(self, pos: Position, player: int, outcomes: list[TurnOutcome]) -> TurnOutcome:
-        return self.inner.turn(pos, player, outcomes)
 
 
 def advice_player(pos: Position) -> int | None:
@@ -138,35 +114,22 @@ def advise(pos: Position, player: int, continuations: int = CONTINUATIONS, round
     if player in pos.acted:
         raise InputError("--player", f"{me.name} has already acted this round", "R-TURN-1")
     begin = time.perf_counter()
-    memo: dict[object, object] = {}
-    now = pos
-    chooser = Lookahead(random.Random(seed), memo=memo)
-    if pos.phase is Phase.CARDS:  # the rescues the policy would choose, in order (R-RESCUE-1), before the cards
-        now = begin_turns(pos, {i: chooser.rescue(pos, i, rescue_options(pos, i)) for i in pos.turn_order()})
-    values = {v.card: v for v in chooser.card_values(now, player)}
+    games = Continuations(pos, seed)
     banked = me.bank.total
     found = []
-    for card, value in values.items():
+    for card, turn in games.card_turns(player).items():
         wins = finished = 0
         gains, paid = [], []
         for j in range(continuations):
             check_time()  # within the command's time limit (OutOfTime past it)
-            rng = random.Random(seed * SEED_STRIDE + j)
-            policy = _Pinned(Lookahead(rng, memo=memo), player, card, pos.round)
-            state = pos
-            payments = 0
-            for _ in range(rounds):
-                if is_finished(state):
-                    break
-                record = random_round(state, rng, policy)
-                payments += sum(c is not None for i, rescue in record.rescues if i == player
-                                for c in rescue.payments)  # a free rescue (None) costs nothing (R-RESCUE-3)
-                state = record.end
+            played = games.play(player, card, j, rounds)
+            state = played[-1].end if played else pos
             if is_finished(state):
                 finished += 1
                 wins += player in winners(state)
             gains.append(state.players[player].bank.total - banked)
-            paid.append(payments)
-        found.append(CardAdvice(card, value.outcome.turn, wins, finished, tuple(gains), tuple(paid)))
+            paid.append(sum(c is not None for record in played for i, rescue in record.rescues if i == player
+                            for c in rescue.payments))  # a free rescue (None) costs nothing (R-RESCUE-3)
+        found.append(CardAdvice(card, turn, wins, finished, tuple(gains), tuple(paid)))
     found.sort(key=lambda c: (-c.rate, -c.gain))
     return Advice(me.name, continuations, rounds, seed, tuple(found), time.perf_counter() - begin)

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 
 from niagara_solver.encoding.relations import NAMES, Mutant
 from niagara_solver.encoding.solver import fresh_context
-from niagara_solver.engine.playout import random_playout
+from niagara_solver.play.playout import random_playout
 from niagara_solver.engine.rescue import begin_turns, rescue_options
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Phase

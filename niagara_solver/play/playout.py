@@ -22,7 +22,7 @@ from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import ForkPolicy
 from niagara_solver.engine.flow import StepChoice, flow_choices, flow_value
-from niagara_solver.engine.policy import Lookahead, Policy
+from niagara_solver.play.policy import Lookahead, Policy
 from niagara_solver.model.notation import Rescue
 from niagara_solver.engine.rescue import begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord, TurnRecord, end_round_detail, is_finished

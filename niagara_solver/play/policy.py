@@ -12,7 +12,7 @@ can make:
   likes on this position (the others often face a position much like it: at the start of a game, all of them the
   same one); a cloud among them moves the weather up or down alike. That gives a distribution over the flow *k*;
   the position after the player's option is carried *k* steps down the river with the discs' paths as the engine
-  computes them (:func:`.flow.flow_detail`), for each *k*.
+  computes them (:func:`niagara_solver.engine.flow.flow_detail`), for each *k*.
 * **the value** of a position for the player is how near their bank is to the goal (R-END-1: the gems still
   needed for the nearest of 7 gems, 5 colours or 4 of one colour), plus each carried gem's worth to that goal
   times its chance of reaching the port: lower the deeper it is and when no card left in hand can bring it home,
@@ -60,13 +60,13 @@ class Policy(Protocol):
     name: str
 
     def rescue(self, pos: Position, player: int, options: list[Rescue]) -> Rescue:
-        """One of ``options`` (:func:`.rescue.rescue_options`) at the start of phase I."""
+        """One of ``options`` (:func:`niagara_solver.engine.rescue.rescue_options`) at the start of phase I."""
 
     def card(self, pos: Position, player: int) -> Card:
         """A card of the player's hand, on the position after every rescue (R-CARD-1)."""
 
     def turn(self, pos: Position, player: int, outcomes: list[TurnOutcome]) -> TurnOutcome:
-        """One of the player's legal turns (:func:`.turns.legal_turns`) with the chosen card."""
+        """One of the player's legal turns (:func:`niagara_solver.engine.turns.legal_turns`) with the chosen card."""
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,7 @@ def flow_distribution(known: Sequence[Card], hidden: Sequence[Sequence[Card]], w
 
 class _Rides:
     """Where each place is carried by *k* flow steps from given fork markers: the engine's paths of the discs
-    (:func:`.flow.flow_detail`), read once per board, markers and *k*."""
+    (:func:`niagara_solver.engine.flow.flow_detail`), read once per board, markers and *k*."""
 
     def __init__(self) -> None:
         self._tables: dict[tuple[int, tuple[tuple[str, str], ...], int], dict[str, str]] = {}

@@ -151,7 +151,7 @@ def run_all(tasks: Iterable[Task], jobs: int = 1, scheduler: str | None = None, 
             progress.step(unique[key].name)
 
     if scheduler:
-        try:
+        try:  # imported here: Dask is an optional extra, and slow to import where no cluster is used
             from dask.distributed import Client
             from dask.distributed import as_completed as dask_completed
         except ImportError:

@@ -39,13 +39,17 @@ from niagara_solver.jobs import Task
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import NiagaraError
+from niagara_solver.model.format import position_from_json, position_to_json
 from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.limits import out_of_time, time_limit
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.position import Player, Position
+from niagara_solver.model.puzzles import bundled_puzzles, puzzle_paths, without_modules
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
 from niagara_solver.model.switches import as_json, value_text
 from niagara_solver.model.verdict import WITNESS, Verdict
+from niagara_solver.solver.answers import Goal
+from niagara_solver.solver.solve import solve
 
 
 @dataclass
@@ -70,7 +74,6 @@ class Witness:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        from niagara_solver.model.format import position_to_json
         out: dict[str, Any] = {"switch": self.switch, "a": self.a, "b": self.b, "phase": self.phase,
                                "verdict": WITNESS(self.verdict), "rules": self.rules, "summary": self.summary,
                                "detail": self.detail, "seconds": round(self.seconds, 3)}
@@ -130,10 +133,6 @@ def _module(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, tim
     puzzle of the module (``puzzles/expansion``) on this board whose answer, by the search over the engine, differs
     when the module is taken away (:func:`~niagara_solver.model.puzzles.without_modules`: the same position without
     its pieces and cards, the module off)."""
-    from niagara_solver.model.format import position_from_json
-    from niagara_solver.model.puzzles import bundled_puzzles, puzzle_paths, without_modules
-    from niagara_solver.solver.answers import Goal
-    from niagara_solver.solver.solve import solve
     folder = bundled_puzzles()
     for path in puzzle_paths(os.path.join(folder, "expansion") if folder else None):
         if out_of_time():
@@ -470,7 +469,6 @@ def witness_task(a: Any, b: Any, switch: str, board: Any, players: int, timeout:
 
 def witness_from_json(obj: dict[str, Any]) -> Witness:
     """A witness back from the JSON a task returned (positions are parsed again, so they can be drawn)."""
-    from niagara_solver.model.format import position_from_json
     pos = position_from_json(obj["position"]) if "position" in obj else None
     player = pos.index(obj["player"]) if pos is not None and "player" in obj else None
     return Witness(obj["switch"], obj["a"], obj["b"], obj["phase"], WITNESS.parse(obj["verdict"]), list(obj["rules"]),

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator, Sequence, cast
 import z3
 
 from niagara_solver.model.notation import Rescue, Turn
-from niagara_solver.model.atoms import NEXT, PORT, Card, Moose, Phase
+from niagara_solver.model.atoms import NEXT, PORT, Card, Gems, Moose, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.pin import rescued_slots
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order, value
@@ -92,7 +92,6 @@ def _pieces(post: SymPosition) -> list[Any]:
 def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
     """The result equals a concrete position (canoes of a player in either order). The equalities are made once
     and kept (:func:`.state.equal`): the positions compared repeat the same few values."""
-    from niagara_solver.model.atoms import Gems
     parts = []
     for p, player in enumerate(known.players):
         cs = [[tables.index[c.place], *Gems.of(c.gems), *([c.moored] if post.moored is not None else []),

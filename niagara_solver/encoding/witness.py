@@ -11,8 +11,10 @@ from typing import Any
 
 import z3
 
+from niagara_solver.encoding.core import _bare_cases
 from niagara_solver.encoding.relations import NCOL, Relations, SymPosition, TurnStep
 from niagara_solver.encoding.tables import member
+from niagara_solver.model.ruleset import Card123Canoes, PortDeparture, WhirlCostStep
 
 
 def witness_turn(relations: Relations, step: TurnStep) -> list[Any]:
@@ -22,7 +24,6 @@ def witness_turn(relations: Relations, step: TurnStep) -> list[Any]:
     With the expansion's cards (X-CARDS-3, X-CARDS-4): the Lasso moors (under ``lasso_scope: one`` the first river
     canoe); the 1/2/3 card is played as a 1, and under ``card_123_canoes: one`` only the first river canoe acts
     (with none on the river, as R-TURN-3 lets port canoes act)."""
-    from niagara_solver.model.ruleset import Card123Canoes, PortDeparture
     t, rules = relations.tables, relations.rules
     pre, choice = step.pre, step.choice
     n = choice.card
@@ -96,8 +97,6 @@ def _whirl_witness(relations: Relations, pre: SymPosition, player: int, s: Any, 
     of the cave) before a movement of the rest, or a load after a movement; with nothing to load or unload, it
     stays (X-WHIRL-5). A port canoe paddles down to a disc at the depth of its points, not the whirlpool if another
     disc lies there; a canoe ending on the whirlpool is pushed down its first branch."""
-    from niagara_solver.encoding.core import _bare_cases
-    from niagara_solver.model.ruleset import WhirlCostStep
     enc = relations.enc
     t = enc.tables
     assert pre.whirl is not None
@@ -200,7 +199,6 @@ def _whirl_witness(relations: Relations, pre: SymPosition, player: int, s: Any, 
 
 def _skipped(relations: Relations, x: Any, whirl: Any, points: Any) -> Any:
     """No movement alone spends ``points`` from ``x`` with the whirlpool on ``whirl`` (X-WHIRL-5's cases)."""
-    from niagara_solver.encoding.core import _bare_cases
     return z3.Or([z3.And(x == c[0], whirl == c[1], points == c[2]) for c in _bare_cases(relations.enc)])
 
 

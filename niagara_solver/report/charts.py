@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import statistics
 from typing import TYPE_CHECKING, Any, Sequence
 
 from niagara_solver.design.simulate import SEATS, Simulation
@@ -24,6 +25,7 @@ COLOURS = ("#1f77b4", "#ff7f0e")
 
 
 def _figure(width: float = 7.0, height: float = 3.6) -> "Figure":
+    # matplotlib is imported when a chart is drawn, not with the module: the other commands do not pay for it.
     import matplotlib
     matplotlib.use("Agg")
     matplotlib.rcParams.update({"svg.hashsalt": "niagara-solver", "svg.fonttype": "none",
@@ -44,8 +46,7 @@ def _label(name: str, sim: Simulation, extra: str = "") -> str:
 
 def length_chart(runs: Sequence[tuple[str, Simulation]]) -> str:
     """Game lengths: for each number of rounds, the share of a run's games that lasted it; the medians dashed."""
-    import statistics
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import MaxNLocator  # when a chart is drawn, as in _figure
     fig = _figure()
     ax = fig.subplots()
     width = 0.8 / len(runs)

@@ -22,6 +22,7 @@ from niagara_solver.verify.mutants import MUTANTS
 from niagara_solver.solver.puzzles import puzzle_paths, puzzle_task
 from niagara_solver.verify.jobs import crosscheck_task, merge_properties, mutant_task, prove_task
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
+from niagara_solver.model import VERSION
 from niagara_solver.model.board import Board
 from niagara_solver.model.notation import Turn
 from niagara_solver.model.catalogue import RULES, sentence
@@ -30,6 +31,7 @@ from niagara_solver.model.readings import require, uncovered
 from niagara_solver.model.ruleset import PRESETS, SWITCHES, Ruleset
 from niagara_solver.model.switches import value_text
 from niagara_solver.model.verdict import PROOF, Verdict
+from niagara_solver.report.charts import write_charts
 from niagara_solver.report.html import answer_from_json, game_summary, play_page, solve_page, write_page
 from niagara_solver.report.svg import Change, render_svg
 from niagara_solver.play.playout import random_playout
@@ -135,7 +137,6 @@ def make_report(out: str, settings: ReportSettings, jobs: int = 1, scheduler: st
 
 def write_report(out: str, settings: ReportSettings, results: Results, seconds: float) -> list[str]:
     """The report from the tasks' results."""
-    from niagara_solver.model import VERSION as __version__
     s = settings
     img = os.path.join(out, "img")
     os.makedirs(img, exist_ok=True)
@@ -152,7 +153,7 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
     lines = [
         "# niagara-solver report",
         "",
-        f"Written by `niagara-solve report` (niagara-solver {__version__}) on the board "
+        f"Written by `niagara-solve report` (niagara-solver {VERSION}) on the board "
         f"`{s.board.name or 'inline'}`, in {seconds:.0f} s. Regenerate with `make report`.",
         "",
         "1. [Rule properties per preset](#rule-properties-per-preset)",
@@ -333,7 +334,6 @@ def _diff_section(d: DiffReport, a: str, b: str, picture: Any) -> list[str]:
 
 def _playtest_section(c: Comparison, img: str, written: list[str]) -> list[str]:
     """The playtesting section: the two rulesets' simulated games compared, with the charts."""
-    from niagara_solver.report.charts import write_charts
     a, b = PLAYTESTED
     s = c.a.settings
     lines = ["## Playtesting", "",

@@ -14,12 +14,12 @@ ZOOM = 2.0
 
 def png_bytes(svg: str) -> bytes:
     """The PNG file of an SVG picture."""
-    try:
+    try:  # imported here: an optional wheel, refused with a message where it is missing
         import resvg_py
     except ImportError:  # an install older than the dependency
         raise InputError("--out", "writing PNG needs the resvg-py package (pip install resvg-py), or write .svg",
                          "FORMAT") from None
-    import matplotlib
+    import matplotlib  # imported here: only a PNG needs its fonts, and it takes a second to import
     fonts = os.path.join(matplotlib.get_data_path(), "fonts", "ttf")
     data = resvg_py.svg_to_bytes(svg_string=svg, zoom=ZOOM, skip_system_fonts=True, font_dirs=[fonts],
                                  font_family="DejaVu Sans", sans_serif_family="DejaVu Sans")

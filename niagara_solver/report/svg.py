@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from niagara_solver.engine.round import is_finished, winners
 from niagara_solver.model.board import Board
+from niagara_solver.model.format import fork_markers
 from niagara_solver.model.notation import Load, Move, Push, Steal, Turn, Unload
 from niagara_solver.model.atoms import COLOURS, FALLEN, PORT, Colour, Moose
 from niagara_solver.model.position import Position
@@ -61,7 +62,6 @@ class Change:
     @classmethod
     def from_json(cls, item: dict[str, Any], board: Board) -> "Change | None":
         """The change of a counterexample as ``prove --json`` writes it (``after`` and, for a flow, ``flow``)."""
-        from niagara_solver.model.format import fork_markers
         after = item.get("after")
         if not isinstance(after, dict):
             return None

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
+from niagara_solver.engine.flow import flow_outcomes
+from niagara_solver.engine.rescue import apply_rescue, begin_turns, must_rescue, rescue_options
 from niagara_solver.engine.round import is_finished, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.readings import require
-from niagara_solver.model.atoms import Card, Phase
-from niagara_solver.model.position import Player, Position
+from niagara_solver.model.atoms import PORT, Card, Phase
+from niagara_solver.model.position import Canoe, Player, Position
 from niagara_solver.model.notation import Turn
 from niagara_solver.model.limits import SOLVE_TIMEOUT, check_time, time_limit
 from niagara_solver.model.verdict import Verdict
@@ -287,7 +288,6 @@ def frontier(pos: Position, x: int, limit: int = 20000) -> list[Position] | None
 
 
 def _rescued(pos: Position, i: int) -> list[Position]:
-    from niagara_solver.engine.rescue import apply_rescue
     return [apply_rescue(pos, i, o) for o in rescue_options(pos, i)]
 
 
@@ -354,9 +354,6 @@ def fall_risk(pos: Position, x: int) -> list[dict[str, Any]]:
     """For each canoe of X on the river: the flows (0 to 8 steps) that carry it over the falls if it stays where
     it is (with ``fork_policy: free``, those where it falls whichever branches the discs take, and those where
     it may)."""
-    from niagara_solver.engine.flow import flow_outcomes
-    from niagara_solver.model.atoms import PORT
-    from niagara_solver.model.position import Canoe
     out = []
     me = pos.players[x]
     for canoe in me.canoes:

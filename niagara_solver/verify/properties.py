@@ -21,7 +21,8 @@ from niagara_solver.encoding.relations import Step
 from niagara_solver.encoding.state import NCOL, Expr, SymPosition
 from niagara_solver.encoding.tables import BoardTables
 from niagara_solver.encoding.turn import SlotObservation, TurnChoice
-from niagara_solver.model.ruleset import RescueLimit, RescueWhenNone, Ruleset
+from niagara_solver.model.ruleset import (Card123Canoes, LassoScope, RescueLimit, RescueWhenNone, Ruleset,
+                                        WhirlCostStep)
 
 TURN, FLOW, RESCUE = "turn", "flow", "rescue"
 
@@ -174,7 +175,6 @@ def whirl_toll(ctx: Context, start: Expr, end: Expr) -> Expr:
     t, w = ctx.t, ctx.pre.whirl
     if w is None:
         return z3.IntVal(0)
-    from niagara_solver.model.ruleset import WhirlCostStep
     beyond = t.upstream_of(end, w)
     if ctx.enc.rules.whirl_cost_step is WhirlCostStep.ENTER:
         beyond = z3.Or(end == w, beyond)
@@ -497,7 +497,6 @@ def river_canoes_act(ctx: Context) -> Expr:
         parts.append(z3.Implies(z3.And(every_canoe_acts(ctx), on_river),
                                 z3.Or(z3.Not(same), whirl_above(ctx, pre.place[P][k]))))
     if ctx.enc.rules.x_cards:  # restated: with the Lasso the river canoes are moored instead (X-CARDS-4)
-        from niagara_solver.model.ruleset import LassoScope
         assert post.moored is not None
         lasso = card(ctx) == 8
         river = [t.is_disc(pre.place[P][k]) for k in range(2)]
@@ -516,7 +515,6 @@ def every_canoe_acts(ctx: Context) -> Expr:
     ``card_123_canoes: one`` (X-CARDS-3)."""
     if not ctx.enc.rules.x_cards:
         return card(ctx) != 0
-    from niagara_solver.model.ruleset import Card123Canoes
     paddle = z3.And(card(ctx) >= 1, card(ctx) <= 7)
     return z3.Or(paddle, card(ctx) == 9) if ctx.enc.rules.card_123_canoes is Card123Canoes.ALL else paddle
 

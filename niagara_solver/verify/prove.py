@@ -19,15 +19,17 @@ import z3
 
 from niagara_solver.model.board import Board
 from niagara_solver.engine.apply import apply_turn
-from niagara_solver.engine.flow import flow_detail
+from niagara_solver.engine.flow import flow_detail, flow_value
 from niagara_solver.engine.rescue import apply_rescue
+from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.errors import NiagaraError
+from niagara_solver.model.format import position_to_json
 from niagara_solver.model.limits import out_of_time, time_limit
 from niagara_solver.encoding.relations import NAMES, NCOL, Mutant, Relations, SymPosition, value
 from niagara_solver.encoding.solver import SHRINK_RLIMIT, make_solver, verdict
 from niagara_solver.encoding.witness import witness_turn
 from niagara_solver.model.verdict import PROOF, Verdict
-from niagara_solver.model.atoms import Phase
+from niagara_solver.model.atoms import COLOURS, Card, Phase
 from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import Ruleset
@@ -67,7 +69,6 @@ class PropertyResult:
     reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        from niagara_solver.model.format import position_to_json
         out: dict[str, Any] = {"id": self.id, "title": self.title, "verdict": PROOF.word(self.verdict),
                                "seconds": round(self.seconds, 3), "method": self.method,
                                "depends_on": list(self.rules), "phases": list(self.phases)}
@@ -298,7 +299,6 @@ class Prover:
         found = verdict(exists.check())
         base = Position.initial(list(NAMES[:n]), self.board, self.rules).replace(phase=Phase.TURNS)
         position = relations.decode_position(model, pre, base)
-        from niagara_solver.model.atoms import Card
         held = Card(value(model, card))
         position = position.replace(players=tuple(
             Player(p.name, p.canoes, p.hand, p.bank, held if i == 0 else None) for i, p in enumerate(position.players)))
@@ -316,8 +316,6 @@ class Prover:
 def _engine_flow(pos: Position, k: int) -> int:
     """The flow the engine reads from the cards and the weather (R-FLOW-1, R-FLOW-2), so that a replay checks the
     encoding's flow value too; ``k`` where the position leaves it open (a flow of a given number of steps)."""
-    from niagara_solver.engine.flow import flow_value
-    from niagara_solver.model.errors import NiagaraError
     try:
         return flow_value(pos)
     except NiagaraError:
@@ -325,7 +323,6 @@ def _engine_flow(pos: Position, k: int) -> int:
 
 
 def _engine_has_no_turn(position: Position, model: z3.ModelRef, card: Any) -> bool:
-    from niagara_solver.engine.turns import legal_turns
     return not legal_turns(position, 0)
 
 
@@ -364,7 +361,6 @@ def _diff(pre: Position, post: Position) -> list[str]:
 
 
 def _colour(c: int) -> str:
-    from niagara_solver.model.atoms import COLOURS
     return COLOURS[c].label
 
 

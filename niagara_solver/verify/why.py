@@ -19,6 +19,7 @@ from niagara_solver.encoding.explain import LEGAL, UNKNOWN, explain_turn
 from niagara_solver.encoding.relations import Relations
 from niagara_solver.model.atoms import FALLEN, FALLS, PORT, Card
 from niagara_solver.model.catalogue import sentence
+from niagara_solver.model.format import position_to_json
 from niagara_solver.model.position import Player, Position
 
 
@@ -44,7 +45,6 @@ class WhyResult:
         return [(r, sentence(r)) for r in self.rules]
 
     def to_json(self) -> dict[str, Any]:
-        from niagara_solver.model.format import position_to_json
         out: dict[str, Any] = {"turn": str(self.turn), "player": self.player, "card": self.card.to_json(),
                                "legal": self.legal, "engine": self.engine, "agree": self.agree}
         if self.legal and self.after is not None:

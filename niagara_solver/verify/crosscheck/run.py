@@ -23,6 +23,7 @@ from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.catalogue import RULES
 from niagara_solver.model.errors import NiagaraError
+from niagara_solver.model.format import position_to_json
 from niagara_solver.model.limits import deadline, deadline_at, out_of_time
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import MODULES, SWITCHES, Ruleset
@@ -46,7 +47,6 @@ class Mismatch:
     source: str
 
     def to_json(self) -> dict[str, Any]:
-        from niagara_solver.model.format import position_to_json
 
         def outcome(x: Any, label: str) -> Any:
             if isinstance(x, Position):

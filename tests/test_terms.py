@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 import z3
 
-from niagara_solver.encoding.enumerate import _canoe_terms, _pieces, _same
+from niagara_solver.encoding.enumerate import _pieces, _same
+from niagara_solver.encoding.pin import canoe_terms
 from niagara_solver.encoding.relations import Relations
 from niagara_solver.encoding.solver import make_solver
 from niagara_solver.encoding.state import NCOL, decode, forget_terms, read_values
@@ -39,7 +40,7 @@ def _reference_same(post: Any, model: z3.ModelRef) -> Any:
         return model.eval(x, model_completion=True)
     parts = []
     for p in range(post.players):
-        here = [_canoe_terms(post, p, 0), _canoe_terms(post, p, 1)]
+        here = [canoe_terms(post, p, 0), canoe_terms(post, p, 1)]
         a, b = [val(x) for x in here[0]], [val(x) for x in here[1]]
         parts.append(z3.Or(z3.And([x == v for x, v in zip(here[0], a)] + [x == v for x, v in zip(here[1], b)]),
                            z3.And([x == v for x, v in zip(here[0], b)] + [x == v for x, v in zip(here[1], a)])))

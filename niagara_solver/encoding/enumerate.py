@@ -24,25 +24,18 @@ from typing import Any, Callable, Iterator, Sequence, cast
 import z3
 
 from niagara_solver.model.notation import Rescue, Turn
-from niagara_solver.model.atoms import NEXT, PORT, Card, Gems, Moose, Phase
+from niagara_solver.model.atoms import PORT, Card, Phase
 from niagara_solver.model.position import Player, Position
-from niagara_solver.encoding.pin import rescued_slots
+from niagara_solver.encoding.pin import canoe_terms, rescued_slots, same_position
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order, value
 from niagara_solver.encoding.solver import TimedSolver, make_preprocessing_solver, make_solver
-from niagara_solver.encoding.state import MOOSE_STATES, read_values
+from niagara_solver.encoding.state import read_values
 from niagara_solver.encoding.terms import all_of, equal, literal_int, pinned_value, said
 
 
 #: The turns that lead to a start of the next round, in turn order: (seat, the position before the turn, the card,
 #: the turn).
 RoundPath = tuple[tuple[int, Position, Card, Turn], ...]
-
-
-def _canoe_terms(post: SymPosition, p: int, k: int) -> list[Any]:
-    moored = [post.moored[p][k]] if post.moored is not None else []  # X-CARDS-4
-    double = [post.double[p][k]] if post.double is not None else []  # X-DOUBLE-1
-    holder = [post.holder[p][k]] if post.holder is not None else []  # X-MOOSE-2
-    return [post.place[p][k], *post.cargo[p][k], *moored, *double, *holder]
 
 
 def _same(post: SymPosition, model: z3.ModelRef) -> Any:
@@ -55,7 +48,7 @@ def _same(post: SymPosition, model: z3.ModelRef) -> Any:
         return equal(x, got)[0] if got is not None else x == model.eval(x, model_completion=True)
     parts = []
     for p in range(post.players):
-        here = [_canoe_terms(post, p, 0), _canoe_terms(post, p, 1)]
+        here = [canoe_terms(post, p, 0), canoe_terms(post, p, 1)]
         got = [[values.get(x.get_id()) for x in terms] for terms in here]
         if None in got[0] or None in got[1]:  # a value the model leaves free: its default, as model completion gives
             a = [model.eval(x, model_completion=True) for x in here[0]]
@@ -87,43 +80,6 @@ def _pieces(post: SymPosition) -> list[Any]:
     """The whirlpool's place, and Diamond Joe's place and gems: parts of a result."""
     return [*([post.whirl] if post.whirl is not None else []),
             *([post.joe, *post.joe_gem] if post.joe is not None and post.joe_gem is not None else [])]
-
-
-def _same_position(post: SymPosition, known: Position, tables: Any) -> Any:
-    """The result equals a concrete position (canoes of a player in either order). The equalities are made once
-    and kept (:func:`.state.equal`): the positions compared repeat the same few values."""
-    parts = []
-    for p, player in enumerate(known.players):
-        cs = [[tables.index[c.place], *Gems.of(c.gems), *([c.moored] if post.moored is not None else []),
-               *([c.double] if post.double is not None else []), *([c.moose] if post.holder is not None else [])]
-              for c in player.canoes]
-        here = [_canoe_terms(post, p, 0), _canoe_terms(post, p, 1)]
-        straight = all_of([equal(x, v)[0] for x, v in zip(here[0], cs[0])] +
-                          [equal(x, v)[0] for x, v in zip(here[1], cs[1])])
-        crossed = all_of([equal(x, v)[0] for x, v in zip(here[0], cs[1])] +
-                         [equal(x, v)[0] for x, v in zip(here[1], cs[0])])
-        parts.append(z3.Or(straight, crossed))
-        parts += [equal(post.bank[p][c], player.bank[c])[0] for c in range(NCOL)]
-        if post.budget is not None:
-            parts.append(equal(post.budget[p], player.card_budget or 0)[0])
-    parts += [equal(post.cave[cc][c], known.caves[cc][c])[0] for cc in range(NCOL) for c in range(NCOL)]
-    parts.append(equal(post.weather, known.weather)[0])
-    if post.beaver is not None:  # X-BEAVER-1
-        parts.append(equal(post.beaver, tables.index[known.beaver] if known.beaver is not None else 0)[0])
-    if post.moose is not None:  # X-MOOSE-1
-        parts.append(equal(post.moose, MOOSE_STATES.index(known.moose or Moose.WAITING))[0])
-    return all_of(parts + _known_pieces(post, known, tables))
-
-
-def _known_pieces(post: SymPosition, known: Position, tables: Any) -> list[Any]:
-    """The whirlpool and Diamond Joe of a result equal those of a concrete position (X-WHIRL-1, X-JOE-1)."""
-    out = []
-    if post.whirl is not None:
-        out.append(post.whirl == (tables.index[known.whirlpool] if known.whirlpool not in (None, NEXT) else 0))
-    if post.joe is not None and post.joe_gem is not None and known.joe is not None:
-        out.append(post.joe == tables.index[known.joe.place])
-        out += [g == int(known.joe.gem is not None and int(known.joe.gem) == c + 1) for c, g in enumerate(post.joe_gem)]
-    return out
 
 
 class Enumerator:
@@ -200,7 +156,7 @@ class Enumerator:
             solver.add(*relations.pin(pre, pos, {player: order}))
             solver.add(step.plays(card))
             for known in found:
-                solver.add(z3.Not(_same_position(step.post, known, self.tables)))
+                solver.add(z3.Not(same_position(step.post, known, self.tables)))
 
             def finish(model: z3.ModelRef) -> Position:
                 after = relations.decode_position(model, step.post, pos)
@@ -257,8 +213,8 @@ class Enumerator:
                 raise TimeoutError("the solver gave no answer in time")
             solver.pop()
         for order, solver in solvers.items():
-            solver.add(*[z3.Not(_same_position(step.post, known, self.tables)) for known in claimed])
-            solver.add(*[z3.Not(_same_position(step.post, known, self.tables)) for known in found])
+            solver.add(*[z3.Not(same_position(step.post, known, self.tables)) for known in claimed])
+            solver.add(*[z3.Not(same_position(step.post, known, self.tables)) for known in found])
             while True:
                 answer = solver.check()
                 if answer == z3.unsat:
@@ -268,7 +224,7 @@ class Enumerator:
                 model = solver.model()
                 extra = result(model)
                 found.setdefault(extra, str(relations.decode_turn(model, step, _names(pos))[1]))
-                solver.add(z3.Not(_same_position(step.post, extra, self.tables)))
+                solver.add(z3.Not(same_position(step.post, extra, self.tables)))
         return found
 
     def flows(self, pos: Position, steps: int | None, limit: int = 100000) -> set[Position]:
@@ -543,7 +499,7 @@ def _check(solver: z3.Solver, deadline: float | None) -> bool:
 def _same_result(post: SymPosition, known: Position, tables: Any) -> Any:
     """The result equals a concrete position, fork markers included (a round's flow moves them)."""
     markers = dict(known.forks)
-    return z3.And(_same_position(post, known, tables),
+    return z3.And(same_position(post, known, tables),
                   *[m == tables.labels[f].index(markers[tables.name[f]]) for f, m in post.marker.items()])
 
 
@@ -602,7 +558,7 @@ class IncrementalEnumerator:
                    known: list[Position], deadline: float | None, limit: int = 100000) -> None:
         """Every result of the current scope outside ``known`` (results already found), each model passed to
         ``finish``. Each model is blocked on its own values (``_same``), as :meth:`Enumerator._collect` does."""
-        session.add(*[z3.Not(_same_position(post, position, self.tables)) for position in known])
+        session.add(*[z3.Not(same_position(post, position, self.tables)) for position in known])
         found = 0
         while found < limit and session.check(deadline):
             model = session.model()
@@ -653,7 +609,7 @@ class IncrementalEnumerator:
                         found.setdefault(result(session.model()), str(turn))
         outside = self._outside()
         outside.add(all_of([*[c for _, c in step.constraints], *pins]))  # one term; the goal splits it again
-        outside.add(*[z3.Not(_same_position(step.post, known, self.tables)) for known in {*claimed, *found}])
+        outside.add(*[z3.Not(same_position(step.post, known, self.tables)) for known in {*claimed, *found}])
         while _check(outside, deadline):
             model = outside.model()
             known = result(model)
@@ -704,7 +660,7 @@ class IncrementalEnumerator:
                 unconfirmed.append(result)
         with session.scope(*pinned):
             for result in unconfirmed:
-                with session.scope(_same_position(step.post, result, self.tables)):
+                with session.scope(same_position(step.post, result, self.tables)):
                     if session.check(deadline):
                         found.add(finish(session.model()))
             self._enumerate(session, step.post, lambda m: found.add(finish(m)), list(found), deadline)

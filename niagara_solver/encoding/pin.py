@@ -1,5 +1,5 @@
 """Pinning a written turn, or phase I's written rescue decisions, in the encoding: the choices the notation writes,
-as constraints."""
+as constraints; and a symbolic position compared with a concrete one (:func:`same_position`)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from typing import Any, Sequence
 import z3
 
 from niagara_solver.model.notation import Load, Move, Push, Rescue, Steal, TakeMoose, Trade, Turn, Unload
-from niagara_solver.model.atoms import Card
+from niagara_solver.model.atoms import NEXT, Card, Gems, Moose
 from niagara_solver.model.position import Canoe, Position
 from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.flow import RescueChoice
-from niagara_solver.encoding.state import NCOL, Constraint
-from niagara_solver.encoding.terms import equal, zeros
+from niagara_solver.encoding.state import MOOSE_STATES, NCOL, Constraint, SymPosition
+from niagara_solver.encoding.terms import all_of, equal, zeros
 from niagara_solver.encoding.turn import GemActions, SlotObservation, TurnChoice
 
 # The turn notation is the project's shared vocabulary (docs/NOTATION.md); this module only reads it.
@@ -216,4 +216,50 @@ def written_order(observations: list[SlotObservation], turn: Turn) -> list[Const
                     peak = net if peak is None else max(peak, net)
             if peak is not None and peak > net:  # unloads first would carry no more than after the stop
                 out.append(("R-GEM-2", z3.Implies(obs.on, z3.Sum(arrival) + peak <= obs.room)))
+    return out
+
+
+def canoe_terms(post: SymPosition, p: int, k: int) -> list[Any]:
+    """The terms of canoe ``k`` of player ``p``: its place, its cargo, and the expansion's marks on it."""
+    moored = [post.moored[p][k]] if post.moored is not None else []  # X-CARDS-4
+    double = [post.double[p][k]] if post.double is not None else []  # X-DOUBLE-1
+    holder = [post.holder[p][k]] if post.holder is not None else []  # X-MOOSE-2
+    return [post.place[p][k], *post.cargo[p][k], *moored, *double, *holder]
+
+
+def same_position(post: SymPosition, known: Position, tables: Any) -> Any:
+    """The position ``post`` equals a concrete position (canoes of a player in either order; the fork markers
+    aside), as one term. The equalities are made once and kept (:func:`.state.equal`): the positions compared repeat
+    the same few values."""
+    parts = []
+    for p, player in enumerate(known.players):
+        cs = [[tables.index[c.place], *Gems.of(c.gems), *([c.moored] if post.moored is not None else []),
+               *([c.double] if post.double is not None else []), *([c.moose] if post.holder is not None else [])]
+              for c in player.canoes]
+        here = [canoe_terms(post, p, 0), canoe_terms(post, p, 1)]
+        straight = all_of([equal(x, v)[0] for x, v in zip(here[0], cs[0])] +
+                          [equal(x, v)[0] for x, v in zip(here[1], cs[1])])
+        crossed = all_of([equal(x, v)[0] for x, v in zip(here[0], cs[1])] +
+                         [equal(x, v)[0] for x, v in zip(here[1], cs[0])])
+        parts.append(z3.Or(straight, crossed))
+        parts += [equal(post.bank[p][c], player.bank[c])[0] for c in range(NCOL)]
+        if post.budget is not None:
+            parts.append(equal(post.budget[p], player.card_budget or 0)[0])
+    parts += [equal(post.cave[cc][c], known.caves[cc][c])[0] for cc in range(NCOL) for c in range(NCOL)]
+    parts.append(equal(post.weather, known.weather)[0])
+    if post.beaver is not None:  # X-BEAVER-1
+        parts.append(equal(post.beaver, tables.index[known.beaver] if known.beaver is not None else 0)[0])
+    if post.moose is not None:  # X-MOOSE-1
+        parts.append(equal(post.moose, MOOSE_STATES.index(known.moose or Moose.WAITING))[0])
+    return all_of(parts + _known_pieces(post, known, tables))
+
+
+def _known_pieces(post: SymPosition, known: Position, tables: Any) -> list[Any]:
+    """The whirlpool and Diamond Joe of a result equal those of a concrete position (X-WHIRL-1, X-JOE-1)."""
+    out = []
+    if post.whirl is not None:
+        out.append(post.whirl == (tables.index[known.whirlpool] if known.whirlpool not in (None, NEXT) else 0))
+    if post.joe is not None and post.joe_gem is not None and known.joe is not None:
+        out.append(post.joe == tables.index[known.joe.place])
+        out += [g == int(known.joe.gem is not None and int(known.joe.gem) == c + 1) for c, g in enumerate(post.joe_gem)]
     return out

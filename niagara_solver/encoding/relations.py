@@ -11,7 +11,10 @@ check, one mutant). It gives
   and the whole round (:meth:`Relations.round`), each a *step*: its rule-tagged constraints, the position after
   it, and the choices it ranges over;
 - the way back from a model to the game's words: positions, turns in the notation, rescue decisions, the flow's
-  branch choices, winners (``decode_*``).
+  branch choices, winners (``decode_*``);
+- the questions put to z3 (:class:`Question`, from :mod:`.solver`), with three-valued answers (:class:`Sat`), their
+  models read back by the ``decode_*`` methods and :func:`value`. An analysis outside the encoding imports z3 only
+  where it is written in SMT by design (docs/ARCHITECTURE.md).
 
 Behind the door is the machinery: :mod:`.state` (symbolic positions), :mod:`.tables` (the river as integer tables),
 :mod:`.core` (the rule groups, and mutants), :mod:`.turn`, :mod:`.flow`, :mod:`.end`, :mod:`.round` (the
@@ -34,18 +37,22 @@ import z3
 from niagara_solver.encoding.core import Encoding, Mutant
 from niagara_solver.encoding.end import encode_end
 from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue, pushes_put_back
-from niagara_solver.encoding.pin import canoe_order, pin_rescues, pin_turn, written_order
+from niagara_solver.encoding.pin import canoe_order, pin_rescues, pin_turn, same_position, written_order
 from niagara_solver.encoding.round import RoundChoice, encode_round
+from niagara_solver.encoding.solver import Question, Sat, verdict
 from niagara_solver.encoding.state import (NAMES, NCOL, Constraint, Expr, SymPosition, card_in_hand, decode, fix,
                                            value, well_formed)
 from niagara_solver.encoding.tables import BoardTables
 from niagara_solver.encoding.trace import decode_branches, decode_rescues, decode_turn
 from niagara_solver.encoding.turn import OPS, SlotObservation, TurnChoice, encode_turn, gem_ops, swap_canoes
-from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.atoms import Card, Gems, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.notation import Rescue, Turn
-from niagara_solver.model.position import Position
+from niagara_solver.model.position import Canoe, Position
 from niagara_solver.model.ruleset import ForkPolicy, Ruleset
+
+#: A model z3 gave: read it back with the ``decode_*`` methods and :func:`value`.
+Model = z3.ModelRef
 
 
 @dataclass(kw_only=True)
@@ -65,6 +72,14 @@ class Step:
     observations: list[SlotObservation] = field(default_factory=list)
     extra: dict[str, Expr] = field(default_factory=dict)
 
+    def holds(self) -> Expr:
+        """The relation holds: every constraint, as one term (made anew at each call)."""
+        return z3.And([c for _, c in self.constraints])
+
+    def fails(self) -> Expr:
+        """The relation does not hold: some constraint is broken (made anew at each call)."""
+        return z3.Not(z3.And([c for _, c in self.constraints]))
+
 
 @dataclass(kw_only=True)
 class TurnStep(Step):
@@ -83,6 +98,10 @@ class TurnStep(Step):
     def plays(self, card: Card) -> Expr:
         """The turn is played with ``card``."""
         return self.choice.card == int(card)
+
+    def size(self) -> Expr:
+        """What makes the turn hard to read: its card (0 the cloud), and 3 more when the second canoe acts."""
+        return self.card + z3.If(z3.Or(self.choice.slots[1].on), 3, 0)
 
     def steals_with(self, slot: int) -> Expr:
         """The canoe of slot ``slot`` takes a gem (R-STEAL-1)."""
@@ -226,9 +245,48 @@ class Relations:
         ``k`` of player ``p`` is the concrete canoe ``order[p][k]``: the canoe acting first is canoe 0)."""
         return fix(sym, position, self.tables, order)
 
-    def pin_model(self, sym: SymPosition, model: z3.ModelRef) -> list[Expr]:
-        """``sym`` equals the position a model gives it."""
-        return [v == model.eval(v, model_completion=True) for v in sym.variables()]
+    def pin_model(self, sym: SymPosition, model: z3.ModelRef, *terms: Expr) -> list[Expr]:
+        """``sym`` equals the position a model gives it, and each of ``terms`` (a step's card, say) its value."""
+        return [v == model.eval(v, model_completion=True) for v in [*sym.variables(), *terms]]
+
+    def pin_canoes(self, sym: SymPosition, player: int, canoes: Sequence[Canoe], at_most: bool = False
+                   ) -> list[Expr]:
+        """The player's canoes stand where ``canoes`` stand, in their order (as :meth:`pin` pins them), with their
+        gems (``at_most``: at most their gems of each colour); nothing else of the position is pinned."""
+        out = []
+        for k, canoe in enumerate(canoes):
+            out.append(sym.place[player][k] == self.tables.index[canoe.place])
+            gems = Gems.of(canoe.gems)
+            out += [(sym.cargo[player][k][c] <= gems[c]) if at_most else (sym.cargo[player][k][c] == gems[c])
+                    for c in range(len(sym.cargo[player][k]))]
+        return out
+
+    def pin_markers(self, sym: SymPosition, forks: Sequence[tuple[str, str]]) -> list[Expr]:
+        """The fork markers of ``forks`` (fork, the branch its marker shows, as :attr:`Position.forks`) stand so."""
+        t = self.tables
+        out = []
+        for fork, label in forks:
+            f = t.index[fork]
+            out.append(sym.marker[f] == t.labels[f].index(label))
+        return out
+
+    def same_position(self, sym: SymPosition, position: Position) -> Expr:
+        """``sym`` is the concrete ``position``, each player's canoes in either order, the fork markers aside: one
+        term, to negate or combine (:func:`.pin.same_position`)."""
+        return same_position(sym, position, self.tables)
+
+    def size(self, sym: SymPosition, first: int = 0, hands: bool = True) -> Expr:
+        """What makes a position hard to read: the gems carried and banked, those in another colour's cave, the
+        canoes of players from seat ``first`` on that are out of the port, and (``hands``) the cards out of hand.
+        A counterexample or a witness is shrunk on it."""
+        t = self.tables
+        size = (z3.Sum([g for row in sym.cargo for canoe in row for g in canoe])
+                + z3.Sum([g for r in sym.bank for g in r])
+                + z3.Sum([sym.cave[cc][c] for cc in range(NCOL) for c in range(NCOL) if cc != c])
+                + z3.Sum([z3.If(sym.place[p][k] != t.PORT, 1, 0) for p in range(first, sym.players) for k in range(2)]))
+        if hands:
+            size = size + z3.Sum([z3.If(h, 0, 1) for row in sym.hand for h in row])
+        return size
 
     def card_in_hand(self, sym: SymPosition, player: int, card: Expr) -> Expr:
         """The card is one of the player's hand (R-CARD-2)."""
@@ -371,6 +429,19 @@ class Relations:
         """The seats :meth:`end` names as winners in a model."""
         return tuple(p for p, w in enumerate(won) if value(model, w))
 
+    @staticmethod
+    def broken(model: z3.ModelRef, constraints: list[Constraint]) -> list[str]:
+        """The tags of the constraints a model breaks, in their order (the structural ``DOMAIN`` constraints, which
+        are no rules, are not evaluated)."""
+        return [r for r, c in constraints if r != "DOMAIN" and z3.is_false(model.eval(c, model_completion=True))]
+
+    @staticmethod
+    def differ(these: Sequence[Expr], those: Sequence[Expr]) -> Expr:
+        """Some term of ``these`` differs from its partner in ``those`` (the places, markers or winners two rulesets
+        give): one term."""
+        return z3.Or([x != y for x, y in zip(these, those)])
+
 
 __all__ = ["Relations", "Step", "TurnStep", "FlowStep", "RescueStep", "RoundStep", "SymPosition", "Mutant",
-           "Constraint", "Expr", "NAMES", "NCOL", "OPS", "gem_ops", "value", "canoe_order"]
+           "Constraint", "Expr", "Model", "Question", "Sat", "NAMES", "NCOL", "OPS", "gem_ops",
+           "value", "verdict", "canoe_order"]

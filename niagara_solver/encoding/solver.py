@@ -1,11 +1,15 @@
 """The one place solvers are made: fixed seeds, a timeout, and three-valued answers.
 
-``unknown`` (a timeout, or z3 giving up) is never counted as a proof.
+``unknown`` (a timeout, or z3 giving up) is never counted as a proof. An analysis outside the encoding asks its
+questions through a :class:`Question` (offered by the front door, :mod:`.relations`): it never holds a z3 solver
+or a z3 answer itself.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from contextlib import contextmanager
+from enum import Enum
+from typing import Any, Iterable, Iterator
 
 import z3
 
@@ -123,15 +127,107 @@ def add(solver: z3.Solver, constraints: Iterable[Constraint]) -> None:
         solver.add(c)
 
 
-def verdict(result: z3.CheckSatResult) -> Verdict:
+class Sat(Enum):
+    """A question's answer: some model holds (``SAT``), none does (``UNSAT``), or z3 gave no answer in time
+    (``UNKNOWN``, which is neither)."""
+
+    SAT = "sat"
+    UNSAT = "unsat"
+    UNKNOWN = "unknown"
+
+    @classmethod
+    def of(cls, result: z3.CheckSatResult) -> "Sat":
+        """The answer z3 gave."""
+        return cls.SAT if result == z3.sat else cls.UNSAT if result == z3.unsat else cls.UNKNOWN
+
+
+def verdict(answer: Sat) -> Verdict:
     """The verdict of "is there a position and choices breaking this?": unsat proves it (R-PROP)."""
-    if result == z3.unsat:
+    if answer is Sat.UNSAT:
         return Verdict.PROVED
-    if result == z3.sat:
+    if answer is Sat.SAT:
         return Verdict.REFUTED
     return Verdict.UNKNOWN
 
 
-def conj(items: Iterable[Expr]) -> Expr:
-    items = list(items)
-    return z3.And(items) if items else z3.BoolVal(True)
+class Question:
+    """One solver (fixed seeds, a timeout, the command's time limit: :func:`make_solver`; with ``simplify``, one that
+    simplifies each question first: :func:`make_preprocessing_solver`) asked about the terms of the front door's
+    positions and steps, with three-valued answers (:class:`Sat`). Its models are read back through the door
+    (``Relations.decode_*``, :func:`.state.value`).
+
+    The methods create their terms in the order an analysis calls them, as the solver calls they stand for did:
+    z3's models depend on it (:func:`fresh_context`)."""
+
+    def __init__(self, timeout: float | None = None, *, simplify: bool = False) -> None:
+        self.solver = make_preprocessing_solver(timeout) if simplify else make_solver(timeout)
+
+    def add(self, *terms: Expr) -> None:
+        """Assert terms."""
+        self.solver.add(*terms)
+
+    def hold(self, constraints: Iterable[Constraint]) -> None:
+        """Assert rule-tagged constraints (a step's, or a position's well-formedness), one by one."""
+        add(self.solver, constraints)
+
+    def ask(self, *assumptions: Expr) -> Sat:
+        """Whether the assertions (and the ``assumptions``, for this question only) have a model."""
+        return Sat.of(self.solver.check(*assumptions))
+
+    def model(self) -> z3.ModelRef:
+        """The model of the last question answered ``SAT``."""
+        return self.solver.model()
+
+    @contextmanager
+    def scope(self, *terms: Expr) -> Iterator[None]:
+        """Within the block, ``terms`` hold too; after it, they and whatever else was asserted in it no longer do."""
+        self.solver.push()
+        try:
+            self.solver.add(*terms)
+            yield
+        finally:
+            self.solver.pop()
+
+    @contextmanager
+    def breaking(self, statement: Expr) -> Iterator[None]:
+        """A :meth:`scope` where ``statement`` fails: a model in it is a counterexample to the statement."""
+        self.solver.push()
+        try:
+            self.solver.add(z3.Not(statement))
+            yield
+        finally:
+            self.solver.pop()
+
+    def shrink(self, model: z3.ModelRef, size: Expr, rounds: int = 12) -> z3.ModelRef:
+        """A model with a smaller ``size`` (an integer term), by bisection under a deterministic resource limit
+        (:func:`shrink`)."""
+        return shrink(self.solver, model, size, rounds)
+
+    def shrink_by_halves(self, model: z3.ModelRef, size: Expr, rounds: int = 4) -> z3.ModelRef:
+        """A model with a smaller ``size``: at most ``rounds`` times, one with at most half of it (below 4, one
+        less), else one with less; stops where none is found under the deterministic resource limit, so the same
+        question shrinks to the same model on every run."""
+        solver = self.solver
+        best = model
+        for _ in range(rounds):
+            bound = value(best, size)
+            if bound == 0:
+                break
+            solver.push()
+            solver.set("rlimit", SHRINK_RLIMIT)  # a resource limit, not a clock: the same shrink every run
+            solver.add(size <= bound // 2 if bound > 3 else size < bound)
+            answer = solver.check()
+            if answer == z3.sat:
+                best = solver.model()
+            solver.pop()
+            if answer != z3.sat:
+                solver.push()
+                solver.add(size < bound)
+                again = solver.check()
+                if again == z3.sat:
+                    best = solver.model()
+                solver.pop()
+                if again != z3.sat:
+                    break
+        solver.set("rlimit", 0)
+        return best

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, NoReturn
 
 import z3
 
-from niagara_solver.encoding.enumerate import IncrementalEnumerator, Session, _same_position, evaluate_turn
+from niagara_solver.encoding.enumerate import IncrementalEnumerator, Session, evaluate_turn
 from niagara_solver.encoding.explain import ILLEGAL, explain_turn
 from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, canoe_order
 # A question asked once (a pinned turn, "any turn outside the certificate?", a lemma) goes to a solver that
@@ -37,7 +37,7 @@ from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, 
 from niagara_solver.encoding.solver import make_preprocessing_solver, make_solver
 from niagara_solver.encoding.terms import all_of
 from niagara_solver.encoding.witness import witness_turn
-from niagara_solver.model.atoms import FALLEN, Card, Gems, Phase
+from niagara_solver.model.atoms import FALLEN, Card, Phase
 from niagara_solver.model.limits import OutOfTime, time_left
 from niagara_solver.model.notation import Turn, turn_words
 from niagara_solver.model.position import Player, Position
@@ -608,7 +608,7 @@ class _Checker:
         # the solver's goal splits it into the same constraints.
         solver.add(all_of([*[c for _, c in step.constraints], *self.relations.pin(pre, pos)]))
         solver.add(z3.Or([step.plays(c) for c in hand]))
-        outside = z3.And([z3.Not(z3.And(step.plays(c), _same_position(step.post, after, self.relations.tables)))
+        outside = z3.And([z3.Not(z3.And(step.plays(c), self.relations.same_position(step.post, after)))
                           for c, after in covered])
         solver.add(z3.Or(outside, step.steals()) if steal else outside)
         self.questions += 1
@@ -831,13 +831,7 @@ class _Checker:
     def _canoes(self, pre: SymPosition, pos: Position, p: int, exact: bool = False) -> list[Any]:
         """``p``'s canoes where they stand in ``pos`` (in its order, as :meth:`Relations.pin` pins them), with at
         most their gems of each colour (``exact``: their gems)."""
-        out = []
-        for k, canoe in enumerate(pos.players[p].canoes):
-            out.append(pre.place[p][k] == self.relations.tables.index[canoe.place])
-            gems = Gems.of(canoe.gems)
-            out += [(pre.cargo[p][k][c] == gems[c]) if exact else (pre.cargo[p][k][c] <= gems[c])
-                    for c in range(len(pre.cargo[p][k]))]
-        return out
+        return self.relations.pin_canoes(pre, p, pos.players[p].canoes, at_most=not exact)
 
     def step_loss(self, pos: Position, q: int, card: Card | None, first: bool = False) -> "_Loss | None":
         """The most ``q``'s turn (with ``card``, or any card of its hand) can take from X's canoes, per canoe and
@@ -888,11 +882,7 @@ class _Checker:
                 self.kept.terms["flow"] = (pre, flow, all_of([
                     *self._domain(pre), *[c for _, c in flow.constraints]]))
             pre, flow, term = self.kept.terms["flow"]
-            tables = self.relations.tables
-            pins = self._canoes(pre, pos, self.x)
-            for fork, label in pos.forks:
-                f = tables.index[fork]
-                pins.append(pre.marker[f] == tables.labels[f].index(label))
+            pins = self._canoes(pre, pos, self.x) + self.relations.pin_markers(pre, pos.forks)
             for q, player in enumerate(pos.players):
                 if q not in order and player.card is not None:
                     pins.append(pre.card[q] == int(player.card))

@@ -26,10 +26,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import z3
-
-from niagara_solver.encoding.relations import NAMES, NCOL, Relations, SymPosition, value
-from niagara_solver.encoding.solver import fresh_context, make_solver, shrink
+from niagara_solver.encoding.relations import NAMES, Constraint, Model, Question, Relations, Sat, SymPosition, value
+from niagara_solver.encoding.solver import fresh_context
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import choices_text, flow_outcomes, flow_value
 from niagara_solver.engine.rescue import rescue_options
@@ -177,40 +175,31 @@ def _names(players: int) -> tuple[str, ...]:
     return NAMES[:players]
 
 
-def _size(pre: SymPosition, relations: Relations) -> Any:
-    """What makes a witness hard to read: gems away from home, gems banked or carried, canoes on the river."""
-    t = relations.tables
-    return (z3.Sum([g for row in pre.cargo for canoe in row for g in canoe])
-            + z3.Sum([g for r in pre.bank for g in r])
-            + z3.Sum([pre.cave[cc][c] for cc in range(NCOL) for c in range(NCOL) if cc != c])
-            + z3.Sum([z3.If(pre.place[p][k] != t.PORT, 1, 0) for p in range(pre.players) for k in range(2)])
-            + z3.Sum([z3.If(h, 0, 1) for row in pre.hand for h in row]))
-
-
 def _witness_model(pre: SymPosition, rel_a: Relations, rel_b: Relations, phase: Phase,
                    differ: Callable[[], list[Any]],
                    switch: str, kind: str, timeout: float | None, all_acted: bool = False,
-                   extra: Callable[[], Any] | None = None) -> z3.ModelRef | Witness:
+                   extra: Callable[[], Any] | None = None) -> Model | Witness:
     """A shrunk model of a position valid under both rulesets where ``differ`` holds, or the witness that says
     there is none (proved) or that the solver gave up. ``extra`` adds to the size to shrink.
 
     Both are functions that build their terms here, in a fixed order (validity, difference, first answer,
     extra size, size): z3's search follows the order in which terms are created, and a witness should not
-    change with how its question is put together."""
-    solver = make_solver(timeout)
-    solver.add(*_both_well_formed(pre, rel_a, rel_b, phase, all_acted))
-    solver.add(*differ())
-    result = solver.check()
-    if result == z3.unsat:
+    change with how its question is put together. The size shrunk is :meth:`Relations.size`: gems away from
+    home, gems banked or carried, canoes on the river, cards out of hand."""
+    question = Question(timeout)
+    question.add(*_both_well_formed(pre, rel_a, rel_b, phase, all_acted))
+    question.add(*differ())
+    result = question.ask()
+    if result is Sat.UNSAT:
         return Witness(switch, None, None, kind, Verdict.REFUTED,
                        summary="no position valid under both is affected: proved for all positions")
-    if result != z3.sat:
+    if result is not Sat.SAT:
         return Witness(switch, None, None, kind, Verdict.UNKNOWN, summary="the solver gave no answer in time")
-    model = solver.model()
+    model = question.model()
     if extra is None:
-        return shrink(solver, model, _size(pre, rel_a))
+        return question.shrink(model, rel_a.size(pre))
     more = extra()
-    return shrink(solver, model, _size(pre, rel_a) + more)
+    return question.shrink(model, rel_a.size(pre) + more)
 
 
 def _both_well_formed(pre: SymPosition, rel_a: Relations, rel_b: Relations, phase: Phase,
@@ -219,14 +208,9 @@ def _both_well_formed(pre: SymPosition, rel_a: Relations, rel_b: Relations, phas
     return [c for relations in (rel_a, rel_b) for _, c in relations.well_formed(pre, phase, all_acted)]
 
 
-def _legal(constraints: list[tuple[str, Any]]) -> Any:
-    return z3.And([c for _, c in constraints])
-
-
-def _broken(model: z3.ModelRef, constraints: list[tuple[str, Any]]) -> list[str]:
+def _broken(model: Model, constraints: list[Constraint]) -> list[str]:
     """The rule groups a model's choice breaks (the structural DOMAIN constraints are not rules)."""
-    return sorted({r.split(":")[0] for r, c in constraints
-                   if r != "DOMAIN" and z3.is_false(model.eval(c, model_completion=True))}, key=_rule_order)
+    return sorted({r.split(":")[0] for r in Relations.broken(model, constraints)}, key=_rule_order)
 
 
 def _rule_order(rule: str) -> tuple[str, int]:
@@ -246,10 +230,11 @@ def _turn(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeo
     # One choice for both relations, with room for the larger capacity's steals.
     turn_a = rel_a.turn(pre, 0, "diff", capacity=max(a.capacity, b.capacity))
     turn_b = rel_b.turn(pre, 0, choice=turn_a.choice)
-    legal_a, legal_b = _legal(turn_a.constraints), _legal(turn_b.constraints)
-    # Small and plain: a low card, the second canoe idle when it can be.
+    legal_a, legal_b = turn_a.holds(), turn_b.holds()
+    # Small and plain: a low card, the second canoe idle when it can be. (A closure, not the bound method: closing over
+    # turn_a changes when this frame releases its terms, and so the models of later questions in this z3 context.)
     model = _witness_model(pre, rel_a, rel_b, Phase.TURNS, lambda: [legal_a != legal_b], switch, "turn", timeout,
-                           extra=lambda: turn_a.card + z3.If(z3.Or(turn_a.choice.slots[1].on), 3, 0))
+                           extra=lambda: turn_a.size())
     if isinstance(model, Witness):
         return model
     card, turn = rel_a.decode_turn(model, turn_a)
@@ -291,7 +276,7 @@ def _rescue(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, tim
     pre = rel_a.position("diff")
     res_a = rel_a.rescue(pre, "diff")
     res_b = rel_b.rescue(pre, choice=res_a.choice)
-    legal_a, legal_b = _legal(res_a.constraints), _legal(res_b.constraints)
+    legal_a, legal_b = res_a.holds(), res_b.holds()
     model = _witness_model(pre, rel_a, rel_b, Phase.CARDS, lambda: [legal_a != legal_b], switch, "rescue", timeout)
     if isinstance(model, Witness):
         return model
@@ -341,9 +326,10 @@ def _flow(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeo
     flow_a = rel_a.flow(pre, choice=shared)
     flow_b = rel_b.flow(pre, choice=shared)
     def differ() -> list[Any]:
-        return [_legal(flow_a.constraints), _legal(flow_b.constraints),
-                z3.Or([x != y for x, y in zip(_places(flow_a.post), _places(flow_b.post))]
-                      + [x != y for x, y in zip(_markers(flow_a.post), _markers(flow_b.post))])]
+        # The same branch choices, and some canoe's place or fork marker differs.
+        return [flow_a.holds(), flow_b.holds(),
+                Relations.differ([*_places(flow_a.post), *_markers(flow_a.post)],
+                                 [*_places(flow_b.post), *_markers(flow_b.post)])]
     model = _witness_model(pre, rel_a, rel_b, Phase.TURNS, differ, switch, "flow", timeout, all_acted=True)
     if isinstance(model, Witness):
         return model
@@ -393,7 +379,7 @@ def _end(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeou
     rel_a, rel_b = Relations(board, a, players), Relations(board, b, players)
     pre = rel_a.position("diff")
     won_a, won_b = rel_a.end(pre), rel_b.end(pre)
-    model = _witness_model(pre, rel_a, rel_b, Phase.CARDS, lambda: [z3.Or([x != y for x, y in zip(won_a, won_b)])],
+    model = _witness_model(pre, rel_a, rel_b, Phase.CARDS, lambda: [Relations.differ(won_a, won_b)],
                            switch, "end", timeout)
     if isinstance(model, Witness):
         return model

@@ -15,8 +15,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-import z3
-
 from niagara_solver.model.board import Board
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import flow_detail, flow_value
@@ -25,8 +23,8 @@ from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.format import position_to_json
 from niagara_solver.model.limits import out_of_time, time_limit
-from niagara_solver.encoding.relations import NAMES, NCOL, Mutant, Relations, SymPosition, value
-from niagara_solver.encoding.solver import SHRINK_RLIMIT, make_solver, verdict
+from niagara_solver.encoding.relations import (NAMES, Model, Mutant, Question, Relations, SymPosition, value,
+                                               verdict)
 from niagara_solver.encoding.witness import witness_turn
 from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.model.atoms import COLOURS, Card, Phase
@@ -95,7 +93,7 @@ class _Phase:
 
     name: str
     step: Any  # a TurnStep, FlowStep or RescueStep
-    solver: z3.Solver
+    question: Question
     context: Context
     base: Position
 
@@ -143,12 +141,10 @@ class Prover:
         else:
             step = relations.rescue(pre, "rescue")
             wf = relations.well_formed(pre, Phase.CARDS)
-        solver = make_solver(self.timeout)
-        for _, c in wf:
-            solver.add(c)
-        for _, c in step.constraints:
-            solver.add(c)
-        return _Phase(name, step, solver, Context(self.enc, name, pre, step, step.choice), base)
+        question = Question(self.timeout)
+        question.hold(wf)
+        question.hold(step.constraints)
+        return _Phase(name, step, question, Context(self.enc, name, pre, step, step.choice), base)
 
     # -- checking ---------------------------------------------------------------------------------------
 
@@ -170,16 +166,14 @@ class Prover:
             ph = self.phase(phase_name)
             stated = statement(ph.context)
             for part in (stated if isinstance(stated, list) else [stated]):
-                ph.solver.push()
-                ph.solver.add(z3.Not(part))
-                answer = verdict(ph.solver.check())
+                with ph.question.breaking(part):
+                    answer = verdict(ph.question.ask())
+                    if answer is Verdict.REFUTED:
+                        model = self._smallest(ph, ph.question.model()) if minimize else ph.question.model()
+                        counterexample = self._counterexample(ph, model, prop)
                 if answer is Verdict.REFUTED:
-                    model = self._smallest(ph, ph.solver.model()) if minimize else ph.solver.model()
-                    counterexample = self._counterexample(ph, model, prop)
-                    ph.solver.pop()
                     outcome = Verdict.REFUTED
                     break
-                ph.solver.pop()
                 if answer is Verdict.UNKNOWN:
                     outcome = Verdict.UNKNOWN
             if outcome is Verdict.REFUTED:
@@ -187,39 +181,12 @@ class Prover:
         return PropertyResult(prop.id, prop.title, outcome, time.perf_counter() - start, prop.method, prop.rules,
                               tuple(p for p, _ in prop.obligations), counterexample)
 
-    def _smallest(self, ph: _Phase, model: z3.ModelRef, rounds: int = 4) -> z3.ModelRef:
+    def _smallest(self, ph: _Phase, model: Model, rounds: int = 4) -> Model:
         """Shrink a counterexample: few gems away from their own caves, the other players in the port."""
-        pre = ph.pre
-        size = (z3.Sum([g for row in pre.cargo for canoe in row for g in canoe])
-                + z3.Sum([g for row in pre.bank for g in row])
-                + z3.Sum([pre.cave[cc][c] for cc in range(NCOL) for c in range(NCOL) if cc != c])
-                + z3.Sum([z3.If(pre.place[p][k] != ph.context.t.PORT, 1, 0)
-                          for p in range(1, pre.players) for k in range(2)]))
-        best = model
-        for _ in range(rounds):
-            bound = value(best, size)
-            if bound == 0:
-                break
-            ph.solver.push()
-            ph.solver.set("rlimit", SHRINK_RLIMIT)  # a resource limit, not a clock: the same shrink every run
-            ph.solver.add(size <= bound // 2 if bound > 3 else size < bound)
-            answer = ph.solver.check()
-            if answer == z3.sat:
-                best = ph.solver.model()
-            ph.solver.pop()
-            if answer != z3.sat:
-                ph.solver.push()
-                ph.solver.add(size < bound)
-                again = ph.solver.check()
-                if again == z3.sat:
-                    best = ph.solver.model()
-                ph.solver.pop()
-                if again != z3.sat:
-                    break
-        ph.solver.set("rlimit", 0)
-        return best
+        size = self.relations.size(ph.pre, first=1, hands=False)
+        return ph.question.shrink_by_halves(model, size, rounds)
 
-    def _counterexample(self, ph: _Phase, model: z3.ModelRef, prop: Property) -> Counterexample:
+    def _counterexample(self, ph: _Phase, model: Model, prop: Property) -> Counterexample:
         relations = self.relations
         pre = relations.decode_position(model, ph.step.pre, ph.base)
         post = relations.decode_position(model, ph.step.post, ph.base)
@@ -276,27 +243,25 @@ class Prover:
         n = self.players
         pre = relations.position("nd.pre")
         step = relations.turn(pre, 0, "nd")
-        solver = make_solver(self.timeout)
-        for _, c in relations.well_formed(pre, Phase.TURNS, to_act=0):
-            solver.add(c)
+        question = Question(self.timeout)
+        question.hold(relations.well_formed(pre, Phase.TURNS, to_act=0))
         card = step.card
-        solver.add(relations.card_in_hand(pre, 0, card))
-        solver.add(*witness_turn(relations, step))
-        solver.add(z3.Not(z3.And([c for _, c in step.constraints])))
-        answer = verdict(solver.check())
+        question.add(relations.card_in_hand(pre, 0, card))
+        question.add(*witness_turn(relations, step))
+        question.add(step.fails())
+        answer = verdict(question.ask())
         if answer is not Verdict.REFUTED:
             return PropertyResult(prop.id, prop.title, answer, 0.0, prop.method, prop.rules, (TURN,),
                                   note="" if answer is Verdict.PROVED else "the witness check timed out")
         # The witness fails at this position and card: does any turn exist there?
-        model = solver.model()
-        fixed = relations.pin_model(pre, model) + [card == model.eval(card, model_completion=True)]
+        model = question.model()
+        fixed = relations.pin_model(pre, model, card)
         again = relations.turn(pre, 0, "nd2")
-        exists = make_solver(self.timeout)
+        exists = Question(self.timeout)
         exists.add(*fixed)
         exists.add(again.card == card)
-        for _, c in again.constraints:
-            exists.add(c)
-        found = verdict(exists.check())
+        exists.hold(again.constraints)
+        found = verdict(exists.ask())
         base = Position.initial(list(NAMES[:n]), self.board, self.rules).replace(phase=Phase.TURNS)
         position = relations.decode_position(model, pre, base)
         held = Card(value(model, card))
@@ -322,7 +287,7 @@ def _engine_flow(pos: Position, k: int) -> int:
         return k
 
 
-def _engine_has_no_turn(position: Position, model: z3.ModelRef, card: Any) -> bool:
+def _engine_has_no_turn(position: Position, model: Model, card: Any) -> bool:
     return not legal_turns(position, 0)
 
 

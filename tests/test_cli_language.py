@@ -225,7 +225,7 @@ def test_round_takes_play_and_act_and_still_the_earlier_card_and_turn(capsys):
 
 def fake_mutants(kills: dict[int, dict[str, list[str]]], calls: list[int]):
     """A stand-in for the mutant check: for each player count, the properties refuting each mutant."""
-    from niagara_solver.verify.mutants import BY_NAME, MutantResult
+    from niagara_solver.verify.mutants import BY_NAME, MutantResult, mutant_verdict
     ids = ["R-PROP-1", "R-PROP-3", "R-PROP-6"]
 
     def check_mutants(board, rules, players, names, timeout, progress=None):
@@ -235,7 +235,7 @@ def fake_mutants(kills: dict[int, dict[str, list[str]]], calls: list[int]):
             by = kills[players].get(name, [])
             results = [PropertyResult(i, i, Verdict.REFUTED if i in by else Verdict.CONFIRMED, 0.25, "m", (), ())
                        for i in ids]
-            out.append(MutantResult(BY_NAME[name], bool(by), by, results, 1.0))
+            out.append(MutantResult(BY_NAME[name], mutant_verdict(results), by, results, 1.0))
         return out
     return check_mutants
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from niagara_solver.verify.crosscheck import CrossChecker, crosscheck, goals_for
+from niagara_solver.verify.crosscheck import CrossChecker, GoalStatus, crosscheck, goals_for
 from niagara_solver.verify.mutants import BY_NAME
 from niagara_solver.model.board import standard_board
 from niagara_solver.cli.main import main
@@ -24,7 +24,7 @@ def test_bounded_crosscheck_agrees_on_every_goal_a_playout_and_first_rounds(shar
     report = crosscheck(standard_board(), Ruleset(), count=1, seed=0)
     assert report.mismatches == []
     assert set(report.goals) == {g.name for g in GOALS}
-    assert all(v == "checked" for v in report.goals.values()), report.goals
+    assert all(v is GoalStatus.MET for v in report.goals.values()), report.goals
     assert report.cases["round"] >= 1 and report.cases["turn"] >= len(TURN_GOALS)
     for rule in ("R-STEAL-4", "R-STEAL-5", "R-TURN-4", "R-MOVE-4", "R-MOVE-5", "R-GEM-4", "R-FLOW-1", "R-FLOW-2",
                  "R-FLOW-4", "R-FLOW-6", "R-RESCUE-2", "R-END-3", "R-TURN-1", "R-BUOY-1"):
@@ -45,13 +45,13 @@ def test_crosscheck_under_every_other_switch_value():
                         goals=["steal", "both-canoes-bank", "port-canoe-stays", "steal-a-stolen-gem", *OTHER_GOALS,
                                *[g.name for g in goals_for(rules) if g.switches]])
     assert report.mismatches == []
-    assert report.goals["both-canoes-bank"] == "checked" and report.coverage["R-RESCUE-3"] > 0
+    assert report.goals["both-canoes-bank"] is GoalStatus.MET and report.coverage["R-RESCUE-3"] > 0
     assert report.coverage["R-STEAL-4"] > 0
     # Each switch of phase I has its own goal, a position where its value matters, whose case exercises its rule
     # (R-RESCUE-3 for rescue_when_none).
     for name, row in SWITCHES.items():
         if row.phases[0] == "rescue":
-            assert report.goals[f"where-{name}-matters"] == "checked" and report.coverage[row.rule] > 0, name
+            assert report.goals[f"where-{name}-matters"] is GoalStatus.MET and report.coverage[row.rule] > 0, name
 
 
 def test_crosscheck_with_a_free_fork():
@@ -254,7 +254,7 @@ def test_goal_positions_are_kept_in_a_cache_keyed_by_the_question(tmp_path, monk
     names = ["rescue-with-an-empty-bank", "two-players-reach-the-goal"]
     searched = list(goal_answers(standard_board(), Ruleset(), names=names, cache=tmp_path))
     entries = list(tmp_path.glob("goals-*.json"))
-    assert len(entries) == 1 and [a.status for a in searched] == ["met", "met"]
+    assert len(entries) == 1 and [a.status for a in searched] == [GoalStatus.MET, GoalStatus.MET]
 
     def no_search(*args, **kwargs):
         raise AssertionError("searched although the answers are kept")
@@ -360,7 +360,7 @@ def test_the_whirlpools_and_joes_goals_make_each_of_their_rules_matter(module, n
     # Under whirl_brink "avoid" no action is ever forced over the falls by a push: another action with the same
     # budget always exists (X-WHIRL-2), and the encoding proves it.
     unreachable = {"whirlpool-push-over-the-falls"} if module == "x_whirl" else set()
-    assert report.goals == {n: "unreachable under these rules" if n in unreachable else "checked" for n in names}
+    assert report.goals == {n: GoalStatus.UNREACHABLE if n in unreachable else GoalStatus.MET for n in names}
     for rule in rules:
         assert report.coverage[rule] > 0, rule
 

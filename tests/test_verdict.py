@@ -5,7 +5,7 @@ import pickle
 import pytest
 
 from niagara_solver.jobs import Task, run_all, task_key
-from niagara_solver.model.verdict import ANSWER, PROOF, PUZZLE, STATUS, WITNESS, Verdict, merge
+from niagara_solver.model.verdict import ANSWER, MUTANT, PROOF, PUZZLE, STATUS, WITNESS, Verdict, merge
 from niagara_solver.solver.puzzles import puzzle_status, status_verdict
 from niagara_solver.verify.jobs import merge_properties, prove_task
 
@@ -25,7 +25,7 @@ def test_unknown_is_never_a_pass():
 @pytest.mark.parametrize("words, expected", [
     (PROOF, ("proved", "unknown", "refuted")), (ANSWER, ("yes", "unknown", "no")),
     (WITNESS, ("found", "unknown", "none")), (STATUS, ("pass", "unknown", "fail")),
-    (PUZZLE, ("same", "unknown", "changed"))])
+    (PUZZLE, ("same", "unknown", "changed")), (MUTANT, ("killed", "unknown", "survived"))])
 def test_each_command_names_the_verdicts_in_its_words_and_reads_them_back(words, expected):
     assert tuple(words(v) for v in (C, U, R)) == expected
     assert [words.parse(w) for w in expected] == [C, U, R]

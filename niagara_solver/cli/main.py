@@ -9,27 +9,26 @@ from __future__ import annotations
 import difflib
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import click
 from tabulate import tabulate
 
 from niagara_solver.engine.apply import CanoeReport, apply_turn
 from niagara_solver.engine.flow import choices_text, flow_detail, flow_outcomes, parse_choices
-from niagara_solver.model.readings import require
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.play.playout import POLICIES, random_playout
 from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
 from niagara_solver.engine.round import is_finished, play_round, winners
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.errors import InputError, NiagaraError, TurnError, did_you_mean, one_line, quoted
+from niagara_solver.model.errors import InputError, NiagaraError, TurnError, one_line, quoted
 from niagara_solver.model.atoms import Phase
 from niagara_solver.model.limits import (ANALYZE_TIMEOUT, CASE_TIMEOUT, CROSSCHECK_TIMEOUT, MAX_HORIZON, PROVE_TIMEOUT,
                                          SOLVE_TIMEOUT)
 from niagara_solver.model.catalogue import sentence
 from niagara_solver.model.format import dumps, dumps_position, load_board, load_ruleset, position_to_json
 from niagara_solver.model.position import Position
-from niagara_solver.model.verdict import PROOF
+from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.report import text as render
 from niagara_solver.cli.common import emit_json as _emit_json
 from niagara_solver.cli.common import load as _load
@@ -38,9 +37,6 @@ from niagara_solver.cli.common import player_index as _player_index
 from niagara_solver.cli.common import players_option as _players_option
 from niagara_solver.cli.common import (STEPS, TIMEOUT, began_at_process_start, board_option, jobs_option,
                                        players_counts, ruleset_option, timeout_option)
-
-if TYPE_CHECKING:
-    from niagara_solver.verify.mutants import MutantResult
 
 
 class NoSuchCommand(NiagaraError):
@@ -601,26 +597,20 @@ def mutants(ruleset_spec: str, board_spec: str, players_text: str, names: tuple[
       niagara-solve mutants
       niagara-solve mutants --players 2-3 --mutant two-gems --json
     """
-    from niagara_solver.verify.mutants import BY_NAME, check_mutants
+    from niagara_solver.verify.mutants import BY_NAME, mutant_report
     rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
     counts = _players_option(players_text)
-    require(rules, "encoding")
-    rules.check_players(counts)  # every count refused before any proof runs
-    for name in names:
-        if name not in BY_NAME:
-            raise InputError("--mutant", f"unknown mutant {name!r}; mutants: {', '.join(BY_NAME)}"
-                                         f"{did_you_mean(name, BY_NAME)}", "R-PROP")
     from niagara_solver.jobs import Progress
     with Progress(len(names or BY_NAME) * len(counts), "mutants", not as_json) as bar:  # on a terminal only
-        results = _merge_mutants([check_mutants(board, rules, n, list(names) or None, timeout,
-                                                progress=bar.step if bar.enabled else None) for n in counts])
+        report = mutant_report(board, rules, counts, list(names) or None, timeout,
+                               progress=bar.step if bar.enabled else None)
     if as_json:
-        _emit_json([r.to_json() for r in results])
+        _emit_json(report.to_json())
     else:
         rows = [[r.mutant.name, r.mutant.key, r.mutant.description, r.word,
-                 ", ".join(r.by), f"{r.seconds:.1f}"] for r in results]
+                 ", ".join(r.by), f"{r.seconds:.1f}"] for r in report.mutants]
         click.echo(tabulate(rows, headers=["mutant", "rule", "error", "verdict", "refuted by", "seconds"]))
-        for r in results:
+        for r in report.mutants:
             first = next((x for x in r.results if x.counterexample is not None), None)
             if first is not None and first.counterexample is not None:
                 ce = first.counterexample
@@ -628,22 +618,7 @@ def mutants(ruleset_spec: str, board_spec: str, players_text: str, names: tuple[
                 for line in ce.trace[2:-1]:
                     click.echo(f"  {line}")
                 click.echo(f"  replay: {ce.replay}")
-    return 1 if any(r.survived for r in results) else 0 if all(r.killed for r in results) else 3
-
-
-def _merge_mutants(runs: list[list[MutantResult]]) -> list[MutantResult]:
-    """The mutants' results for several player counts, one per mutant: killed when the catalogue refutes it for some
-    count, by the properties that refute it for some count (in the catalogue's order)."""
-    from niagara_solver.verify.mutants import MutantResult
-    if len(runs) == 1:
-        return runs[0]
-    merged = []
-    for same in zip(*runs):
-        order = [r.id for r in same[0].results]
-        merged.append(MutantResult(same[0].mutant, any(m.killed for m in same),
-                                   [pid for pid in order if any(pid in m.by for m in same)],
-                                   [r for m in same for r in m.results], sum(m.seconds for m in same)))
-    return merged
+    return report.exit_status
 
 
 @cli.command()
@@ -706,7 +681,7 @@ def why(position: str, ruleset_spec: str | None, player_name: str, card_text: st
     engine = result.engine + (" and reaches the same position" if result.legal and result.agree else "")
     click.echo(f"\n{engine}" + ("" if result.agree else
                                          "\nDISAGREEMENT: the engine and the encoding judge this turn differently"))
-    return status
+    return result.exit_status
 
 
 @cli.command()
@@ -756,19 +731,17 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
     bar.close()
     if as_json:
         _emit_json(report.to_json())
-        return report.verdict.exit_status
+        return report.exit_status
     cases = ", ".join(f"{k} {v}" for k, v in sorted(report.cases.items()))
     sources = ", ".join(f"{k} {v}" for k, v in sorted(report.sources.items()))
     click.echo(f"ruleset {rules.describe()} · board {board.name or 'inline'} · seed {seed}")
     click.echo(f"{report.positions} positions ({sources}); cases: {cases}; {report.outcomes} outcomes compared "
                f"in {report.seconds:.1f} s")
-    unreachable = [g for g, v in report.goals.items() if v.startswith("unreachable")]
-    if unreachable:
-        click.echo("goals no position meets under these rules: " + ", ".join(unreachable))
-    unfound = [g for g, v in report.goals.items() if v.startswith("unknown")]
-    if unfound:
+    if report.unreachable_goals:
+        click.echo("goals no position meets under these rules: " + ", ".join(report.unreachable_goals))
+    if report.unfound_goals:
         click.echo(f"UNKNOWN: goals with no position found in time (--case-timeout {case_timeout:g} s, --timeout "
-                   f"{timeout:g} s): " + ", ".join(unfound))
+                   f"{timeout:g} s): " + ", ".join(report.unfound_goals))
     rows = [[rule, "-" if rule in report.not_applicable else report.coverage.get(rule, 0),
              report.not_applicable.get(rule, "")] for rule in RULES]
     click.echo("\ncoverage (checked cases exercising each rule; - where no case can, and why):")
@@ -782,11 +755,11 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
         for item in report.unknown[:10]:
             click.echo(f"  {item['what']} (from {item['source']}): {item['reason']}")
     if not report.mismatches:
-        if not report.unknown and not unfound and not report.unfinished:
+        if report.verdict is Verdict.CONFIRMED:
             click.echo("\nno mismatch: the engine and the encoding agree on every case.")
         else:
             click.echo("\nno mismatch on the cases compared.")
-        return report.verdict.exit_status
+        return report.exit_status
     for m in report.mismatches:
         data = m.to_json()
         click.echo(f"\nMISMATCH in {data['what']} (from {m.source}), on this position:")
@@ -795,10 +768,10 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
             click.echo(f"  only the {side.split('_')[0]} finds {len(data[side])}:")
             for item in data[side][:10]:
                 click.echo(f"    {item['label'] or item.get('value', '')}")
-    return 1
+    return report.exit_status
 
 
-@cli.command()
+@cli.command(name="solve")
 @click.argument("position", type=click.Path(dir_okay=False))
 @_ruleset_option
 @click.option("--player", "player_name", metavar="NAME",

@@ -14,8 +14,8 @@ from typing import Any
 from niagara_solver.model.errors import RulesetError, did_you_mean, quoted
 from niagara_solver.model.limits import MAX_GEMS_PER_COLOUR
 from niagara_solver.model.atoms import MIN_PLAYERS, MAX_PLAYERS, MOST_PLAYERS, KeptHash
-from niagara_solver.model.switches import (BOOLEAN, Choice, GemCount, GemTable, Integer, Place, Switch, as_json,
-                                           rows_of, switch, value_text)
+from niagara_solver.model.switches import (BOOLEAN, Choice, GemCount, GemTable, Integer, Place, Switch, SwitchPhase,
+                                           as_json, rows_of, switch, value_text)
 
 
 class RescueWhenNone(StrEnum):
@@ -103,54 +103,56 @@ class Ruleset:
     Each field is a switch's whole row (:func:`~niagara_solver.model.switches.switch`): its type, default, values,
     rules and phases. :data:`SWITCHES` is built from these fields, in this order (RULES.md's switch table)."""
 
-    steal_after_unload: bool = switch(True, values=BOOLEAN, rule="R-STEAL-5", phases=("turn",),
+    steal_after_unload: bool = switch(True, values=BOOLEAN, rule="R-STEAL-5", phases=(SwitchPhase.TURN,),
                                       says="With steal_after_unload: false, a canoe that unloaded this turn cannot "
                                            "steal.")
     rescue_when_none: RescueWhenNone = switch(RescueWhenNone.PAY_OR_FREE, values=Choice(RescueWhenNone),
-                                              rule="R-RESCUE-3", also=("R-RESCUE-2",), phases=("rescue",),
+                                              rule="R-RESCUE-3", also=("R-RESCUE-2",), phases=(SwitchPhase.RESCUE,),
                                               says="With rescue_when_none: free, a player with no canoe in play gets "
                                                    "one back free.")
     rescue_limit: RescueLimit = switch(RescueLimit.EACH, values=Choice(RescueLimit), rule="R-RESCUE-4",
-                                       phases=("rescue",),
+                                       phases=(SwitchPhase.RESCUE,),
                                        says="With rescue_limit: one, a player brings back at most one canoe a round.")
     port_departure: PortDeparture = switch(PortDeparture.EXACTLY_ONE, values=Choice(PortDeparture), rule="R-TURN-3",
-                                           phases=("turn",))
-    bank_after_load: bool = switch(True, values=BOOLEAN, rule="R-GEM-5", phases=("turn",))
-    must_move: bool = switch(False, values=BOOLEAN, rule="R-MOVE-1", phases=("turn",))
-    min_flow: int = switch(0, values=Integer(0, 1), rule="R-FLOW-2", phases=("flow",))
+                                           phases=(SwitchPhase.TURN,))
+    bank_after_load: bool = switch(True, values=BOOLEAN, rule="R-GEM-5", phases=(SwitchPhase.TURN,))
+    must_move: bool = switch(False, values=BOOLEAN, rule="R-MOVE-1", phases=(SwitchPhase.TURN,))
+    min_flow: int = switch(0, values=Integer(0, 1), rule="R-FLOW-2", phases=(SwitchPhase.FLOW,))
     fork_policy: ForkPolicy = switch(ForkPolicy.ALTERNATE, values=Choice(ForkPolicy), rule="R-FLOW-4",
-                                     phases=("flow",))
-    tiebreak: Tiebreak = switch(Tiebreak.VALUE, values=Choice(Tiebreak), rule="R-END-3", phases=("end",))
+                                     phases=(SwitchPhase.FLOW,))
+    tiebreak: Tiebreak = switch(Tiebreak.VALUE, values=Choice(Tiebreak), rule="R-END-3", phases=(SwitchPhase.END,))
     gems_per_colour: int | GemTable = switch(8, values=GemCount(1, MAX_GEMS_PER_COLOUR, (MIN_PLAYERS, MOST_PLAYERS)),
-                                             rule="R-COMP-3", also=("X-GEMS-1",), phases=("setup",),
+                                             rule="R-COMP-3", also=("X-GEMS-1",), phases=(SwitchPhase.SETUP,),
                                              tries=(8, 3, 1, {"2": 5, "3": 6, "4": 7, "5": 7, "6": 8}))
-    capacity: int = switch(1, values=Integer(1, 2), rule="R-GEM-2", phases=("turn",))
-    gem_sides: GemSides = switch(GemSides.BOTH, values=Choice(GemSides), rule="R-MOVE-1", phases=("turn",))
-    reveal: Reveal = switch(Reveal.IN_TURN, values=Choice(Reveal), rule="R-TURN-1", phases=("knowledge",))
+    capacity: int = switch(1, values=Integer(1, 2), rule="R-GEM-2", phases=(SwitchPhase.TURN,))
+    gem_sides: GemSides = switch(GemSides.BOTH, values=Choice(GemSides), rule="R-MOVE-1", phases=(SwitchPhase.TURN,))
+    reveal: Reveal = switch(Reveal.IN_TURN, values=Choice(Reveal), rule="R-TURN-1", phases=(SwitchPhase.KNOWLEDGE,))
     # The expansion's modules (RULES.md section X), each off by default and usable alone or with the others.
     # A module's pieces are the fields of a position file it brings (docs/FORMAT.md, "Expansion fields").
     x_cards: bool = switch(False, values=BOOLEAN, rule="X-CARDS-1", also=("X-CARDS-2", "X-CARDS-3", "X-CARDS-4"),
-                           phases=("turn", "flow"), module=True, pieces=("card_budget", "moored"))
+                           phases=(SwitchPhase.TURN, SwitchPhase.FLOW), module=True, pieces=("card_budget", "moored"))
     x_double: bool = switch(False, values=BOOLEAN, rule="X-DOUBLE-1", also=("X-DOUBLE-2", "X-DOUBLE-3", "X-DOUBLE-4"),
-                            phases=("turn", "setup"), module=True, pieces=("kind",))
+                            phases=(SwitchPhase.TURN, SwitchPhase.SETUP), module=True, pieces=("kind",))
     x_whirl: bool = switch(False, values=BOOLEAN, rule="X-WHIRL-1",
-                           also=("X-WHIRL-2", "X-WHIRL-3", "X-WHIRL-4", "X-WHIRL-5"), phases=("turn", "flow"),
-                           module=True, pieces=("whirlpool",))
-    x_beaver: bool = switch(False, values=BOOLEAN, rule="X-BEAVER-1", also=("X-BEAVER-2",), phases=("flow", "turn"),
-                            module=True, pieces=("beaver",))
+                           also=("X-WHIRL-2", "X-WHIRL-3", "X-WHIRL-4", "X-WHIRL-5"),
+                           phases=(SwitchPhase.TURN, SwitchPhase.FLOW), module=True, pieces=("whirlpool",))
+    x_beaver: bool = switch(False, values=BOOLEAN, rule="X-BEAVER-1", also=("X-BEAVER-2",),
+                            phases=(SwitchPhase.FLOW, SwitchPhase.TURN), module=True, pieces=("beaver",))
     x_moose: bool = switch(False, values=BOOLEAN, rule="X-MOOSE-1", also=("X-MOOSE-2", "X-MOOSE-3"),
-                           phases=("turn", "flow"), module=True, pieces=("moose",))
-    x_joe: bool = switch(False, values=BOOLEAN, rule="X-JOE-1", also=("X-JOE-2", "X-JOE-3"), phases=("flow", "turn"),
-                         module=True, pieces=("joe",))
-    x_sixth_player: bool = switch(False, values=BOOLEAN, rule="X-SIX-1", phases=("setup",), module=True)
+                           phases=(SwitchPhase.TURN, SwitchPhase.FLOW), module=True, pieces=("moose",))
+    x_joe: bool = switch(False, values=BOOLEAN, rule="X-JOE-1", also=("X-JOE-2", "X-JOE-3"),
+                         phases=(SwitchPhase.FLOW, SwitchPhase.TURN), module=True, pieces=("joe",))
+    x_sixth_player: bool = switch(False, values=BOOLEAN, rule="X-SIX-1", phases=(SwitchPhase.SETUP,), module=True)
     card_123_canoes: Card123Canoes = switch(Card123Canoes.ONE, values=Choice(Card123Canoes), rule="X-CARDS-3",
-                                            phases=("turn",))
-    lasso_scope: LassoScope = switch(LassoScope.ALL, values=Choice(LassoScope), rule="X-CARDS-4", phases=("turn",))
-    double_one_cave: bool = switch(True, values=BOOLEAN, rule="X-DOUBLE-2", phases=("turn",))
-    whirl_start: str = switch("3", values=Place(), rule="X-WHIRL-1", phases=("setup",), tries=("3", "2"))
-    whirl_brink: WhirlBrink = switch(WhirlBrink.AVOID, values=Choice(WhirlBrink), rule="X-WHIRL-2", phases=("turn",))
+                                            phases=(SwitchPhase.TURN,))
+    lasso_scope: LassoScope = switch(LassoScope.ALL, values=Choice(LassoScope), rule="X-CARDS-4",
+                                     phases=(SwitchPhase.TURN,))
+    double_one_cave: bool = switch(True, values=BOOLEAN, rule="X-DOUBLE-2", phases=(SwitchPhase.TURN,))
+    whirl_start: str = switch("3", values=Place(), rule="X-WHIRL-1", phases=(SwitchPhase.SETUP,), tries=("3", "2"))
+    whirl_brink: WhirlBrink = switch(WhirlBrink.AVOID, values=Choice(WhirlBrink), rule="X-WHIRL-2",
+                                     phases=(SwitchPhase.TURN,))
     whirl_cost_step: WhirlCostStep = switch(WhirlCostStep.ENTER, values=Choice(WhirlCostStep), rule="X-WHIRL-3",
-                                            phases=("turn",))
+                                            phases=(SwitchPhase.TURN,))
 
     #: The weather marker's range (R-COMP-4, R-WEATHER-1).
     weather_min = -1

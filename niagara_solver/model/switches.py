@@ -21,17 +21,29 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, TypeVar
 
 from niagara_solver.model.errors import quoted
 
 T = TypeVar("T")
 
-#: The parts of a game a switch may act in: the set-up (which positions are valid at all), phase I's rescues,
-#: phase II's turns, phase III's flow, the end check, and what a player knows when choosing (no legal move
-#: changes, only the solver's answers: R-TURN-1's ``reveal``).
-SwitchPhase = Literal["setup", "rescue", "turn", "flow", "end", "knowledge"]
-PHASES: tuple[SwitchPhase, ...] = get_args(SwitchPhase)
+class SwitchPhase(StrEnum):
+    """The parts of a game a switch may act in (a switch's ``phases``; the values are the words of ``diff --json``'s
+    witnesses and docs/DIFF.md). Not :class:`~niagara_solver.model.atoms.Phase`, which says where in a round a
+    position stands: a position of ``Phase.CARDS`` is before phase I's rescues, one of ``Phase.TURNS`` in phase II
+    (after every turn, before phase III's flow)."""
+
+    SETUP = "setup"            # which positions are valid at all (R-COMP)
+    RESCUE = "rescue"          # phase I's rescues (R-RESCUE)
+    TURN = "turn"              # phase II's turns (R-TURN, R-MOVE, R-GEM, R-STEAL)
+    FLOW = "flow"              # phase III's flow (R-FLOW)
+    END = "end"                # the end check (R-END)
+    KNOWLEDGE = "knowledge"    # what a player knows when choosing: no legal move changes, only the solver's answers
+                               # (R-TURN-1's ``reveal``)
+
+
+#: Every part of a game, in a round's order.
+PHASES: tuple[SwitchPhase, ...] = tuple(SwitchPhase)
 
 
 class Boolean:

@@ -9,8 +9,8 @@ A claim that does not apply where it was asked (a property of an expansion modul
 :data:`NOT_APPLICABLE`, ``None`` where a verdict is expected, left out of every merge (:func:`merge_applicable`).
 
 Each command speaks of its claim in its own words (a property is *proved*, a puzzle's answer is *yes*, a switch's
-witness is *found*); :class:`Words` holds those vocabularies, and results are turned into words only when written
-out (JSON, tables).
+witness is *found*, a mutant is *killed*); :class:`Words` holds those vocabularies, and results are turned into
+words only when written out (JSON, tables).
 """
 
 from __future__ import annotations
@@ -120,3 +120,6 @@ WITNESS = Words("found", "unknown", "none")
 STATUS = Words("pass", "unknown", "fail")
 #: A puzzle's recorded answer against the answer now (``check``).
 PUZZLE = Words("same", "unknown", "changed")
+#: Does the property catalogue catch a rule mutant (``mutants``): killed (a property refuted on it), or survived
+#: (every property proved on it: a gap in the catalogue).
+MUTANT = Words("killed", "unknown", "survived")

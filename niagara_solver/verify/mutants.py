@@ -17,8 +17,10 @@ import z3
 from niagara_solver.model.board import Board
 from niagara_solver.encoding.core import Encoding, Mutant
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
+from niagara_solver.model.errors import InputError, did_you_mean
 from niagara_solver.model.limits import out_of_time, time_limit
-from niagara_solver.model.verdict import Verdict
+from niagara_solver.model.readings import require
+from niagara_solver.model.verdict import MUTANT, Verdict, merge
 from niagara_solver.model.ruleset import PortDeparture, Ruleset
 from niagara_solver.verify.properties import catalogue_for
 from niagara_solver.verify.prove import PropertyResult, Prover, not_asked
@@ -167,30 +169,86 @@ MUTANTS: tuple[Mutant, ...] = (
 BY_NAME = {m.name: m for m in MUTANTS}
 
 
+def mutant_verdict(results: list[PropertyResult]) -> Verdict:
+    """Does the catalogue catch a mutant? CONFIRMED (killed) when a property is refuted on it, REFUTED (survived)
+    when every property is proved on it, else UNKNOWN (none refuted it, and some ran out of time)."""
+    if any(r.verdict is Verdict.REFUTED for r in results):
+        return Verdict.CONFIRMED
+    return Verdict.REFUTED if all(r.verdict is Verdict.PROVED for r in results) else Verdict.UNKNOWN
+
+
 @dataclass
 class MutantResult:
-    """Which properties refute a mutant, with their counterexamples."""
+    """Which properties refute a mutant, with their counterexamples, and the verdict: is it caught (killed)?"""
 
     mutant: Mutant
-    killed: bool
+    verdict: Verdict
     by: list[str]
     results: list[PropertyResult]
     seconds: float
 
     @property
+    def killed(self) -> bool:
+        """Some property was refuted on the mutant: the catalogue tells it from the rules."""
+        return self.verdict is Verdict.CONFIRMED
+
+    @property
     def survived(self) -> bool:
         """Every property was proved on the mutant: the catalogue cannot tell it from the rules (a gap)."""
-        return not self.killed and all(r.verdict is Verdict.PROVED for r in self.results)
+        return self.verdict is Verdict.REFUTED
 
     @property
     def word(self) -> str:
-        """``killed``, ``SURVIVED``, or ``UNKNOWN`` (no property refuted it, and some ran out of time)."""
-        return "killed" if self.killed else "SURVIVED" if self.survived else "UNKNOWN"
+        """``killed``, ``SURVIVED``, or ``UNKNOWN`` (no property refuted it, and some ran out of time): what is not
+        killed is shouted."""
+        word = MUTANT(self.verdict)
+        return word if self.killed else word.upper()
 
     def to_json(self) -> dict[str, Any]:
         return {"mutant": self.mutant.name, "rule": self.mutant.key, "description": self.mutant.description,
                 "killed": self.killed, "survived": self.survived, "by": self.by, "seconds": round(self.seconds, 3),
                 "counterexamples": [r.to_json() for r in self.results if r.verdict is Verdict.REFUTED]}
+
+
+def merge_counts(same: list[MutantResult]) -> MutantResult:
+    """One mutant's results for several player counts as one: killed when the catalogue refutes it for some count
+    (the least verdict: one kill is enough), survived when it survives every count; by the properties that refute
+    it for some count (in the catalogue's order)."""
+    if len(same) == 1:
+        return same[0]
+    order = [r.id for r in same[0].results]
+    return MutantResult(same[0].mutant, min(m.verdict for m in same),
+                        [pid for pid in order if any(pid in m.by for m in same)],
+                        [r for m in same for r in m.results], sum(m.seconds for m in same))
+
+
+@dataclass
+class MutantReport:
+    """Every mutant checked, its results merged over the player counts (:func:`merge_counts`)."""
+
+    mutants: list[MutantResult]
+    players: tuple[int, ...] = (2,)
+
+    @property
+    def verdict(self) -> Verdict:
+        """CONFIRMED when every mutant is killed, REFUTED when one survived, else UNKNOWN (merging is ``max``)."""
+        return merge([m.verdict for m in self.mutants])
+
+    @property
+    def exit_status(self) -> int:
+        """0 every mutant killed, 1 one survived, 3 unknown."""
+        return self.verdict.exit_status
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [m.to_json() for m in self.mutants]
+
+
+def check_names(names: list[str] | tuple[str, ...]) -> None:
+    """Refuse an unknown mutant's name (``--mutant``)."""
+    for name in names:
+        if name not in BY_NAME:
+            raise InputError("--mutant", f"unknown mutant {name!r}; mutants: {', '.join(BY_NAME)}"
+                                         f"{did_you_mean(name, BY_NAME)}", "R-PROP")
 
 
 def check_mutants(board: Board, rules: Ruleset, players: int = 2, names: list[str] | None = None,
@@ -213,6 +271,19 @@ def check_mutants(board: Board, rules: Ruleset, players: int = 2, names: list[st
                 prover = Prover(board, mutated, players, mutant, timeout)
                 results = [prover.check(p) for p in catalogue_for(prover.rules)]
             refuted = [r for r in results if r.verdict is Verdict.REFUTED]
-            out.append(MutantResult(mutant, bool(refuted), [r.id for r in refuted], results,
+            out.append(MutantResult(mutant, mutant_verdict(results), [r.id for r in refuted], results,
                                     time.perf_counter() - start))
     return out
+
+
+def mutant_report(board: Board, rules: Ruleset, players: list[int], names: list[str] | None = None,
+                  timeout: float | None = None, progress: Callable[[str], None] | None = None) -> MutantReport:
+    """Check the mutants (or those ``names``) for every player count in ``players``, within ``timeout`` seconds in
+    all, and merge each mutant's results over the counts (``niagara-solve mutants``). A ruleset the encoding does
+    not cover, a count it refuses and an unknown name are refused before any proof runs."""
+    require(rules, "encoding")
+    rules.check_players(players)
+    check_names(names or [])
+    with time_limit(timeout):
+        runs = [check_mutants(board, rules, n, names or None, timeout, progress) for n in players]
+    return MutantReport([merge_counts(list(same)) for same in zip(*runs)], tuple(players))

@@ -44,6 +44,11 @@ class WhyResult:
     def explanations(self) -> list[tuple[str, str]]:
         return [(r, sentence(r)) for r in self.rules]
 
+    @property
+    def exit_status(self) -> int:
+        """0 when the engine and the encoding agree (legal or not: both are answers), 1 when they disagree."""
+        return 0 if self.agree else 1
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"turn": str(self.turn), "player": self.player, "card": self.card.to_json(),
                                "legal": self.legal, "engine": self.engine, "agree": self.agree}

@@ -16,14 +16,14 @@ The parts, by job: :mod:`.compare` (one position, engine against encoding: :clas
 """
 
 from niagara_solver.verify.crosscheck.compare import Case, CrossChecker, StolenMark, restolen, steals, turn_rules
-from niagara_solver.verify.crosscheck.goals import (GOALS, CoverageGoal, GoalAnswer, GoalQuestion, default_cache,
-                                                    goal_answers, goal_positions, goals_for)
+from niagara_solver.verify.crosscheck.goals import (GOALS, CoverageGoal, GoalAnswer, GoalQuestion, GoalStatus,
+                                                    default_cache, goal_answers, goal_positions, goals_for)
 from niagara_solver.verify.crosscheck.run import (FLOW_STEPS, SHRINK_FIRST, CrosscheckReport, Mismatch, crosscheck,
                                                   player_counts, playout_positions, positions_planned,
                                                   unreachable_rules)
 from niagara_solver.verify.crosscheck.shrink import shrink, shrunk, simpler
 
 __all__ = ["crosscheck", "CrosscheckReport", "Mismatch", "CrossChecker", "Case", "StolenMark", "steals", "restolen",
-           "turn_rules", "CoverageGoal", "GoalQuestion", "GoalAnswer", "GOALS", "goal_positions", "goal_answers",
-           "goals_for", "default_cache", "player_counts", "unreachable_rules",
+           "turn_rules", "CoverageGoal", "GoalQuestion", "GoalAnswer", "GoalStatus", "GOALS", "goal_positions",
+           "goal_answers", "goals_for", "default_cache", "player_counts", "unreachable_rules",
            "shrink", "shrunk", "simpler", "playout_positions", "positions_planned", "FLOW_STEPS", "SHRINK_FIRST"]

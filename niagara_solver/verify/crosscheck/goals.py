@@ -21,6 +21,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -235,15 +236,22 @@ def _both_branches(q: GoalQuestion) -> list[Any]:
     return [z3.Or([pre.place[p][k] == b for p in range(pre.players) for k in range(2)]) for b in first[:2]]
 
 
+class GoalStatus(StrEnum):
+    """Whether a goal position was found (the values are the cache's words)."""
+
+    MET = "met"                  # a position meets the goal
+    UNREACHABLE = "unreachable"  # no position can meet it under the rules
+    UNKNOWN = "unknown"          # the solver ran out of time
+
+
 @dataclass(frozen=True)
 class GoalAnswer:
-    """A goal's position (and, for a turn, the card), or why there is none: ``status`` is ``"met"``,
-    ``"unreachable"`` (no position can meet it under the rules) or ``"unknown"`` (the solver ran out of time)."""
+    """A goal's position (and, for a turn, the card), or why there is none (``status``)."""
 
     goal: CoverageGoal
     position: Position | None
     card: Card | None
-    status: str
+    status: GoalStatus
 
 
 def goal_positions(board: Board, rules: Ruleset, players: int = 2, timeout: float | None = 30,
@@ -269,7 +277,7 @@ def goal_answers(board: Board, rules: Ruleset, players: int = 2, timeout: float 
     for answer in _search(board, rules, players, timeout, names):
         answers.append(answer)
         yield answer
-    if cache is not None and key is not None and all(a.status != "unknown" for a in answers):
+    if cache is not None and key is not None and all(a.status is not GoalStatus.UNKNOWN for a in answers):
         _write_cache(Path(cache), key, answers)
 
 
@@ -312,7 +320,7 @@ def _search(board: Board, rules: Ruleset, players: int, timeout: float | None,
         solver.add(goal.condition(GoalQuestion(relations, pre, step, relations.end(pre), second)))
         answer = solver.check()
         if answer != z3.sat:
-            yield GoalAnswer(goal, None, None, "unreachable" if answer == z3.unsat else "unknown")
+            yield GoalAnswer(goal, None, None, GoalStatus.UNREACHABLE if answer == z3.unsat else GoalStatus.UNKNOWN)
             continue
         extra = []
         if goal.phase == "turn":  # a small card and an idle second canoe keep the turn's outcomes few
@@ -331,9 +339,9 @@ def _search(board: Board, rules: Ruleset, players: int, timeout: float | None,
         elif goal.phase != "flow":  # a start-of-round position: no card chosen yet
             pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pos.players))
         if position_problems(pos):
-            yield GoalAnswer(goal, None, None, "unreachable")
+            yield GoalAnswer(goal, None, None, GoalStatus.UNREACHABLE)
         else:
-            yield GoalAnswer(goal, pos, card, "met")
+            yield GoalAnswer(goal, pos, card, GoalStatus.MET)
 
 
 # -- the cache of goal answers ---------------------------------------------------------------------------------
@@ -387,14 +395,14 @@ def _read_cache(folder: Path, key: str, names: list[str] | None, rules: Ruleset)
             return None
         answers = []
         for item in data["answers"]:
-            status = item["status"]
-            if status == "met":
+            status = GoalStatus(item["status"])
+            if status is GoalStatus.MET:
                 pos = position_from_json(item["position"])
                 card = Card(item["card"]) if item["card"] is not None else None
                 if position_problems(pos):
                     return None
                 answers.append(GoalAnswer(by_name[item["goal"]], pos, card, status))
-            elif status == "unreachable":
+            elif status is GoalStatus.UNREACHABLE:
                 answers.append(GoalAnswer(by_name[item["goal"]], None, None, status))
             else:
                 return None
@@ -410,7 +418,7 @@ def _write_cache(folder: Path, key: str, answers: list[GoalAnswer]) -> None:
     for a in answers:
         if a.position is not None and position_from_json(position_to_json(a.position)) != a.position:
             return  # a position the file format does not carry exactly is searched again next time
-        items.append({"goal": a.goal.name, "status": a.status,
+        items.append({"goal": a.goal.name, "status": a.status.value,
                       "position": position_to_json(a.position) if a.position is not None else None,
                       "card": int(a.card) if a.card is not None else None})
     temporary = None

@@ -30,11 +30,14 @@ from niagara_solver.model.ruleset import MODULES, SWITCHES, Ruleset
 from niagara_solver.model.switches import value_text
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.verify.crosscheck.compare import ROUND_ONLY, Case, CrossChecker, StolenMark, restolen, steals
-from niagara_solver.verify.crosscheck.goals import goal_answers, goals_for
+from niagara_solver.verify.crosscheck.goals import GoalStatus, goal_answers, goals_for
 from niagara_solver.verify.crosscheck.shrink import shrunk as shrunk_case
 
 #: The numbers of single steps each flow is compared at (besides the flow the cards give).
 FLOW_STEPS = range(0, 9)
+#: How the report's JSON words each goal's status: a goal met is a goal position compared.
+GOAL_WORDS = {GoalStatus.MET: "checked", GoalStatus.UNREACHABLE: "unreachable under these rules",
+              GoalStatus.UNKNOWN: "unknown: no position was found in time"}
 #: How many disagreements are shrunk (each takes many more comparisons); later ones are reported as found.
 SHRINK_FIRST = 3
 
@@ -79,7 +82,8 @@ class CrosscheckReport:
     cases: Counter[str] = field(default_factory=Counter)
     outcomes: int = 0
     coverage: Counter[str] = field(default_factory=Counter)
-    goals: dict[str, str] = field(default_factory=dict)
+    #: Each goal asked: its position found (and compared), none can be, or none found in time.
+    goals: dict[str, GoalStatus] = field(default_factory=dict)
     mismatches: list[Mismatch] = field(default_factory=list)
     seconds: float = 0.0
     skipped_rounds: int = 0
@@ -95,13 +99,29 @@ class CrosscheckReport:
         limit left positions unfinished, else CONFIRMED."""
         if self.mismatches:
             return Verdict.REFUTED
-        if self.unknown or self.unfinished or any(v.startswith("unknown") for v in self.goals.values()):
+        if self.unknown or self.unfinished or self.unfound_goals:
             return Verdict.UNKNOWN
         return Verdict.CONFIRMED
 
+    @property
+    def exit_status(self) -> int:
+        """0 the engine and the encoding agree on every case, 1 a mismatch, 3 unknown."""
+        return self.verdict.exit_status
+
+    @property
+    def unreachable_goals(self) -> list[str]:
+        """The goals no position meets under these rules."""
+        return [name for name, status in self.goals.items() if status is GoalStatus.UNREACHABLE]
+
+    @property
+    def unfound_goals(self) -> list[str]:
+        """The goals with no position found in time (the run is UNKNOWN)."""
+        return [name for name, status in self.goals.items() if status is GoalStatus.UNKNOWN]
+
     def to_json(self) -> dict[str, Any]:
         return {"positions": self.positions, "sources": dict(self.sources), "cases": dict(self.cases),
-                "outcomes": self.outcomes, "coverage": dict(sorted(self.coverage.items())), "goals": self.goals,
+                "outcomes": self.outcomes, "coverage": dict(sorted(self.coverage.items())),
+                "goals": {name: GOAL_WORDS[status] for name, status in self.goals.items()},
                 "mismatches": [m.to_json() for m in self.mismatches], "unknown": self.unknown,
                 "seconds": round(self.seconds, 3), "skipped_rounds": self.skipped_rounds,
                 "not_applicable": dict(sorted(self.not_applicable.items())),
@@ -392,10 +412,9 @@ def _plan(board: Board, rules: Ruleset, count: int, seed: int, puzzles: list[Pos
         for answer in answers:
             goal, pos, card = answer.goal, answer.position, answer.card
             if pos is None:
-                report.goals[goal.name] = ("unknown: no position was found in time" if answer.status == "unknown"
-                                           else "unreachable under these rules")
+                report.goals[goal.name] = answer.status
             else:
-                report.goals[goal.name] = "checked"
+                report.goals[goal.name] = GoalStatus.MET
                 counted("goals")
                 ops: list[Op] = []
                 if goal.phase == "turn" and card is not None:

@@ -13,7 +13,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
 from niagara_solver.solver.answers import Goal  # noqa: E402
-from niagara_solver.solver.solve import solve  # noqa: E402
+from niagara_solver.solver.solve import answer_with  # noqa: E402
 from niagara_solver.play.playout import random_playout  # noqa: E402
 from niagara_solver.model.format import load_document  # noqa: E402
 from niagara_solver.model.position import Position  # noqa: E402
@@ -23,7 +23,7 @@ FOLDER = os.path.join(ROOT, "puzzles")
 
 def timed(pos: Position, x: int, goal: Goal, horizon: int, backend: str) -> tuple[float, str]:
     start = time.perf_counter()
-    answer = solve(pos, x, goal, horizon, backend, timeout=600)
+    answer = answer_with(pos, x, goal, horizon, backend, timeout=600)
     return time.perf_counter() - start, answer.verdict
 
 

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 from niagara_solver.model import VERSION as __version__
 
 if TYPE_CHECKING:  # the names as the type checker sees them (loaded lazily below)
-    from niagara_solver.api import (advise, analyze, bundled_puzzles, check, crosscheck, diff, flow, legal_turns,
-                                    load_board, load_position, load_ruleset, play_turn, prove, simulate, solve, why)
+    from niagara_solver.api import (advise, analyze, bundled_puzzles, certify, check, crosscheck, diff, flow,
+                                    legal_turns, load_board, load_position, load_ruleset, mutants, play_turn, prove,
+                                    simulate, solve, why)
     from niagara_solver.model.atoms import Card, Colour
     from niagara_solver.model.board import Board
     from niagara_solver.model.errors import NiagaraError
@@ -38,8 +39,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them (loaded lazily belo
 _PUBLIC = {
     **{name: "niagara_solver.api" for name in (
         "advise", "analyze", "bundled_puzzles", "certify", "check", "crosscheck", "diff", "flow", "legal_turns",
-        "load_board",
-        "load_position", "load_ruleset", "play_turn", "prove", "simulate", "solve", "why")},
+        "load_board", "load_position", "load_ruleset", "mutants", "play_turn", "prove", "simulate", "solve", "why")},
     "Card": "niagara_solver.model.atoms", "Colour": "niagara_solver.model.atoms",
     "Board": "niagara_solver.model.board", "NiagaraError": "niagara_solver.model.errors",
     "Turn": "niagara_solver.model.notation", "Position": "niagara_solver.model.position",

@@ -41,14 +41,16 @@ from niagara_solver.model.puzzles import bundled_puzzles
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.solver.advice import Advice
 from niagara_solver.solver.advice import advise as _advise
+from niagara_solver.solver.analysis import Analysis
 from niagara_solver.solver.analysis import analyze as _analyze
 from niagara_solver.solver.answers import Backend, Goal
 from niagara_solver.solver.certificate import load_certificate
 from niagara_solver.solver.certify import CertificateCheck
-from niagara_solver.solver.solve import Solution, solve_with
-from niagara_solver.solver.solve import certify as _certify
+from niagara_solver.solver.solve import Solution, check_saved_certificate, solve_with
 from niagara_solver.verify.catalogue import CatalogueReport, prove_catalogue
+from niagara_solver.verify.crosscheck import CrosscheckReport
 from niagara_solver.verify.crosscheck import crosscheck as _crosscheck
+from niagara_solver.verify.mutants import MutantReport, mutant_report
 from niagara_solver.verify.why import WhyResult
 from niagara_solver.verify.why import why as _why
 
@@ -58,8 +60,8 @@ RulesetRef = Ruleset | str
 BoardRef = Board | str
 
 __all__ = ["load_position", "load_ruleset", "load_board", "legal_turns", "play_turn", "flow", "solve", "certify",
-           "analyze",
-           "advise", "why", "prove", "crosscheck", "check", "diff", "simulate", "bundled_puzzles"]
+           "analyze", "advise", "why", "prove", "mutants", "crosscheck", "check", "diff", "simulate",
+           "bundled_puzzles"]
 
 
 def load_position(path: str | Path, ruleset: RulesetRef | None = None) -> Position:
@@ -132,11 +134,12 @@ def solve(pos: Position, player: PlayerRef, goal: Goal | str = Goal.WIN, horizon
 def certify(pos: Position, certificate: str | Path, timeout: float | None = SOLVE_TIMEOUT) -> CertificateCheck:
     """Check a saved certificate of a solver answer about ``pos`` against the encoding alone
     (``niagara-solve certify``)."""
-    return _certify(pos, load_certificate(certificate), timeout)
+    return check_saved_certificate(pos, load_certificate(certificate), timeout)
 
 
-def analyze(pos: Position, timeout: float = ANALYZE_TIMEOUT) -> dict[str, object]:
-    """The full analysis of a position for every player (``niagara-solve POSITION``)."""
+def analyze(pos: Position, timeout: float = ANALYZE_TIMEOUT) -> Analysis:
+    """The full analysis of a position for every player (``niagara-solve POSITION``); ``.to_json()`` is the
+    command's ``--json``."""
     return _analyze(pos, timeout)
 
 
@@ -161,7 +164,7 @@ def prove(ruleset: RulesetRef = "standard", board: BoardRef = "standard", player
 
 def crosscheck(ruleset: RulesetRef = "standard", board: BoardRef = "standard", count: int = 10, seed: int = 0,
                case_timeout: float | None = CASE_TIMEOUT, jobs: int = 1,
-               timeout: float | None = CROSSCHECK_TIMEOUT) -> object:
+               timeout: float | None = CROSSCHECK_TIMEOUT) -> CrosscheckReport:
     """Compare the engine and the encoding outcome by outcome (a report with ``mismatches`` and coverage).
 
     ``case_timeout``: each comparison's limit; ``timeout``: the whole run's, as the command's ``--timeout`` (past
@@ -170,6 +173,13 @@ def crosscheck(ruleset: RulesetRef = "standard", board: BoardRef = "standard", c
     ``if __name__ == "__main__":``, as any script starting processes must."""
     with time_limit(timeout):
         return _crosscheck(load_board(board), load_ruleset(ruleset), count, seed, timeout=case_timeout, jobs=jobs)
+
+
+def mutants(ruleset: RulesetRef = "standard", board: BoardRef = "standard", players: list[int] | None = None,
+            names: list[str] | None = None, timeout: float | None = PROVE_TIMEOUT) -> MutantReport:
+    """Check that the property catalogue kills every rule mutant (or those ``names``) with 2 players (or for
+    ``players``: a mutant is killed when one count refutes it); ``.exit_status`` as ``niagara-solve mutants``."""
+    return mutant_report(load_board(board), load_ruleset(ruleset), players or [2], names, timeout)
 
 
 def check(ruleset: RulesetRef = "standard", board: BoardRef = "standard", puzzles: str | None = None,

@@ -3,7 +3,7 @@
 from helpers import P, position
 from niagara_solver.solver.analysis import analyze, flow_table, steal_table
 from niagara_solver.solver.answers import Goal
-from niagara_solver.solver.solve import fall_risk, solve, threats
+from niagara_solver.solver.solve import answer_with, fall_risk, threats
 
 
 def test_steal_chances_possible_and_sure():
@@ -13,7 +13,7 @@ def test_steal_chances_possible_and_sure():
     table = steal_table(pos, 1)
     assert table["exact"] is True
     assert table["cards"]["2"] == {"possible": ["blue", "green"], "sure": []}
-    answer = solve(pos, 1, Goal.STEAL, 1)
+    answer = answer_with(pos, 1, Goal.STEAL, 1)
     assert answer.word == "yes" and answer.details["cards"]["2"]["a steal is sure"] is True
 
 
@@ -40,7 +40,7 @@ def test_flow_table():
 
 def test_analysis_of_a_finished_game():
     pos = position(P("red", "port", "port", bank={"ruby": 4}), P("blue", "port", "port"), phase="cards")
-    assert analyze(pos) == {"finished": True, "winners": ["red"]}
+    assert analyze(pos).to_json() == {"finished": True, "winners": ["red"]}
 
 
 def test_a_no_answer_at_the_round_start_while_a_rival_must_choose_a_rescue():
@@ -48,7 +48,7 @@ def test_a_no_answer_at_the_round_start_while_a_rival_must_choose_a_rescue():
     # Red cannot win this round; the refutation starts at the round's start instead of guessing blue's rescue.
     pos = position(P("red", "3", "port", hand=[1, 2]),
                    P("blue", "fallen", "fallen", bank={"amethyst": 1, "amber": 1}, hand=[3]), phase="cards")
-    answer = solve(pos, 0, Goal.WIN, 1)
+    answer = answer_with(pos, 0, Goal.WIN, 1)
     assert answer.word == "no"
     (refutation,) = answer.refutations
     assert refutation["option"] == "every choice of red"

@@ -17,7 +17,7 @@ from niagara_solver.model.errors import InputError
 from niagara_solver.model.format import load_position
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.solver.answers import Goal
-from niagara_solver.solver.solve import solve
+from niagara_solver.solver.solve import answer_with
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 ERRATUM = os.path.join(ROOT, "puzzles", "erratum-two-canoes.json")
@@ -53,7 +53,7 @@ def test_solve_is_the_solvers_answer():
     with open(path, encoding="utf-8") as f:
         puzzle = json.load(f)["puzzle"]
     solution = ns.solve(pos, puzzle["player"], puzzle["goal"], puzzle.get("horizon", 1))
-    direct = solve(pos, pos.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle.get("horizon", 1))
+    direct = answer_with(pos, pos.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle.get("horizon", 1))
     assert solution.answer.word == puzzle["answer"] == direct.word
     assert solution.answer.to_json() | {"seconds": 0} == direct.to_json() | {"seconds": 0}
     assert solution.exit_status == 0 and solution.agree

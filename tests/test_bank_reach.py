@@ -85,10 +85,10 @@ def test_a_no_the_bound_decides_says_why():
     # Every choice of red fails on the bound: the answer names it once for each card, instead of "no choice works"
     # alone (the plain line rebuilt over the pruned search reads the bound's reason from the pruned search's node).
     from niagara_solver.model.format import load_document
-    from niagara_solver.solver.solve import solve
+    from niagara_solver.solver.solve import answer_with
 
     pos, _ = load_document(os.path.join(os.path.dirname(__file__), "..", "puzzles", "start-4p.json"))
-    answer = solve(pos, 0, Goal.WIN, horizon=3)
+    answer = answer_with(pos, 0, Goal.WIN, horizon=3)
     assert answer.word == "no"
     reason = "no choice of red works: red cannot bank enough in 3 round(s), even unhindered (R-END-1)"
     assert [(r["option"], r["answer"]) for r in answer.refutations] == [
@@ -102,10 +102,10 @@ def test_options_that_fail_alike_are_said_once():
 
     from niagara_solver.model.format import load_document
     from niagara_solver.report.text import answer_text
-    from niagara_solver.solver.solve import solve
+    from niagara_solver.solver.solve import answer_with
 
     pos, _ = load_document(os.path.join(os.path.dirname(__file__), "..", "puzzles", "start-4p.json"))
-    answer = solve(pos, 0, Goal.WIN, horizon=3)
+    answer = answer_with(pos, 0, Goal.WIN, horizon=3)
     lines = answer_text(answer).splitlines()
     assert lines[1:] == ["  every option fails:", "    red plays 1, 2, 3, 4, 5, 6, cloud: no choice of red works: red "
                          "cannot bank enough in 3 round(s), even unhindered (R-END-1)"]

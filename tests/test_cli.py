@@ -248,10 +248,11 @@ def test_solve_under_smt_shows_its_candidate_turns_and_refutations_while_it_work
     from niagara_solver.jobs import Progress
     from niagara_solver.model.format import load_document
     from niagara_solver.solver.answers import Goal
-    from niagara_solver.solver.solve import solve
+    from niagara_solver.solver.solve import answer_with
     path = os.path.join(ROOT, "puzzles", "a-thief-dodged.json")
     told = []
-    answer = solve(load_document(path)[0], 0, Goal.SAFE, 1, "smt", progress=lambda n, note="": told.append((n, note)))
+    answer = answer_with(load_document(path)[0], 0, Goal.SAFE, 1, "smt",
+                         progress=lambda n, note="": told.append((n, note)))
     assert answer.word == "yes" and told
     # Red acts first: one decisive turn, whose last candidate holds and every earlier one was refuted.
     tried, refuted = map(int, re.fullmatch(r"candidate turns (\d+), refutations (\d+)", told[-1][1]).groups())

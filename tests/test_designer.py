@@ -444,13 +444,13 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
 
 def test_a_long_search_reports_its_progress_now_and_then():
     from niagara_solver.solver.answers import Goal
-    from niagara_solver.solver.solve import solve
+    from niagara_solver.solver.solve import answer_with
     from helpers import lookahead_start
     # A "no" the search needs some 12,500 positions for (3p seed 502 round 8 of benchmarks/bench_horizon.py, win
     # within 2 rounds).
     pos = lookahead_start(3, 502, 8)
     calls = []
-    answer = solve(pos, 2, Goal.WIN, 2, "search", 120, progress=calls.append)
+    answer = answer_with(pos, 2, Goal.WIN, 2, "search", 120, progress=calls.append)
     assert answer.word == "no" and answer.nodes > 2 * 4096  # long enough for a few progress calls
     assert calls == list(range(4096, answer.nodes + 1, 4096))
 

@@ -21,7 +21,7 @@ from niagara_solver.model.atoms import Card
 from niagara_solver.model.format import dumps_position, load_document, position_from_json
 from niagara_solver.report.html import LineReplay, game_chapters, line_chapter, notable_games, solve_page
 from niagara_solver.solver.answers import Goal
-from niagara_solver.solver.solve import solve
+from niagara_solver.solver.solve import answer_with
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 START = os.path.join(ROOT, "puzzles", "start-4p.json")
@@ -79,7 +79,7 @@ def test_every_bundled_solver_line_is_replayed_turn_by_turn_as_the_rules_interpr
         if "puzzle" not in extras:
             continue
         x = pos.index(extras["puzzle"]["player"])
-        answer = solve(pos, x, Goal(extras["puzzle"]["goal"]), extras["puzzle"].get("horizon", 1), "search", 60)
+        answer = answer_with(pos, x, Goal(extras["puzzle"]["goal"]), extras["puzzle"].get("horizon", 1), "search", 60)
         for labels in [answer.line] * bool(answer.line) + [[r["option"], *r["answer"]] for r in answer.refutations]:
             lines += 1
             steps = line_chapter(pos, x, "line", labels, 0)
@@ -102,7 +102,7 @@ def test_a_line_with_revealed_cards_and_a_flow_replays_to_the_position_the_engin
     pos = position_from_json(doc(
         P("red", "5:ruby", "fallen", hand=[1], bank={"amber": 1}), P("blue", "7L", "7R", hand=[1, 3]),
         phase="cards", ruleset={"reveal": "at_once"}, round=3))
-    answer = solve(pos, 0, Goal.SAFE, 1, "search", 60)
+    answer = answer_with(pos, 0, Goal.SAFE, 1, "search", 60)
     steps = line_chapter(pos, 0, "line", answer.line, 0)
     assert [s.heading for s in steps] == [
         "line: the position", "Round 3 · I · red rescues none", "Round 3 · I · red chooses 1",
@@ -306,7 +306,7 @@ def test_next_steps_through_a_whole_game_in_a_browser(browser, tmp_path, capsys)
 
 def test_a_solver_page_and_its_escaped_names_in_a_browser(browser, tmp_path, capsys):
     position = position_from_json(doc(P("Tom&Jerry\"", "3:ruby", "port"), P("O'Neil", "port", "port")))
-    answer = solve(position, 0, Goal.WIN, 1, "search", 60)
+    answer = answer_with(position, 0, Goal.WIN, 1, "search", 60)
     page = tmp_path / "odd.html"
     page.write_text(solve_page(position, answer, "<script>window.injected = 1</script>",
                                ["</script><script>window.injected = 2</script>"]), encoding="utf-8")

@@ -168,9 +168,9 @@ def test_the_advice_splits_the_bank_change_into_gems_banked_and_rescues_paid(cap
 def test_the_analysis_gives_the_advice_beside_the_proofs():
     pos = one_gem_from_winning()
     result = analyze(pos, 10, continuations=3, rounds=1)
-    assert result["advice"]["player"] == "red" and result["advice"]["estimate"] is True
-    assert [c["card"] for c in result["advice"]["cards"]] == [2, "cloud"]
-    assert "advice" not in analyze(pos, 10, continuations=0)
+    assert result.advice is not None and result.advice["player"] == "red" and result.advice["estimate"] is True
+    assert [c["card"] for c in result.advice["cards"]] == [2, "cloud"]
+    assert analyze(pos, 10, continuations=0).advice is None
 
 
 def test_advise_command(capsys, tmp_path):

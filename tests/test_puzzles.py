@@ -30,7 +30,7 @@ from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.solver.answers import Goal, x_gems
 from niagara_solver.solver.reasons import Reason
 from niagara_solver.solver.search import PLAIN, Search
-from niagara_solver.solver.solve import solve
+from niagara_solver.solver.solve import answer_with
 from niagara_solver.cli.main import main
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.puzzles import without_modules
@@ -65,7 +65,8 @@ def test_puzzle_answer(name, backend):
     pos, extras = load_document(os.path.join(FOLDER, name))
     puzzle = extras["puzzle"]
     assert {"question", "player", "goal", "horizon", "answer", "explanation"} <= set(puzzle)
-    answer = solve(pos, pos.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], backend, timeout=600)
+    answer = answer_with(pos, pos.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], backend,
+                         timeout=600)
     assert answer.word == puzzle["answer"], (name, backend)
     if backend == "search" and "card" in puzzle:
         assert answer.card is not None and answer.card.to_json() == puzzle["card"]
@@ -169,7 +170,7 @@ def assert_confirmed_by_the_engine(pos, x, answer, horizon=None):
         after, x_turn = _replay(start, x, items, goal, horizon)
         if x_turn is None:  # refuted before X acts: the search agrees X cannot succeed from here
             left = horizon - (after.round - pos.round)
-            assert solve(after, x, goal, left, "search", timeout=120).word == "no", r
+            assert answer_with(after, x, goal, left, "search", timeout=120).word == "no", r
         elif goal is Goal.WIN:
             assert x not in winners(after), r
         elif goal is Goal.SAFE:
@@ -205,8 +206,8 @@ def test_the_backends_agree_on_random_positions(pos, goal, data):
     players = tuple(Player(p.name, p.canoes, p.hand[:2], p.bank, None) for p in pos.players)
     pos = pos.replace(players=players, acted=())
     x = data.draw(st.integers(0, 1))
-    a = solve(pos, x, goal, 1, "search", timeout=120)
-    b = solve(pos, x, goal, 1, "smt", timeout=600)
+    a = answer_with(pos, x, goal, 1, "search", timeout=120)
+    b = answer_with(pos, x, goal, 1, "smt", timeout=600)
     assert a.verdict is b.verdict, (goal, a.verdict, b.verdict)
     assert a.word != "unknown", "an unknown answer agrees with nothing"
 
@@ -218,12 +219,12 @@ def test_the_backends_agree_two_rounds_ahead():
     pos = position(P("red", "3:amethyst", "fallen", hand=[2, 1], bank={"amethyst": 3}),
                    P("blue", "2", "fallen", hand=[1], card=2), phase="turns", weather=-1, lifebuoy="blue",
                    acted=["blue"])
-    now = [solve(pos, 0, Goal.WIN, 1, backend, timeout=120) for backend in ("search", "smt")]
+    now = [answer_with(pos, 0, Goal.WIN, 1, backend, timeout=120) for backend in ("search", "smt")]
     assert [a.word for a in now] == ["no", "no"]
     assert_confirmed_by_the_engine(pos, 0, now[1])  # each card refuted, read from the encoding
-    search = solve(pos, 0, Goal.WIN, 2, "search", timeout=120)
+    search = answer_with(pos, 0, Goal.WIN, 2, "search", timeout=120)
     assert search.word == "yes" and search.card is Card.ONE and str(search.turn) == "3: <2"
-    smt = solve(pos, 0, Goal.WIN, 2, "smt", timeout=120)  # a few seconds
+    smt = answer_with(pos, 0, Goal.WIN, 2, "smt", timeout=120)  # a few seconds
     assert smt.word in ("yes", "unknown")
     if smt.word == "unknown":
         pytest.skip("the smt backend ran out of time two rounds ahead: no agreement shown")
@@ -266,7 +267,8 @@ def test_expansion_puzzle_answer_and_the_module_decides_it(name):
     pos, extras = load_document(path)
     puzzle = extras["puzzle"]
     assert {"question", "player", "goal", "horizon", "answer", "explanation"} <= set(puzzle)
-    answer = solve(pos, pos.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], "search", timeout=600)
+    answer = answer_with(pos, pos.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], "search",
+                         timeout=600)
     assert answer.word == puzzle["answer"], name
     if puzzle["answer"] == "yes":
         assert answer.card is not None and answer.card.to_json() == puzzle["card"]
@@ -286,7 +288,8 @@ def test_expansion_puzzle_answer_and_the_module_decides_it(name):
         doc = without_modules(doc, switches)
     from niagara_solver.model.format import position_from_json
     without = position_from_json({k: v for k, v in doc.items() if k not in ("puzzle", "comment")})
-    other = solve(without, without.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], "search", 600)
+    other = answer_with(without, without.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], "search",
+                        600)
     assert other.word != puzzle["answer"], name
 
 
@@ -304,7 +307,7 @@ def test_expansion_puzzles_the_encoding_covers_get_the_same_answer_from_the_smt_
     puzzles one round ahead."""
     pos, extras = load_document(os.path.join(EXPANSION, name))
     puzzle = extras["puzzle"]
-    answer = solve(pos, pos.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], "smt", timeout=600)
+    answer = answer_with(pos, pos.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle["horizon"], "smt", timeout=600)
     assert answer.word == puzzle["answer"], name
     assert_confirmed_by_the_engine(pos, pos.index(puzzle["player"]), answer)
 

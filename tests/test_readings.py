@@ -21,7 +21,7 @@ from niagara_solver.model.position import Position
 from niagara_solver.model.readings import NOT_COVERED, READINGS, UncoveredRulesError, covered, require, uncovered
 from niagara_solver.model.ruleset import PRESETS, SWITCHES, Ruleset
 from niagara_solver.solver.answers import Goal
-from niagara_solver.solver.solve import solve
+from niagara_solver.solver.solve import answer_with
 
 CASES = [(reading, name, value) for reading in READINGS for name, values in NOT_COVERED[reading].items()
          for value in values]
@@ -62,7 +62,7 @@ def test_an_uncovered_value_is_refused_by_its_reading(reading, name, value):
             Relations(standard_board(), rules, 3)
     else:
         with pytest.raises(UncoveredRulesError):
-            solve(pos.replace(phase=Phase.CARDS), 0, Goal.WIN, 1, "search", 10)
+            answer_with(pos.replace(phase=Phase.CARDS), 0, Goal.WIN, 1, "search", 10)
 
 
 def test_the_base_game_and_its_presets_are_covered_everywhere():

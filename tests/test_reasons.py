@@ -42,7 +42,7 @@ from niagara_solver.report.text import answer_text
 from niagara_solver.solver.answers import Goal
 from niagara_solver.solver.reasons import Reason
 from niagara_solver.solver.search import LINE_LIMIT, Search
-from niagara_solver.solver.solve import solve
+from niagara_solver.solver.solve import answer_with
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "puzzles")
 PUZZLES = sorted(os.path.relpath(os.path.join(d, n), ROOT) for d, _, names in os.walk(ROOT) for n in names
@@ -526,7 +526,7 @@ def test_every_printed_reason_holds_where_its_line_leads(name, tiebreak):
     pos, extras = _load(name, tiebreak)
     puzzle = extras["puzzle"]
     x, goal, horizon = pos.index(puzzle["player"]), Goal(puzzle["goal"]), puzzle.get("horizon", 1)
-    answer = solve(pos, x, goal, horizon, "search", timeout=120)
+    answer = answer_with(pos, x, goal, horizon, "search", timeout=120)
     assert answer.word in ("yes", "no"), answer.note
     if tiebreak is None:
         assert answer.word == puzzle["answer"]
@@ -561,7 +561,7 @@ def test_the_old_claim_is_refuted():
     bank": as a claim of the value tie-break it is false there, and the check says so; red wins only because the
     preset's tie-break is shared, which is what the line says now."""
     pos, _ = _load(FLUSS, None)
-    answer = solve(pos, 0, Goal.WIN, 1, "search")
+    answer = answer_with(pos, 0, Goal.WIN, 1, "search")
     assert answer.word == "yes" and answer.reason is not None
     assert answer.line[-1] == ("red reaches the goal, and with the shared tie-break every player at the goal wins "
                                "(R-END-3)")
@@ -591,7 +591,7 @@ def test_under_the_value_tiebreak_red_no_longer_wins_the_flussgeister_puzzle():
     """The same position with ``tiebreak: value``: blue's 29 beats red's 21, so red cannot force the win (the puzzle's
     own explanation: without the shared tie-break red does not win this round)."""
     pos, _ = _load(FLUSS, "value")
-    answer = solve(pos, 0, Goal.WIN, 1, "search")
+    answer = answer_with(pos, 0, Goal.WIN, 1, "search")
     assert answer.word == "no"
     assert [r["reason"]["kind"] for r in answer.refutations if r["option"] == "red plays 6"] == ["no-choice"]
 
@@ -654,7 +654,7 @@ def test_every_reason_of_seeded_answers_holds_where_its_line_leads(rules):
             pos = record.start
             for x in range(2):
                 for goal in Goal:
-                    answer = solve(pos, x, goal, 1, "search", timeout=120)
+                    answer = answer_with(pos, x, goal, 1, "search", timeout=120)
                     assert answer.word in ("yes", "no")
                     for option, start, steps, reason in _lines(pos, x, answer):
                         if reason is None:  # a line cut short (docs/SOLVER.md: at most 12 choices)

@@ -10,7 +10,7 @@ from niagara_solver.cli.main import main
 from niagara_solver.model.format import position_from_json
 from niagara_solver.model.readings import UncoveredRulesError
 from niagara_solver.solver.answers import Goal
-from niagara_solver.solver.solve import solve
+from niagara_solver.solver.solve import answer_with
 
 
 def dodge(reveal: str):
@@ -23,18 +23,18 @@ def dodge(reveal: str):
 
 @pytest.mark.rule("R-TURN-1")
 def test_with_the_cards_revealed_at_once_the_first_player_dodges_the_thief():
-    answer = solve(dodge("at_once"), 0, Goal.SAFE, 1, "search", 60)
+    answer = answer_with(dodge("at_once"), 0, Goal.SAFE, 1, "search", 60)
     assert answer.word == "yes"
     line = " → ".join(answer.line)
     assert "blue reveals 1" in line and "red (1): 5: <4" in line  # with blue's 1 known, red goes to 4
     # Revealed in turn, red must move before seeing blue's card, and each of its three moves meets a thief.
-    assert solve(dodge("in_turn"), 0, Goal.SAFE, 1, "search", 60).word == "no"
+    assert answer_with(dodge("in_turn"), 0, Goal.SAFE, 1, "search", 60).word == "no"
 
 
 @pytest.mark.rule("R-TURN-1")
 def test_the_smt_backend_refuses_reveal_at_once_instead_of_answering_by_the_turn_order(tmp_path, capsys):
     with pytest.raises(UncoveredRulesError) as err:
-        solve(dodge("at_once"), 0, Goal.SAFE, 1, "smt", 60)
+        answer_with(dodge("at_once"), 0, Goal.SAFE, 1, "smt", 60)
     assert err.value.rule == "R-TURN-1"
     from niagara_solver.model.format import dumps_position
     file = tmp_path / "dodge.json"

@@ -490,6 +490,6 @@ def test_reveal():
     # moves are the same, the solver's answer differs.
     from test_reveal import dodge
     from niagara_solver.solver.answers import Goal
-    from niagara_solver.solver.solve import solve
-    assert solve(dodge("at_once"), 0, Goal.SAFE, 1, "search", 60).word == "yes"
-    assert solve(dodge("in_turn"), 0, Goal.SAFE, 1, "search", 60).word == "no"
+    from niagara_solver.solver.solve import answer_with
+    assert answer_with(dodge("at_once"), 0, Goal.SAFE, 1, "search", 60).word == "yes"
+    assert answer_with(dodge("in_turn"), 0, Goal.SAFE, 1, "search", 60).word == "no"

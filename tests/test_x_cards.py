@@ -174,9 +174,9 @@ def test_a_lasso_answer_is_not_written_twice():
     from niagara_solver.model.format import load_document
     from niagara_solver.report.text import answer_text
     from niagara_solver.solver.answers import Goal
-    from niagara_solver.solver.solve import solve
+    from niagara_solver.solver.solve import answer_with
     import os
     pos, _ = load_document(os.path.join(os.path.dirname(__file__), "..", "puzzles", "expansion",
                                         "lasso-holds-the-ruby.json"))
-    text = answer_text(solve(pos, 0, Goal.SAFE, 1, "search", 60))
+    text = answer_text(answer_with(pos, 0, Goal.SAFE, 1, "search", 60))
     assert "  play card lasso\n" in text + "\n" and "turn" not in text.splitlines()[1]

@@ -146,11 +146,11 @@ def test_a_single_and_a_double_canoe_bank_three_gems_a_round():
     the goal in time, even unhindered", counting two gems a later round (twice the capacity): its two canoes carry
     three. The flow takes them down to 3, and red's 3 brings all three home the next round: five colours (R-END-1)."""
     from niagara_solver.solver.answers import Goal
-    from niagara_solver.solver.solve import solve
+    from niagara_solver.solver.solve import answer_with
 
     pos = pos_of(P("red", "1:amethyst", D("1", "ruby", "sapphire"), hand=["cloud"], bank={"diamond": 1, "amber": 1}),
                  P("blue", "port", D("port"), hand=[1], bank={"amethyst": 1}), phase="cards", round=11)
-    answer = solve(pos, 0, Goal.WIN, 2, "search")
+    answer = answer_with(pos, 0, Goal.WIN, 2, "search")
     assert answer.word == "yes" and answer.card is Card.CLOUD
     assert answer.line[-1] == "the game ends: red wins (R-END-2, R-END-3)"
     assert "red (3): 3[amethyst]: <port; 3[sapphire,ruby]: <port" in answer.line

@@ -482,17 +482,17 @@ def analyze(position: str, ruleset_spec: str | None, rescue_texts: tuple[str, ..
         result = run_analysis(target, timeout, progress=bar.step if bar.enabled else None,
                               continuations=continuations)
     if as_json:
-        _emit_json({"position": position_to_json(pos), **result, "notes": notes})
+        _emit_json({"position": position_to_json(pos), **result.to_json(), "notes": notes})
         return 0
     click.echo(render.show(pos))
     puzzle = extras.get("puzzle")
     if isinstance(puzzle, dict) and puzzle.get("question"):
         click.echo(f"\npuzzle: {puzzle['question']}")
-    if result["finished"]:
+    if result.finished:
         return 0
     for note in notes:
         click.echo(f"note: {note}")
-    click.echo(render.analysis_text(result))
+    click.echo(render.analysis_text(result.to_json()))
     return 0
 
 
@@ -651,10 +651,9 @@ def why(position: str, ruleset_spec: str | None, player_name: str, card_text: st
     if player in pos.acted:
         raise InputError("--player", f"{player_name} has already acted this round", "R-TURN-1")
     result = explain(pos, player, card, turn)
-    status = 0 if result.agree else 1
     if as_json:
         _emit_json(result.to_json())
-        return status
+        return result.exit_status
     for note in notes:
         click.echo(f"note: {note}")
     click.echo(f"{player_name} plays {card.label}: {turn}")
@@ -791,8 +790,9 @@ def crosscheck(count: int, seed: int, ruleset_spec: str, board_spec: str, no_goa
 @click.option("--html", "html_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write the answer as one page to step through in a browser: the answer and its reasons, and "
                    "a picture of each step of its line of play (for a no, of the others' answer to each option).")
-def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal: str | None, horizon: int | None,
-          backend: str, certificate_file: str | None, timeout: float, as_json: bool, html_file: str | None) -> int:
+def solve_command(position: str, ruleset_spec: str | None, player_name: str | None, goal: str | None,
+                  horizon: int | None, backend: str, certificate_file: str | None, timeout: float, as_json: bool,
+                  html_file: str | None) -> int:
     """Can the player force a win / a steal / keep every gem, whatever the others do? (0 definite, 3 unknown)
 
     A puzzle file asks its own question (its "puzzle" object: player, goal, horizon); an option given here
@@ -808,7 +808,7 @@ def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal
     """
     from niagara_solver.jobs import Progress
     from niagara_solver.solver.answers import Backend, Goal
-    from niagara_solver.solver.puzzles import puzzle_question
+    from niagara_solver.solver.puzzles import puzzle_question, question_asked
     from niagara_solver.solver.solve import solve_with
     pos, extras = _load(position, ruleset_spec)
     question = puzzle_question(pos, extras, position)
@@ -817,11 +817,8 @@ def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal
         verb = "are" if " and " in missing else "is"
         raise click.UsageError(f"{missing} {verb} needed: {position} asks no question (it has no \"puzzle\" "
                                "object)")
-    # With no question in the file, --player and --goal are both given (above).
-    player = question.player if player_name is None and question is not None else _player_index(pos, str(player_name))
-    chosen = question.goal if goal is None and question is not None else Goal(goal)
-    if horizon is None:
-        horizon = question.horizon if question is not None else 1
+    ask = question_asked(question, None if player_name is None else _player_index(pos, player_name),
+                         None if goal is None else Goal(goal), horizon)
     # On a terminal only. The smt backend's positions are few and dear: its line also says what its loop for X's
     # decisive turn has done (candidate turns tried, refutations found).
     label = "solve (smt): positions explored" if backend == "smt" else "solve: positions searched"
@@ -829,7 +826,7 @@ def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal
 
         def searched(nodes: int, note: str = "") -> None:
             bar.done, bar.note = nodes, note  # drawn by the bar's own clock, every second
-        solution = solve_with(pos, player, chosen, horizon, Backend(backend), timeout,
+        solution = solve_with(pos, ask.player, ask.goal, ask.horizon, Backend(backend), timeout,
                               progress=searched if bar.enabled else None, certificate=certificate_file)
     if html_file:
         from niagara_solver.report.html import solve_page, write_page
@@ -857,13 +854,13 @@ def solve(position: str, ruleset_spec: str | None, player_name: str | None, goal
     return solution.exit_status
 
 
-@cli.command()
+@cli.command(name="certify")
 @click.argument("position", type=click.Path(dir_okay=False))
 @click.argument("certificate", type=click.Path(dir_okay=False))
 @_ruleset_option
 @timeout_option(SOLVE_TIMEOUT)
 @click.option("--json", "as_json", is_flag=True, help="The check's result as JSON.")
-def certify(position: str, certificate: str, ruleset_spec: str | None, timeout: float, as_json: bool) -> int:
+def certify_command(position: str, certificate: str, ruleset_spec: str | None, timeout: float, as_json: bool) -> int:
     """Check a saved certificate against the encoding alone (0 accepted, 1 refused, 2 bad input, 3 unknown).
 
     The certificate is written by: niagara-solve solve POSITION ... --certificate FILE.
@@ -874,9 +871,9 @@ def certify(position: str, certificate: str, ruleset_spec: str | None, timeout: 
       niagara-solve certify puzzles/win-two-gems-home.json red.certificate --json
     """
     from niagara_solver.solver.certificate import load_certificate
-    from niagara_solver.solver.solve import certify as check
+    from niagara_solver.solver.solve import check_saved_certificate
     pos = _load(position, ruleset_spec)[0]
-    result = check(pos, load_certificate(certificate), timeout)
+    result = check_saved_certificate(pos, load_certificate(certificate), timeout)
     if as_json:
         _emit_json(result.to_json())
     else:

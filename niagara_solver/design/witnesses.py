@@ -47,7 +47,7 @@ from niagara_solver.model.ruleset import SWITCHES, Ruleset
 from niagara_solver.model.switches import as_json, value_text
 from niagara_solver.model.verdict import WITNESS, Verdict
 from niagara_solver.solver.answers import Goal
-from niagara_solver.solver.solve import solve
+from niagara_solver.solver.solve import answer_with
 
 
 @dataclass
@@ -148,8 +148,8 @@ def _module(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, tim
         if puzzle is None or on.board != board or switch not in on.ruleset.modules:
             continue
         goal, horizon, name = Goal(puzzle["goal"]), puzzle["horizon"], os.path.basename(path)
-        with_it = solve(on, on.index(puzzle["player"]), goal, horizon, "search", timeout)
-        without = solve(off, off.index(puzzle["player"]), goal, horizon, "search", timeout)
+        with_it = answer_with(on, on.index(puzzle["player"]), goal, horizon, "search", timeout)
+        without = answer_with(off, off.index(puzzle["player"]), goal, horizon, "search", timeout)
         if Verdict.UNKNOWN in (with_it.verdict, without.verdict) or with_it.word == without.word:
             continue
         w = Witness(switch, None, None, "module", Verdict.CONFIRMED, position=on, player=on.index(puzzle["player"]),

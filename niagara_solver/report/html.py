@@ -39,7 +39,7 @@ from niagara_solver.model.ruleset import ForkPolicy
 from niagara_solver.model.verdict import ANSWER
 from niagara_solver.report.svg import render_svg
 from niagara_solver.report.text import answer_text, round_text
-from niagara_solver.solver.answers import Answer, Goal
+from niagara_solver.solver.answers import Answer, AnsweredBy, Goal
 from niagara_solver.solver.reasons import Reason
 
 @dataclass(frozen=True)
@@ -335,7 +335,7 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
     """A solver's answer from its JSON (:meth:`Answer.to_json`), as ``report`` keeps a puzzle's answer."""
     card = data.get("card")
     return Answer(ANSWER.parse(data["verdict"]), data["player"], Goal(data["goal"]), data["horizon"],
-                  data.get("backend", "search"), Card.parse(str(card)) if card is not None else None,
+                  AnsweredBy(data.get("backend", "search")), Card.parse(str(card)) if card is not None else None,
                   Turn.parse(data["turn"]) if data.get("turn") else None, list(data.get("line", [])),
                   list(data.get("refutations", [])), dict(data.get("details", {})), data.get("note", ""),
                   float(data.get("seconds", 0.0)),

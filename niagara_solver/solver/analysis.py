@@ -5,6 +5,7 @@ simulated continuations (:mod:`.advice`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from niagara_solver.engine.rescue import begin_turns
@@ -14,8 +15,8 @@ from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.limits import OutOfTime, check_time, time_limit
 from niagara_solver.model.position import Player, Position
 from niagara_solver.solver.advice import CONTINUATIONS, ROUNDS, advice_player, advise
-from niagara_solver.solver.answers import Goal, has_steal
-from niagara_solver.solver.solve import fall_risk, frontier, solve, threats
+from niagara_solver.solver.answers import Backend, Goal, has_steal
+from niagara_solver.solver.solve import answer_with, fall_risk, frontier, threats
 
 
 def steal_table(pos: Position, x: int, limit: int = 3000) -> dict[str, Any]:
@@ -68,9 +69,33 @@ def flow_table(pos: Position) -> list[dict[str, Any]]:
 SECTIONS = ("win", "steals", "threats", "falls")
 
 
+@dataclass
+class Analysis:
+    """The analysis of a position: for a game over, who won; else each player's sections (as JSON-ready dicts:
+    ``name``, and ``win``, ``steals``, ``threats``, ``falls`` as reckoned in time, the others named under
+    ``unfinished``), the flow table, and the advice to the player deciding next (an estimate; None without it)."""
+
+    finished: bool
+    winners: list[str] = field(default_factory=list)
+    players: list[dict[str, Any]] = field(default_factory=list)
+    flows: list[dict[str, Any]] = field(default_factory=list)
+    advice: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"finished": self.finished}
+        if self.finished:
+            out["winners"] = self.winners
+            return out
+        if self.advice is not None:
+            out["advice"] = self.advice
+        out["players"] = self.players
+        out["flows"] = self.flows
+        return out
+
+
 def analyze(pos: Position, timeout: float | None = 10,
             progress: Callable[[str], None] | None = None, continuations: int = CONTINUATIONS,
-            rounds: int = ROUNDS) -> dict[str, Any]:
+            rounds: int = ROUNDS) -> Analysis:
     """Everything a player wants to know about a position, for every player (docs/SOLVER.md), and the advice for
     the player who decides next: each card ranked by ``continuations`` simulated continuations of at most
     ``rounds`` rounds (:mod:`.advice`, an estimate; none with 0 continuations).
@@ -78,10 +103,9 @@ def analyze(pos: Position, timeout: float | None = 10,
     The whole analysis stops within ``timeout`` seconds: a forced-win question still open is UNKNOWN, and a
     player's sections not reckoned in time are left out and named under ``"unfinished"`` (never guessed).
     ``progress`` is told each section as it starts (``"red: steals"``)."""
-    out: dict[str, Any] = {"finished": is_finished(pos)}
-    if out["finished"]:
-        out["winners"] = [pos.players[i].name for i in winners(pos)]
-        return out
+    if is_finished(pos):
+        return Analysis(True, [pos.players[i].name for i in winners(pos)])
+    out = Analysis(False)
     players = []
     with time_limit(timeout):
         for i, player in enumerate(pos.players):
@@ -89,7 +113,7 @@ def analyze(pos: Position, timeout: float | None = 10,
             if i in pos.acted:
                 entry["note"] = "has acted this round"
             reckon: dict[str, Callable[[], Any]] = {
-                "win": lambda: solve(pos, i, Goal.WIN, 1, "search", timeout).to_json(),
+                "win": lambda: answer_with(pos, i, Goal.WIN, 1, Backend.SEARCH, timeout).to_json(),
                 "steals": lambda: steal_table(pos, i),
                 "threats": lambda: threats(pos, i),
                 "falls": lambda: fall_risk(pos, i)}
@@ -109,9 +133,9 @@ def analyze(pos: Position, timeout: float | None = 10,
             if progress is not None:
                 progress(f"{pos.players[advised].name}: advice")
             try:
-                out["advice"] = advise(pos, advised, continuations, rounds).to_json()
+                out.advice = advise(pos, advised, continuations, rounds).to_json()
             except OutOfTime:
-                out["advice"] = {"player": pos.players[advised].name, "estimate": True, "unfinished": True}
-    out["players"] = players
-    out["flows"] = flow_table(pos)
+                out.advice = {"player": pos.players[advised].name, "estimate": True, "unfinished": True}
+    out.players = players
+    out.flows = flow_table(pos)
     return out

@@ -8,7 +8,7 @@ the encoding) stay two independent readings of the rules that meet only on these
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from functools import lru_cache
 from typing import Any, Collection, Iterable, Iterator, Protocol
 
@@ -44,6 +44,16 @@ class ProgressReport(Protocol):
     def __call__(self, nodes: int, note: str = "") -> None: ...
 
 
+class AnsweredBy(StrEnum):
+    """Who gave an :class:`Answer`: the search over the engine, the smt backend over the encoding, or the encoding's
+    check of the search's certificate (the second answer under ``--backend both``). The values are the JSON's
+    ``"backend"`` words."""
+
+    SEARCH = "search"
+    SMT = "smt"
+    CERTIFICATE = "certificate"
+
+
 @dataclass
 class Answer:
     """The answer to one question about one player: CONFIRMED is "yes", REFUTED "no" (:data:`ANSWER`)."""
@@ -52,7 +62,7 @@ class Answer:
     player: str
     goal: Goal
     horizon: int
-    backend: str
+    backend: AnsweredBy
     card: Card | None = None
     turn: Turn | None = None
     line: list[str] = field(default_factory=list)
@@ -65,6 +75,9 @@ class Answer:
     #: over, that it is (kind ``over``).
     reason: Reason | None = None
 
+    def __post_init__(self) -> None:
+        self.backend = AnsweredBy(self.backend)  # its word is read back too (``"search"``)
+
     @property
     def word(self) -> str:
         """``yes``, ``no`` or ``unknown``."""
@@ -72,7 +85,8 @@ class Answer:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"verdict": self.word, "player": self.player, "goal": self.goal.value,
-                               "horizon": self.horizon, "backend": self.backend, "seconds": round(self.seconds, 3)}
+                               "horizon": self.horizon, "backend": self.backend.value,
+                               "seconds": round(self.seconds, 3)}
         if self.verdict is Verdict.CONFIRMED:
             out["card"] = self.card.to_json() if self.card is not None else None
             out["turn"] = str(self.turn) if self.turn is not None else None

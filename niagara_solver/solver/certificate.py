@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -26,8 +27,32 @@ from niagara_solver.solver.answers import Goal
 #: The certificate format; a reader refuses any other.
 CERTIFICATE_FORMAT = "niagara-certificate/1"
 
-#: The kinds of node: X's blind card, a player's turn, a player's rescue decision, the flow, and a leaf.
-KINDS = ("card", "turn", "rescue", "flow", "leaf")
+class NodeKind(StrEnum):
+    """The kinds of node: X's blind card, a player's turn, a player's rescue decision, the flow, and a leaf (the
+    values are the file's words)."""
+
+    CARD = "card"
+    TURN = "turn"
+    RESCUE = "rescue"
+    FLOW = "flow"
+    LEAF = "leaf"
+
+
+#: Every kind of node, in the file format's order.
+KINDS: tuple[NodeKind, ...] = tuple(NodeKind)
+
+
+class Claim(StrEnum):
+    """Why a leaf is decided (the values are the file's words; :data:`CLAIMS` says what each claims)."""
+
+    OVER = "over"
+    END = "end"
+    STEAL = "steal"
+    REST = "rest"
+    UNREACHED = "unreached"
+    BOUND = "bound"
+    EMPTY = "empty"
+
 
 #: Why a leaf is decided: ``over`` the game was over at a round's start (R-END-1); ``end`` a round ended (a gem of X
 #: lost, the game over, or the horizon reached); ``steal`` X's turn stole (R-STEAL-1); ``rest`` the rest of the
@@ -37,7 +62,7 @@ KINDS = ("card", "turn", "rescue", "flow", "leaf")
 #: X banks at most ``gems`` more gems this round and in each later round at most what its canoes carry (R-GEM-2,
 #: X-DOUBLE-1), too few for the goal within the horizon; ``empty`` (the steal goal) no other player's canoe carries
 #: a gem, and each can keep its canoes empty to the end of the game whatever X does, so X never steals.
-CLAIMS = ("over", "end", "steal", "rest", "unreached", "bound", "empty")
+CLAIMS: tuple[Claim, ...] = tuple(Claim)
 
 
 @dataclass(frozen=True)
@@ -70,23 +95,28 @@ class CNode:
     """A node at a position (``at``): whose choice it is (``player``, a seat; None for the flow and for leaves), its
     options, and for a leaf the claim, its value for X and, for ``over``, the winners' seats."""
 
-    kind: str
+    kind: NodeKind
     at: int
     player: int | None = None
     options: tuple[Option, ...] = ()
-    claim: str | None = None
+    claim: Claim | None = None
     value: bool | None = None
     winners: tuple[int, ...] = ()
     gems: int | None = None
 
+    def __post_init__(self) -> None:  # the file's words are read as the kinds and claims they name
+        object.__setattr__(self, "kind", NodeKind(self.kind))
+        if self.claim is not None:
+            object.__setattr__(self, "claim", Claim(self.claim))
+
     def to_json(self, names: Sequence[str]) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "at": self.at}
+        out: dict[str, Any] = {"kind": self.kind.value, "at": self.at}
         if self.player is not None:
             out["player"] = names[self.player]
-        if self.kind == "leaf":
-            out["claim"] = self.claim
+        if self.kind is NodeKind.LEAF:
+            out["claim"] = self.claim.value if self.claim is not None else None
             out["value"] = self.value
-            if self.claim == "over":
+            if self.claim is Claim.OVER:
                 out["winners"] = [names[i] for i in self.winners]
             if self.gems is not None:
                 out["gems"] = self.gems
@@ -209,9 +239,10 @@ def certificate_from_json(obj: Any, source: str | None = None) -> Certificate:
 
 
 def _node(raw: Any, where: str, names: list[str], npositions: int, nnodes: int) -> CNode:
-    kind = _field(raw, "kind", str, where)
-    if kind not in KINDS:
+    word = _field(raw, "kind", str, where)
+    if word not in KINDS:
         raise _fail(f"{where}.kind", f"expected one of {', '.join(KINDS)}")
+    kind = NodeKind(word)
     at = _index(raw.get("at"), npositions, f"{where}.at")
     player = None
     if "player" in raw:
@@ -219,10 +250,11 @@ def _node(raw: Any, where: str, names: list[str], npositions: int, nnodes: int) 
         if name not in names:
             raise _fail(f"{where}.player", f"no player named {name!r}")
         player = names.index(name)
-    if kind == "leaf":
-        claim = _field(raw, "claim", str, where)
-        if claim not in CLAIMS:
+    if kind is NodeKind.LEAF:
+        said = _field(raw, "claim", str, where)
+        if said not in CLAIMS:
             raise _fail(f"{where}.claim", f"expected one of {', '.join(CLAIMS)}")
+        claim = Claim(said)
         value = _field(raw, "value", bool, where)
         won = raw.get("winners", [])
         if not isinstance(won, list) or any(w not in names for w in won):
@@ -232,7 +264,7 @@ def _node(raw: Any, where: str, names: list[str], npositions: int, nnodes: int) 
             raise _fail(f"{where}.gems", "expected a number of gems from 0 to 100")
         return CNode(kind, at, player, claim=claim, value=value, winners=tuple(names.index(w) for w in won),
                      gems=gems)
-    if kind != "flow" and player is None:
+    if kind is not NodeKind.FLOW and player is None:
         raise _fail(where, "missing 'player'")
     options = []
     for k, o in enumerate(_field(raw, "options", list, where)):
@@ -242,9 +274,9 @@ def _node(raw: Any, where: str, names: list[str], npositions: int, nnodes: int) 
         card = Card.parse(o["card"]) if "card" in o else None
         turn = Turn.parse(_field(o, "turn", str, here)) if "turn" in o else None
         rescue = Rescue.parse(_field(o, "rescue", str, here)) if "rescue" in o else None
-        if kind in ("turn", "rescue", "flow") and to is None:
+        if kind in (NodeKind.TURN, NodeKind.RESCUE, NodeKind.FLOW) and to is None:
             raise _fail(here, "missing 'to'")
-        if (kind == "turn" and (card is None or turn is None)) or (kind == "card" and card is None):
+        if (kind is NodeKind.TURN and (card is None or turn is None)) or (kind is NodeKind.CARD and card is None):
             raise _fail(here, "missing the card or the turn")
         options.append(Option(then, to, card, turn, rescue))
     return CNode(kind, at, player, tuple(options))

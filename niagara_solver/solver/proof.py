@@ -25,7 +25,7 @@ from niagara_solver.model.position import Player, Position
 from niagara_solver.model.readings import UncoveredRulesError
 from niagara_solver.model.ruleset import Reveal
 from niagara_solver.solver.answers import Goal, bankable, could_reach_goal, has_steal, turn_capacity, x_gems
-from niagara_solver.solver.certificate import Certificate, CNode, Option
+from niagara_solver.solver.certificate import Certificate, Claim, CNode, NodeKind, Option
 from niagara_solver.solver.search import Search, _next_round, nothing_to_steal
 
 #: A branch as the walk meets it: its option (without the node below), whether it holds for X (the search's
@@ -61,15 +61,15 @@ class _Writer:
             self.nodes[self.memo[key]] = make(self.memo[key])
         return self.memo[key]
 
-    def leaf(self, pos: Position, claim: str, value: bool, won: tuple[int, ...] = ()) -> int:
-        return self.node(("leaf", claim, pos, value), lambda _: CNode("leaf", self.at(pos), claim=claim, value=value,
-                                                                       winners=won))
+    def leaf(self, pos: Position, claim: Claim, value: bool, won: tuple[int, ...] = ()) -> int:
+        return self.node(("leaf", claim, pos, value),
+                         lambda _: CNode(NodeKind.LEAF, self.at(pos), claim=claim, value=value, winners=won))
 
-    def decide(self, kind: str, pos: Position, player: int | None, key: Any, branches: list[_Branch]) -> int:
+    def decide(self, kind: NodeKind, pos: Position, player: int | None, key: Any, branches: list[_Branch]) -> int:
         """A node whose options are the branches: one that holds for X (X's node of a "yes") or fails it (the
         others' node of a "no"), or all of them (X's node of a "no", the others' of a "yes": the search found each
         going the answer's way)."""
-        mine = player == self.x and kind != "flow"
+        mine = player == self.x and kind is not NodeKind.FLOW
 
         def make(_: int) -> CNode:
             chosen: list[Option] = []
@@ -87,7 +87,7 @@ class _Writer:
     def round_start(self, pos: Position, left: int) -> int:
         if is_finished(pos):
             won = winners(pos)
-            return self.leaf(pos, "over", self.goal is Goal.WIN and self.x in won, won)
+            return self.leaf(pos, Claim.OVER, self.goal is Goal.WIN and self.x in won, won)
         return self.rescues(pos, 0, left)
 
     def rescues(self, pos: Position, i: int, left: int) -> int:
@@ -103,7 +103,7 @@ class _Writer:
             after = apply_rescue(pos, p, o)
             return (Option(0, self.at(after), rescue=o), lambda: self.search.rescue_stage(after, i + 1, left).value,
                     lambda: self.rescues(after, i + 1, left))
-        return self.decide("rescue", pos, p, (i, left), [branch(o) for o in options])
+        return self.decide(NodeKind.RESCUE, pos, p, (i, left), [branch(o) for o in options])
 
     def cut(self, pos: Position, left: int) -> int | None:
         """A leaf in place of the node, where X's goal is out of reach (the leaf's value is False):
@@ -118,12 +118,13 @@ class _Writer:
         p = pos.next_to_act()
         acted = self.x in pos.acted
         if self.goal is Goal.STEAL and nothing_to_steal(pos, self.x):
-            return self.leaf(pos, "empty", False)
+            return self.leaf(pos, Claim.EMPTY, False)
         if self.goal is Goal.WIN and (p == self.x or (acted and left > 1)):
             gems = 0 if acted else bankable(pos, self.x)[0]
             if not could_reach_goal(pos, self.x, gems + turn_capacity(pos, self.x) * (left - 1)):
-                return self.node(("bound", pos, left), lambda _: CNode("leaf", self.at(pos), claim="bound",
-                                                                        value=False, gems=gems))
+                return self.node(("bound", pos, left),
+                                 lambda _: CNode(NodeKind.LEAF, self.at(pos), claim=Claim.BOUND, value=False,
+                                                 gems=gems))
         if left != 1 or p != self.x or self.goal is Goal.SAFE:
             return None
         me = pos.players[self.x]
@@ -132,7 +133,7 @@ class _Writer:
             reaches = any(goal_reached(o.player(self.x)) for c in cards for o in legal_turns(pos, self.x, c))
         else:
             reaches = any(has_steal(o.turn) for c in cards for o in legal_turns(pos, self.x, c))
-        return None if reaches else self.leaf(pos, "unreached", False)
+        return None if reaches else self.leaf(pos, Claim.UNREACHED, False)
 
     def card(self, pos: Position, left: int) -> int:
         me = pos.players[self.x]
@@ -146,12 +147,12 @@ class _Writer:
             chosen = pos.with_player(self.x, Player(me.name, me.canoes, me.hand, me.bank, c))
             return (Option(0, card=c), lambda: self.search.reveal_stage(chosen, left).value,
                     lambda: self.turn(chosen, left))
-        return self.decide("card", pos, self.x, left, [branch(c) for c in me.hand])
+        return self.decide(NodeKind.CARD, pos, self.x, left, [branch(c) for c in me.hand])
 
     def turn(self, pos: Position, left: int) -> int:
         p = pos.next_to_act()
         if left == 1 and self.x in pos.acted:  # the rest of the horizon: one question for the checker
-            return self.leaf(pos, "rest", self.search.turn_stage(pos, left).value)
+            return self.leaf(pos, Claim.REST, self.search.turn_stage(pos, left).value)
         if p is None:
             return self.flow(pos, left)
         cut = self.cut(pos, left)
@@ -169,12 +170,12 @@ class _Writer:
         for card in cards:
             for o in legal_turns(pos, p, card):
                 branches.append(self._turn_branch(pos, p, card, o.turn, o.position, left))
-        return self.decide("turn", pos, p, left, branches)
+        return self.decide(NodeKind.TURN, pos, p, left, branches)
 
     def _turn_branch(self, pos: Position, p: int, card: Card, turn: Turn, after: Position, left: int) -> _Branch:
         option = Option(0, self.at(after), card, turn)
         if p == self.x and self.goal is Goal.STEAL and has_steal(turn):
-            return option, lambda: True, lambda: self.leaf(after, "steal", True)
+            return option, lambda: True, lambda: self.leaf(after, Claim.STEAL, True)
         return option, lambda: self.search.turn_stage(after, left).value, lambda: self.turn(after, left)
 
     def flow(self, pos: Position, left: int) -> int:
@@ -188,16 +189,17 @@ class _Writer:
             start = _next_round(after, pos)
             return (Option(0, self.at(after)), lambda: self.search._round_end(start, left).value,
                     lambda: self.round_end(start, left))
-        return self.decide("flow", pos, None, left, [branch(a) for a in seen])
+        return self.decide(NodeKind.FLOW, pos, None, left, [branch(a) for a in seen])
 
     def round_end(self, pos: Position, left: int) -> int:
         baseline = self.search.baseline
         if self.goal is Goal.SAFE and baseline is not None and x_gems(pos, self.x) < baseline:
-            return self.leaf(pos, "end", False)
+            return self.leaf(pos, Claim.END, False)
         if is_finished(pos):
-            return self.leaf(pos, "end", self.x in winners(pos) if self.goal is Goal.WIN else self.goal is Goal.SAFE)
+            won = self.x in winners(pos) if self.goal is Goal.WIN else self.goal is Goal.SAFE
+            return self.leaf(pos, Claim.END, won)
         if left == 1:
-            return self.leaf(pos, "end", self.goal is Goal.SAFE)
+            return self.leaf(pos, Claim.END, self.goal is Goal.SAFE)
         return self.round_start(pos, left - 1)
 
 

@@ -21,11 +21,11 @@ from niagara_solver.model.position import Position
 from niagara_solver.model.puzzles import bundled_puzzles, puzzle_paths
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.model.verdict import ANSWER, PUZZLE, Verdict
-from niagara_solver.solver.answers import Goal
-from niagara_solver.solver.solve import solve
+from niagara_solver.solver.answers import Backend, Goal
+from niagara_solver.solver.solve import answer_with
 
 __all__ = ["INVALID", "NOT_A_PUZZLE", "PuzzleQuestion", "bundled_puzzles", "puzzle_job",
-           "puzzle_paths", "puzzle_question", "puzzle_status", "puzzle_task", "status_verdict"]
+           "puzzle_paths", "puzzle_question", "puzzle_status", "puzzle_task", "question_asked", "status_verdict"]
 
 #: Statuses of a puzzle answered again, besides :data:`~niagara_solver.model.verdict.PUZZLE`'s words.
 INVALID = "invalid"
@@ -68,6 +68,19 @@ def puzzle_question(pos: Position, extras: dict[str, Any], source: str | None = 
     return PuzzleQuestion(names.index(player), Goal(goal), horizon)
 
 
+def question_asked(question: PuzzleQuestion | None, player: int | None = None, goal: Goal | None = None,
+                   horizon: int | None = None) -> PuzzleQuestion:
+    """The question to answer (``niagara-solve solve``): a puzzle's ``question``, each part given here replacing
+    its own. Without a puzzle, ``player`` and ``goal`` are needed (ValueError otherwise) and the horizon is 1
+    unless given."""
+    if question is None:
+        if player is None or goal is None:
+            raise ValueError("a position that asks no question needs a player and a goal")
+        return PuzzleQuestion(player, goal, horizon if horizon is not None else 1)
+    return PuzzleQuestion(question.player if player is None else player, question.goal if goal is None else goal,
+                          question.horizon if horizon is None else horizon)
+
+
 def puzzle_status(answer: Verdict, recorded: str) -> str:
     """``same``, ``changed`` or ``unknown``: an answer against the recorded one (unknown is never the same)."""
     if answer is Verdict.UNKNOWN:
@@ -102,7 +115,7 @@ def puzzle_job(path: str, ruleset: Any, timeout: float, changes: dict[str, Any] 
         return {"kind": "puzzle", "name": name, "path": path, "status": NOT_A_PUZZLE, "seconds": 0.0}
     puzzle = extras["puzzle"]
     assert isinstance(recorded, str)  # checked above
-    answer = solve(pos, question.player, question.goal, question.horizon, "search", timeout)
+    answer = answer_with(pos, question.player, question.goal, question.horizon, Backend.SEARCH, timeout)
     return {"kind": "puzzle", "name": name, "path": path, "status": puzzle_status(answer.verdict, recorded),
             "recorded": recorded, "ruleset": pos.ruleset.to_json(), "answer": answer.to_json(),
             "question": puzzle.get("question", ""), "seconds": time.perf_counter() - start}

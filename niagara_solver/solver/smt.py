@@ -41,6 +41,7 @@ from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.limits import check_time, time_left
 from niagara_solver.solver.answers import (Answer, Goal, OutOfTime, ProgressReport, could_reach_goal, turn_capacity,
                                           x_gems)
+from niagara_solver.solver.answers import AnsweredBy
 from niagara_solver.solver.reasons import Reason
 
 
@@ -607,7 +608,7 @@ def solve_smt(pos: Position, player: int, goal: Goal, horizon: int = 1, timeout:
     "no" the refutation of each option, all read from the encoding's models (``progress``: :class:`SmtSolver`)."""
     start = time.perf_counter()
     name = pos.players[player].name
-    answer = Answer(Verdict.UNKNOWN, name, goal, horizon, "smt")
+    answer = Answer(Verdict.UNKNOWN, name, goal, horizon, AnsweredBy.SMT)
     solver: SmtSolver | None = None
     try:
         check_time()  # no encoding is built past the time limit

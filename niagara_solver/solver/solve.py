@@ -30,7 +30,7 @@ from niagara_solver.model.notation import Turn
 from niagara_solver.model.limits import SOLVE_TIMEOUT, check_time, time_limit
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.errors import InputError
-from niagara_solver.solver.answers import Answer, Backend, Goal, OutOfTime, ProgressReport, has_steal
+from niagara_solver.solver.answers import Answer, AnsweredBy, Backend, Goal, OutOfTime, ProgressReport, has_steal
 from niagara_solver.solver.certificate import Certificate
 from niagara_solver.solver.certify import CertificateCheck, check_certificate
 from niagara_solver.solver.reasons import Reason
@@ -52,13 +52,18 @@ def _x_choice(node: Node | None) -> tuple[Card | None, Turn | None]:
     return card, turn
 
 
-def solve(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: str = "search",
-          timeout: float | None = SOLVE_TIMEOUT, progress: ProgressReport | None = None) -> Answer:
-    """Answer ``goal`` for ``player`` in ``pos`` within ``horizon`` rounds with one backend (``progress`` is told
-    how many positions it searched, now and then, and under smt what its loop tried and found)."""
+def answer_with(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: Backend | str = Backend.SEARCH,
+                timeout: float | None = SOLVE_TIMEOUT, progress: ProgressReport | None = None) -> Answer:
+    """Answer ``goal`` for ``player`` in ``pos`` within ``horizon`` rounds with one backend, ``search`` or ``smt``
+    (``progress`` is told how many positions it searched, now and then, and under smt what its loop tried and
+    found). :func:`solve_with` asks both, and gives the :class:`Solution` the command line and
+    ``niagara_solver.solve`` give."""
+    chosen = Backend(backend)
+    if chosen is Backend.BOTH:
+        raise ValueError("one backend answers here (search or smt); solve_with compares both")
     require(pos.ruleset, "solver")
     with time_limit(timeout):  # the search and the tables after it share the one budget
-        if backend == "smt":
+        if chosen is Backend.SMT:
             return solve_smt(pos, player, goal, horizon, timeout, progress)
         return _search(pos, player, goal, horizon, timeout, progress)
 
@@ -72,9 +77,8 @@ def _search_with(pos: Position, player: int, goal: Goal, horizon: int, timeout: 
                  progress: Callable[[int], None] | None) -> tuple[Answer, Search]:
     """The search's answer, and the search itself (its transposition table, for the answer's certificate)."""
     start = time.perf_counter()
-    backend = "search"
     name = pos.players[player].name
-    answer = Answer(Verdict.UNKNOWN, name, goal, horizon, backend)
+    answer = Answer(Verdict.UNKNOWN, name, goal, horizon, AnsweredBy.SEARCH)
     if is_finished(pos):
         won = winners(pos)
         answer.verdict = Verdict.of(goal is Goal.WIN and player in won)
@@ -134,6 +138,18 @@ class Solution:
         return self.answers[0]
 
     @property
+    def verdict(self) -> Verdict:
+        """The answer's verdict (the first backend's: what the JSON's ``"verdict"`` and the text say): CONFIRMED
+        "yes", REFUTED "no", UNKNOWN. Whether the backends agree is :attr:`agree`; the exit status,
+        :attr:`exit_status`."""
+        return self.answer.verdict
+
+    @property
+    def word(self) -> str:
+        """``yes``, ``no`` or ``unknown`` (:attr:`verdict` in :data:`ANSWER`'s words)."""
+        return self.answer.word
+
+    @property
     def agree(self) -> bool:
         """Did no two backends give different definite verdicts? (A backend that ran out of time contradicts
         nobody: its unknown makes the comparison unknown, exit 3, not a disagreement.)"""
@@ -151,7 +167,7 @@ class Solution:
     def to_json(self) -> dict[str, Any]:
         data = self.answer.to_json()
         if len(self.answers) > 1:
-            data["backends"] = {a.backend: a.to_json() for a in self.answers}
+            data["backends"] = {a.backend.value: a.to_json() for a in self.answers}
             data["agree"] = self.agree
         if self.check is not None:
             data["certificate"] = self.check.to_json()
@@ -170,18 +186,18 @@ def solve_with(pos: Position, player: int, goal: Goal, horizon: int = 1, backend
                          "CERTIFICATE")
     if backend is Backend.SMT or (backend is Backend.SEARCH and certificate is None):
         with time_limit(timeout):
-            return Solution((solve(pos, player, goal, horizon, backend.value, timeout, progress),))
+            return Solution((answer_with(pos, player, goal, horizon, backend, timeout, progress),))
     require(pos.ruleset, "solver")
     with time_limit(timeout):  # the check gets what the search left of the one time limit
         answer, search = _search_with(pos, player, goal, horizon, timeout, progress)
         if answer.verdict is Verdict.UNKNOWN:
-            unknown = Answer(Verdict.UNKNOWN, answer.player, goal, horizon, "certificate",
+            unknown = Answer(Verdict.UNKNOWN, answer.player, goal, horizon, AnsweredBy.CERTIFICATE,
                              note="the search gave no answer to certify: no certificate written")
             return Solution((answer, unknown))  # a certificate asked for and not written is no success (exit 3)
         try:
             proof = write_certificate(search, pos, answer.verdict is Verdict.CONFIRMED)
         except OutOfTime:
-            unknown = Answer(Verdict.UNKNOWN, answer.player, goal, horizon, "certificate",
+            unknown = Answer(Verdict.UNKNOWN, answer.player, goal, horizon, AnsweredBy.CERTIFICATE,
                              note="the time ran out while the certificate was written: no certificate written")
             return Solution((answer, unknown))
         written = None
@@ -194,9 +210,10 @@ def solve_with(pos: Position, player: int, goal: Goal, horizon: int = 1, backend
     return Solution((answer, _checked(answer, check)), check, written)
 
 
-def certify(pos: Position, proof: Certificate, timeout: float | None = SOLVE_TIMEOUT) -> CertificateCheck:
-    """Check a saved certificate (``niagara-solve certify``) for the question about ``pos``; InputError (exit 2)
-    when it is the certificate of another position."""
+def check_saved_certificate(pos: Position, proof: Certificate,
+                            timeout: float | None = SOLVE_TIMEOUT) -> CertificateCheck:
+    """Check a saved certificate (``niagara-solve certify``, ``niagara_solver.certify``) for the question about
+    ``pos``; InputError (exit 2) when it is the certificate of another position."""
     if proof.position != pos:
         raise InputError("positions[0]", "the certificate answers a question about another position",
                          "CERTIFICATE")
@@ -209,7 +226,7 @@ def _checked(answer: Answer, check: CertificateCheck) -> Answer:
     """The certificate check as a backend's answer: the search's verdict when accepted, unknown otherwise (a
     refusal is told by :attr:`Solution.agree`)."""
     verdict = answer.verdict if check.verdict is Verdict.CONFIRMED else Verdict.UNKNOWN
-    out = Answer(verdict, answer.player, answer.goal, answer.horizon, "certificate", note=check.text(),
+    out = Answer(verdict, answer.player, answer.goal, answer.horizon, AnsweredBy.CERTIFICATE, note=check.text(),
                  seconds=check.seconds, nodes=check.nodes)
     return out
 

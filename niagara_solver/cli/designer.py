@@ -115,8 +115,7 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
       niagara-solve check --puzzles puzzles --junit check-results.xml --jobs 2
     """
     from niagara_solver.design.check import check as run_check
-    from niagara_solver.model.verdict import PROOF, Verdict
-    from niagara_solver.solver.puzzles import INVALID, status_verdict
+    from niagara_solver.model.verdict import PROOF, STATUS, Verdict
     rules = load_ruleset(ruleset_spec or "standard")
     board = load_board(board_spec)
     counts = players_option(players_text)
@@ -129,21 +128,19 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
             f.write(report.junit())
     if as_json:
         emit_json(report.to_json())
-        return report.status
-    proofs = [(p, PROOF.parse_applicable(p["verdict"])) for p in report.properties]
-    proved = sum(verdict is Verdict.PROVED for _, verdict in proofs)
-    refuted = [p for p, verdict in proofs if verdict is Verdict.REFUTED]
-    unknown = [p for p, verdict in proofs if verdict is Verdict.UNKNOWN]
-    inapplicable = [p for p, verdict in proofs if verdict is None]
+        return report.exit_status
+    proved = len(report.properties_by(Verdict.PROVED))
+    refuted = report.properties_by(Verdict.REFUTED)
+    unknown = report.properties_by(Verdict.UNKNOWN)
+    inapplicable = report.properties_by(None)
     click.echo(f"check · ruleset {rules.describe()} · board {board.name or 'inline'} · players "
                f"{players_text} · {len(report.puzzles)} puzzles · {report.seconds:.1f} s")
     click.echo(f"properties: {proved} proved, {len(refuted)} refuted, {len(unknown)} unknown"
                + (f", {len(inapplicable)} not applicable" if inapplicable else ""))
-    invalid = [p for p in report.puzzles if p["status"] == INVALID]
-    answers = [(p, status_verdict(p["status"])) for p in report.puzzles if p["status"] != INVALID]
-    same = [p for p, verdict in answers if verdict is Verdict.CONFIRMED]
-    changed = [p for p, verdict in answers if verdict is Verdict.REFUTED]
-    lost = [p for p, verdict in answers if verdict is Verdict.UNKNOWN]
+    invalid = report.puzzles_by(None)
+    same = report.puzzles_by(Verdict.CONFIRMED)
+    changed = report.puzzles_by(Verdict.REFUTED)
+    lost = report.puzzles_by(Verdict.UNKNOWN)
     if report.puzzles:
         click.echo(f"puzzles: {len(same)} as recorded, {len(changed)} changed, {len(invalid)} invalid, "
                    f"{len(lost)} unknown")
@@ -170,12 +167,11 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
         click.echo(f"\nNOT APPLICABLE {p['id']} {p['title']}: {p.get('reason', '')} (neither a pass nor a failure)")
     for p in lost:
         click.echo(f"\nUNKNOWN puzzle {p['name']}: no answer within the time limit ({timeout:g} s)")
-    nothing = not proved and not report.puzzles  # every property asked was not applicable
-    click.echo("\n" + {0: "PASS" + (" (nothing that applies was checked)" if nothing else ""), 1: "FAIL",
-                        3: "UNKNOWN"}[report.status])
+    nothing = report.verdict is Verdict.CONFIRMED and report.checked_nothing
+    click.echo("\n" + STATUS(report.verdict).upper() + (" (nothing that applies was checked)" if nothing else ""))
     if junit_path:
         click.echo(f"JUnit XML written to {junit_path}")
-    return report.status
+    return report.exit_status
 
 
 @click.command()
@@ -204,23 +200,17 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
       niagara-solve diff standard puzzles/rulesets/free-fork.json --players 2 --save witnesses
     """
     from niagara_solver.design.diff import diff as run_diff
+    from niagara_solver.design.diff import fewest_players
     from niagara_solver.report.svg import render_svg
     from niagara_solver.model.catalogue import sentence
     a, b = load_ruleset(ruleset_a, "RULESET_A"), load_ruleset(ruleset_b, "RULESET_B")
     board = load_board(board_spec)
-    shared = [n for n in a.player_counts() if n in b.player_counts() and None not in (a.gems_for(n), b.gems_for(n))]
     if players_text == "fewest":
-        if not shared:
-            raise InputError("--players", f"no count of players plays both {a.describe()} and {b.describe()}",
-                             "X-SIX-1")
-        players_text = str(shared[0])
+        players_text = str(fewest_players(a, b))
     counts = players_option(players_text)
     if save_dir:
         os.makedirs(save_dir, exist_ok=True)  # fail now, not after the whole run
-    # The witnesses are sought with 2 players where both rulesets allow it (the smallest positions), else with the
-    # fewest of the counts asked.
-    report = run_diff(board, a, b, counts, puzzles_dir, timeout, jobs, scheduler, show_progress=not as_json,
-                      witness_players=2 if 2 in shared else min(counts))
+    report = run_diff(board, a, b, counts, puzzles_dir, timeout, jobs, scheduler, show_progress=not as_json)
     saved: dict[str, list[str]] = {}
     if save_dir:
         os.makedirs(save_dir, exist_ok=True)
@@ -240,7 +230,7 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
             if item["switch"] in saved:
                 item["saved"] = saved[item["switch"]]
         emit_json(data)
-        return report.status
+        return report.exit_status
     click.echo(f"A: {a.describe()}\nB: {b.describe()}\nboard {board.name or 'inline'} · players {players_text} · "
                f"{report.seconds:.1f} s")
     switches = report.to_json()["switches"]
@@ -251,10 +241,10 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
         click.echo(tabulate([[k, value_text(x), value_text(y)] for k, (x, y) in switches.items()],
                             headers=["switch", "A", "B"], disable_numparse=True))
     click.echo("\nproperties (for all positions):")
-    click.echo(tabulate([[p.id, p.title, *(w.upper() for w in p.words), _change(p)]
+    click.echo(tabulate([[p.id, p.title, *(w.upper() for w in p.words), p.change]
                          for p in report.properties], headers=["id", "property", "A", "B", "A → B"]))
     if report.puzzles:
-        moved = [p for p in report.puzzles if p.changed]
+        moved = report.changed_puzzles
         click.echo(f"\npuzzles: {len(report.puzzles) - len(moved)} of {len(report.puzzles)} answer the same; "
                    f"{len(moved)} change")
         if moved:
@@ -275,7 +265,7 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
             else:
                 click.echo("  position (position file):")
                 click.echo("    " + dumps_position(w.position).rstrip().replace("\n", "\n    "))
-    return report.status
+    return report.exit_status
 
 
 @click.command()
@@ -333,7 +323,7 @@ def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> in
         result = run_sweep(grid, jobs, scheduler, show_progress=not as_json)
     if as_json:
         emit_json(result.to_json())
-        return result.status
+        return result.exit_status
     names = list(grid.variants[0][0]) if grid.variants else []
     rows: list[list[Any]] = []
     for r in result.rows:
@@ -360,16 +350,7 @@ def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> in
                        f"{r['players']} players:")
             for line in trace:
                 click.echo(f"  {line}")
-    return result.status
-
-
-def _change(p: Any) -> str:
-    """The last column of diff's properties: changed, same, unknown (a side ran out of time), or where the property
-    applies when one ruleset has its module off."""
-    from niagara_solver.model.verdict import Verdict
-    if p.applies != (True, True):
-        return "; ".join(f"not applicable in {side} ({reason})" for side, reason in zip("AB", p.reasons) if reason)
-    return "changed" if p.changed else "unknown" if Verdict.UNKNOWN in (p.a, p.b) else "same"
+    return result.exit_status
 
 
 def _count(n: int, noun: str) -> str:

@@ -37,9 +37,25 @@ class CheckReport:
         return max([properties_verdict(self.properties), *(status_verdict(p["status"]) for p in self.puzzles)])
 
     @property
-    def status(self) -> int:
+    def exit_status(self) -> int:
         """The exit status: 0 pass, 1 fail, 3 unknown."""
         return self.verdict.exit_status
+
+    status = exit_status  # its earlier name
+
+    def properties_by(self, verdict: Verdict | None) -> list[dict[str, Any]]:
+        """The properties whose merged verdict is ``verdict``: proved, refuted, unknown, or (None) not applicable."""
+        return [p for p in self.properties if PROOF.parse_applicable(p["verdict"]) is verdict]
+
+    def puzzles_by(self, verdict: Verdict | None) -> list[dict[str, Any]]:
+        """The puzzles whose answer is as recorded (CONFIRMED), changed (REFUTED) or unknown, or (None) that are
+        invalid under the ruleset."""
+        return [p for p in self.puzzles if (None if p["status"] == INVALID else status_verdict(p["status"])) is verdict]
+
+    @property
+    def checked_nothing(self) -> bool:
+        """No property applies (none proved) and there is no puzzle: a pass that checked nothing."""
+        return not self.properties_by(Verdict.PROVED) and not self.puzzles
 
     def to_json(self) -> dict[str, Any]:
         return {"status": STATUS(self.verdict), "properties": self.properties,

@@ -17,6 +17,7 @@ from typing import Any
 
 from niagara_solver.design.witnesses import Witness, witness_from_json, witness_task
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
+from niagara_solver.model.errors import InputError
 from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
@@ -25,13 +26,34 @@ from niagara_solver.solver.puzzles import INVALID, NOT_A_PUZZLE, puzzle_paths, p
 from niagara_solver.verify.jobs import merge_properties, prove_task
 from niagara_solver.verify.properties import CATALOGUE, EXPANSION, not_applicable
 
-__all__ = ["DiffReport", "PropertyDiff", "PuzzleDiff", "diff", "diff_from", "diff_tasks", "differing_switches"]
+__all__ = ["DiffReport", "PropertyDiff", "PuzzleDiff", "diff", "diff_from", "diff_tasks", "differing_switches",
+           "fewest_players", "players_for_witnesses", "shared_players"]
 
 
 def differing_switches(a: Ruleset, b: Ruleset) -> list[str]:
     """The switches whose values differ, in the order of RULES.md."""
     sa, sb = a.switches(), b.switches()
     return [k for k in SWITCHES if sa[k] != sb[k]]
+
+
+def shared_players(a: Ruleset, b: Ruleset) -> list[int]:
+    """The counts of players both rulesets play, each with gems for that count (R-COMP-1, X-SIX-1, X-GEMS-1)."""
+    return [n for n in a.player_counts() if n in b.player_counts() and None not in (a.gems_for(n), b.gems_for(n))]
+
+
+def fewest_players(a: Ruleset, b: Ruleset) -> int:
+    """The fewest players both rulesets play (``diff --players fewest``: 2 for the base game, 3 with the
+    expansion's sixth player); an :class:`InputError` naming ``--players`` when no count plays both."""
+    shared = shared_players(a, b)
+    if not shared:
+        raise InputError("--players", f"no count of players plays both {a.describe()} and {b.describe()}", "X-SIX-1")
+    return shared[0]
+
+
+def players_for_witnesses(a: Ruleset, b: Ruleset, players: list[int]) -> int:
+    """How many players the witnesses are sought with: 2 where both rulesets allow it (the smallest positions),
+    else the fewest of the counts asked."""
+    return 2 if 2 in shared_players(a, b) else min(players)
 
 
 @dataclass(frozen=True)
@@ -59,6 +81,15 @@ class PropertyDiff:
     def applies(self) -> tuple[bool, bool]:
         """Whether the property applies under A and under B (its module on)."""
         return self.a is not None, self.b is not None
+
+    @property
+    def change(self) -> str:
+        """From A to B in words: ``changed``, ``same``, ``unknown`` (a side ran out of time), or where the property
+        does not apply when one ruleset has its module off (``not applicable in A (x_moose is off)``)."""
+        if self.applies != (True, True):
+            return "; ".join(f"not applicable in {side} ({reason})" for side, reason in zip("AB", self.reasons)
+                             if reason)
+        return "changed" if self.changed else "unknown" if Verdict.UNKNOWN in (self.a, self.b) else "same"
 
     @property
     def words(self) -> tuple[str, str]:
@@ -143,13 +174,20 @@ class DiffReport:
                 + [w.verdict for w in self.witnesses])
 
     @property
-    def status(self) -> int:
+    def changed_puzzles(self) -> list[PuzzleDiff]:
+        """The puzzles whose answers change from A to B (:attr:`PuzzleDiff.changed`)."""
+        return [p for p in self.puzzles if p.changed]
+
+    @property
+    def exit_status(self) -> int:
         """0 when everything was decided, 3 when a verdict or a witness is unknown.
 
         Refuted is an answer here, not a failure: each verdict counts as decided (CONFIRMED) or not (UNKNOWN),
         and their merge gives the exit status."""
         decided = merge([Verdict.UNKNOWN if v is Verdict.UNKNOWN else Verdict.CONFIRMED for v in self.verdicts])
         return decided.exit_status
+
+    status = exit_status  # its earlier name
 
     def to_json(self) -> dict[str, Any]:
         return {"a": self.a.to_json(), "b": self.b.to_json(), "board": self.board.to_json(),
@@ -161,7 +199,8 @@ class DiffReport:
 
 def diff_tasks(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles: str | None = None,
                timeout: float = 60, witness_players: int = 2) -> list[Task]:
-    """The independent tasks of a diff: both catalogues, every puzzle under both rulesets, one witness per switch."""
+    """The independent tasks of a diff: both catalogues, every puzzle under both rulesets, one witness per switch
+    (sought with ``witness_players`` players: :func:`players_for_witnesses` says how many)."""
     for rules in (a, b):  # refused before any task runs
         require(rules, "encoding")
         rules.check_players(players)
@@ -208,9 +247,11 @@ def diff_from(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles:
 
 def diff(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles: str | None = None,
          timeout: float = 60, jobs: int = 1, scheduler: str | None = None, show_progress: bool = False,
-         witness_players: int = 2) -> DiffReport:
-    """Compare two rulesets: properties for each player count, every puzzle of a folder, a witness per switch."""
+         witness_players: int | None = None) -> DiffReport:
+    """Compare two rulesets: properties for each player count, every puzzle of a folder, a witness per switch
+    (sought with ``witness_players`` players; by default as :func:`players_for_witnesses` says)."""
     start = time.perf_counter()
-    tasks = diff_tasks(board, a, b, players, puzzles, timeout, witness_players)
+    seats = witness_players if witness_players is not None else players_for_witnesses(a, b, players)
+    tasks = diff_tasks(board, a, b, players, puzzles, timeout, seats)
     results = run_all(tasks, jobs, scheduler, Progress(len(tasks), "diff", show_progress))
-    return diff_from(board, a, b, players, puzzles, timeout, results, time.perf_counter() - start, witness_players)
+    return diff_from(board, a, b, players, puzzles, timeout, results, time.perf_counter() - start, seats)

@@ -184,9 +184,11 @@ class SweepReport:
         return max(verdicts, default=Verdict.CONFIRMED)
 
     @property
-    def status(self) -> int:
+    def exit_status(self) -> int:
         """0 all proved and every puzzle as recorded, 1 something refuted or changed, 3 something unknown."""
         return self.verdict.exit_status
+
+    status = exit_status  # its earlier name
 
     def to_json(self) -> dict[str, Any]:
         return {"status": STATUS(self.verdict), "rows": self.rows,

@@ -14,7 +14,8 @@ from niagara_solver.model.position import Position
 from niagara_solver.solver.answers import Goal
 from niagara_solver.solver.reasons import Reason
 from niagara_solver.solver.search import LINE_NODES, PLAIN, Node, Pruning, Search, trace
-from niagara_solver.solver.solve import _refutations, _x_choice
+from niagara_solver.solver.answers import x_choice
+from niagara_solver.solver.solve import _refutations
 
 VARIANTS = [Pruning(), PLAIN, *(Pruning().without(f.name) for f in dataclasses.fields(Pruning))]
 
@@ -41,7 +42,7 @@ CASES = [
 def answer(search: Search, pos: Position) -> tuple[object, ...]:
     """Everything of the search that goes into an answer (solve.py): verdict, card, turn, line, refutations."""
     root = search.value(pos)
-    card, turn = _x_choice(root)
+    card, turn = x_choice(root)
     refutations = None if root.value else _refutations(search, pos, search.x)
     return root.value, card, turn, trace(root), refutations
 
@@ -149,7 +150,7 @@ def test_deepening_carries_a_steal_found_sooner_to_a_longer_horizon():
     proof = oracle.value(pos)
     assert proof.value is True and oracle._holds  # proved with one round: every longer horizon holds too
     short = Search(0, Goal.STEAL, 1, 120, pruning=PLAIN).value(pos)
-    assert _x_choice(proof) == _x_choice(short)
+    assert x_choice(proof) == x_choice(short)
 
 
 def test_the_plain_line_is_kept_when_the_pruned_search_ends_sooner():
@@ -158,7 +159,7 @@ def test_the_plain_line_is_kept_when_the_pruned_search_ends_sooner():
     pos = seeded(3, 11, 4)
     plain = Search(1, Goal.SAFE, 2, 120, pruning=PLAIN).value(pos)
     pruned = Search(1, Goal.SAFE, 2, 120).value(pos)
-    assert (pruned.value, trace(pruned, 40), _x_choice(pruned)) == (plain.value, trace(plain, 40), _x_choice(plain))
+    assert (pruned.value, trace(pruned, 40), x_choice(pruned)) == (plain.value, trace(plain, 40), x_choice(plain))
 
 
 def test_x_s_cards_by_budget_keep_a_gem_safe_at_once():

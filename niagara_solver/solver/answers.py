@@ -281,3 +281,31 @@ def may_steal_on(pos: Position, canoe: Canoe, budgets: Iterable[int], targets: C
 def has_steal(turn: Turn, victim: str | None = None) -> bool:
     """Does the turn steal (from ``victim``, if given)?"""
     return any(isinstance(s, Steal) and (victim is None or s.victim == victim) for a in turn.actions for s in a.steps)
+
+
+class LineStep(Protocol):
+    """A step of a line of choices, as both backends write one: the card and the turn chosen there (either may be
+    None), and the step after it."""
+
+    @property
+    def card(self) -> Card | None: ...
+
+    @property
+    def turn(self) -> Turn | None: ...
+
+    @property
+    def child(self) -> "LineStep | None": ...
+
+
+def x_choice(node: LineStep | None) -> tuple[Card | None, Turn | None]:
+    """X's card and first turn along a line of choices: the card X chose blind (or held when its turn came), and
+    X's first turn. Both backends name their answer's card and turn so."""
+    card: Card | None = None
+    turn: Turn | None = None
+    while node is not None:
+        if node.card is not None and card is None:
+            card = node.card
+        if node.turn is not None and turn is None:
+            turn = node.turn
+        node = node.child
+    return card, turn

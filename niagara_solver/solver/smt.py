@@ -41,7 +41,7 @@ from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.limits import check_time, time_left
 from niagara_solver.solver.answers import (Answer, Goal, OutOfTime, ProgressReport, could_reach_goal, turn_capacity,
                                           x_gems)
-from niagara_solver.solver.answers import AnsweredBy
+from niagara_solver.solver.answers import AnsweredBy, x_choice
 from niagara_solver.solver.reasons import Reason
 
 
@@ -539,19 +539,6 @@ def trace(node: Node | None) -> list[str]:
     return out
 
 
-def x_choice(node: Node | None) -> tuple[Card | None, Turn | None]:
-    """X's card and first turn along a line of choices: the card X chose blind (or held when its turn came), and
-    X's first turn."""
-    card: Card | None = None
-    turn: Turn | None = None
-    while node is not None:
-        if node.card is not None and card is None:
-            card = node.card
-        if node.turn is not None and turn is None:
-            turn = node.turn
-        node = node.child
-    return card, turn
-
 
 def _listed(turn: Turn) -> tuple[int, str]:
     """The order turns are listed in: by the number of acting canoes, then by notation (as docs/NOTATION.md lists
@@ -639,4 +626,4 @@ def solve_smt(pos: Position, player: int, goal: Goal, horizon: int = 1, timeout:
     return answer
 
 
-__all__ = ["solve_smt", "SmtSolver", "Node", "trace", "line_reason", "x_choice", "NCOL"]
+__all__ = ["solve_smt", "SmtSolver", "Node", "trace", "line_reason", "NCOL"]

@@ -24,32 +24,19 @@ from niagara_solver.engine.rescue import apply_rescue, begin_turns, must_rescue,
 from niagara_solver.engine.round import is_finished, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.readings import require
-from niagara_solver.model.atoms import PORT, Card, Phase
+from niagara_solver.model.atoms import PORT, Phase
 from niagara_solver.model.position import Canoe, Player, Position
-from niagara_solver.model.notation import Turn
 from niagara_solver.model.limits import SOLVE_TIMEOUT, check_time, time_limit
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.errors import InputError
-from niagara_solver.solver.answers import Answer, AnsweredBy, Backend, Goal, OutOfTime, ProgressReport, has_steal
+from niagara_solver.solver.answers import (Answer, AnsweredBy, Backend, Goal, OutOfTime, ProgressReport, has_steal,
+                                          x_choice)
 from niagara_solver.solver.certificate import Certificate
 from niagara_solver.solver.certify import CertificateCheck, check_certificate
 from niagara_solver.solver.reasons import Reason
 from niagara_solver.solver.proof import certificate as write_certificate
 from niagara_solver.solver.search import LINE_FACTOR, LINE_NODES, Node, Search, line_reason, trace
 from niagara_solver.solver.smt import solve_smt
-
-def _x_choice(node: Node | None) -> tuple[Card | None, Turn | None]:
-    """X's card and first turn along a line of choices: the card X chose blind (or held when its turn came),
-    and X's first turn."""
-    card: Card | None = None
-    turn: Turn | None = None
-    while node is not None:
-        if node.card is not None and card is None:
-            card = node.card
-        if node.turn is not None and turn is None:
-            turn = node.turn
-        node = node.child
-    return card, turn
 
 
 def answer_with(pos: Position, player: int, goal: Goal, horizon: int = 1, backend: Backend | str = Backend.SEARCH,
@@ -92,7 +79,7 @@ def _search_with(pos: Position, player: int, goal: Goal, horizon: int, timeout: 
         root = search.value(pos)
         answer.verdict = Verdict.of(root.value)
         if root.value:
-            answer.card, answer.turn = _x_choice(root)
+            answer.card, answer.turn = x_choice(root)
             answer.line = trace(root)
             answer.reason = line_reason(root)
     except OutOfTime:

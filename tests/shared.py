@@ -2,14 +2,15 @@
 
 The costliest answers of the suite are deterministic (every job and every cross-check starts from a fresh z3
 context, so an answer depends only on its question), and several tests ask the very same questions: the catalogue
-proved for a preset by ``check``, ``diff``, ``sweep``, ``report``, the README's commands and the prover's tests; the
-witnesses of the presets' differences by ``diff``, ``report`` and the witness tests; the cross-check's goal
-positions and their comparisons by the bounded cross-check, ``report`` and the README's ``crosscheck``; the README's
-``crosscheck`` again by the ``crosscheck`` command's test, as JSON. With ``shared``, each such answer is computed
-once per test process and the later tests reuse it (a copy, so no test can alter another's): jobs by their
-:attr:`~niagara_solver.jobs.Task.key` (the key by which a command already runs a task shared by two of its sections
-once), the goal positions and the engine-against-encoding comparisons by their exact arguments. A test about how
-answers are computed (in which process, with a patched rule) does not ask for it.
+proved for a preset by ``check``, ``diff`` (of the presets, and of a module on and off, both ways round), ``sweep``,
+``report``, the README's commands and the prover's tests; the witnesses of the presets' differences by ``diff``,
+``report`` and the witness tests; the cross-check's goal positions and their comparisons by the bounded cross-check,
+``report`` and the README's ``crosscheck``; the README's ``crosscheck`` again by the ``crosscheck`` command's test,
+as JSON. With ``shared``, each such answer is computed once per test process and the later tests reuse it (a copy,
+so no test can alter another's): jobs by their :attr:`~niagara_solver.jobs.Task.key` (the key by which a command
+already runs a task shared by two of its sections once), the goal positions and the engine-against-encoding
+comparisons by their exact arguments. A test about how answers are computed (in which process, with a patched rule)
+does not ask for it.
 
 The tests asking for ``shared`` are listed in :data:`GROUPS`; with pytest-xdist (``-n``) each group runs in one
 worker (conftest.py schedules them), every other test is spread over the workers one by one.
@@ -42,6 +43,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "test_designer.py::test_sweep_on_a_local_dask_cluster_gives_the_local_answer",
         "test_designer.py::test_report_writes_markdown_whose_pictures_exist_and_show_every_canoe",
         "test_prover.py::test_every_property_is_proved_for_the_standard_rules",
+        "test_prover.py::test_diff_shows_a_property_not_applicable_under_one_ruleset_whichever_side",
         "test_readme.py::test_readme_output_is_real[niagara-solve check ",
         "test_readme.py::test_readme_output_is_real[niagara-solve crosscheck ",
         "test_readme.py::test_readme_output_is_real[niagara-solve diff ",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import P, doc
-from niagara_solver.encoding.enumerate import Enumerator
+from niagara_solver.encoding.enumerate import Enumerator, IncrementalEnumerator
 from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Colour, Moose
@@ -24,8 +24,11 @@ def same_turns(pos: Position, name: str, card: Card) -> set[Position]:
     player = pos.index(name)
     outcomes = legal_turns(pos, player, card)
     engine = {o.position for o in outcomes}
-    # The encoding pins each of the engine's turns, then looks for any result outside them (check_turns).
-    encoding = set(Enumerator.of(pos).check_turns(pos, player, card, {o.position: o.turn for o in outcomes}))
+    # The encoding pins each of the engine's turns, then looks for any result outside them (check_turns), as the
+    # cross-check asks it (the incremental enumerator; tests/test_evaluated.py and tests/test_crosscheck.py hold it
+    # to the fresh solvers of Enumerator.check_turns).
+    encoding = set(IncrementalEnumerator.of(pos).check_turns(pos, player, card,
+                                                             {o.position: o.turn for o in outcomes}))
     only = [str(o.turn) for o in outcomes if o.position not in encoding]
     assert engine == encoding, f"engine only: {only}; encoding only: {len(encoding - engine)}"
     return engine

@@ -33,10 +33,14 @@ def test_evaluated_flows_and_winners_equal_the_solvers_and_the_engines(preset, p
     evaluated, asked = IncrementalEnumerator(relations), Enumerator(relations)
     start = Position.initial([f"p{i}" for i in range(players)], ruleset=rules)
     ends = flows = 0
+    last = None
     for k, record in enumerate(random_playout(start, seed, rounds=None, policy="greedy")):
         for pos in (record.start, record.end):
+            if pos is last:
+                continue  # the round starts with the very position the last one ended with: asked already
             assert evaluated.winners(pos) == asked.winners(pos) == winners(pos)
             ends += bool(winners(pos))
+        last = record.end
         if k % 4:
             continue  # a flow every fourth round: the solver's reading of a flow takes a second
         before = record.before_flow

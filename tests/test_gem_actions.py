@@ -68,9 +68,9 @@ def test_a_load_written_before_the_unload_that_makes_room_is_refused(capacity, c
     # Checking a claimed set (the cross-check): the claimed turn is refused, so its position is not confirmed (the
     # cross-check reports it as the engine's alone); every other outcome is found, and the same position claimed
     # by the legal order is confirmed.
-    relations = Relations.of(pos)
+    enumerator = IncrementalEnumerator(Relations.of(pos))  # its relations built once for both claims
     engine = {o.position for o in legal_turns(pos, 0, card)}
-    found = IncrementalEnumerator(relations).check_turns(pos, 0, card, {after: bad})
+    found = enumerator.check_turns(pos, 0, card, {after: bad})
     assert set(found) == engine - {after}
-    found = IncrementalEnumerator(relations).check_turns(pos, 0, card, {after: good})
+    found = enumerator.check_turns(pos, 0, card, {after: good})
     assert set(found) == engine and found[after] == legal

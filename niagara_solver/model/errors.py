@@ -104,6 +104,24 @@ class PositionError(InputError):
     """A position document is malformed or describes an impossible game state."""
 
 
+class QueryError(InputError):
+    """A position predicate (docs/QUERIES.md) that cannot be read, or asked where it cannot be answered.
+
+    ``column`` is the 1-based column of the offending token in the query's text (None when the query as a whole is
+    at fault, e.g. a count the encoding does not hold); it is the error's path, so the line reads
+    ``column 9: unknown player 'pink' ... (QUERIES)``. The rule is ``QUERIES`` (``LIMITS`` for a query too long).
+    """
+
+    def __init__(self, message: str, column: int | None = None, rule: str = "QUERIES",
+                 source: str | None = None) -> None:
+        self.column = column
+        super().__init__(f"column {column}" if column is not None else "", message, rule, source)
+
+    def with_source(self, source: str) -> "QueryError":
+        """The same error, prefixed with where the query came from (an option, a file)."""
+        return QueryError(self.message, self.column, self.rule, source)
+
+
 class TurnError(NiagaraError, ValueError):
     """Base class of errors about a turn written in the turn notation."""
 

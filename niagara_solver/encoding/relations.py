@@ -18,8 +18,9 @@ check, one mutant). It gives
 
 Behind the door is the machinery: :mod:`.state` (symbolic positions), :mod:`.tables` (the river as integer tables),
 :mod:`.core` (the rule groups, and mutants), :mod:`.turn`, :mod:`.flow`, :mod:`.end`, :mod:`.round` (the
-relations), :mod:`.pin` and :mod:`.trace` (the notation in and out). Property statements (R-PROP) read the terms
-of the steps (positions, declared choices, observations); they never build relations themselves.
+relations), :mod:`.pin` and :mod:`.trace` (the notation in and out), :mod:`.query` (position predicates as terms).
+Property statements (R-PROP) read the terms of the steps (positions, declared choices, observations); they never
+build relations themselves.
 
 Term order: z3's search follows the order in which terms are created (:func:`.solver.fresh_context`). Each method
 creates its terms in one fixed order, and a caller's calls create theirs in the order they are made, so a question
@@ -38,6 +39,7 @@ from niagara_solver.encoding.core import Encoding, Mutant
 from niagara_solver.encoding.end import encode_end
 from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue, pushes_put_back
 from niagara_solver.encoding.pin import canoe_order, pin_rescues, pin_turn, same_position, written_order
+from niagara_solver.encoding.query import query_term
 from niagara_solver.encoding.round import RoundChoice, encode_round
 from niagara_solver.encoding.solver import Question, Sat, verdict
 from niagara_solver.encoding.state import (NAMES, NCOL, Constraint, Expr, SymPosition, card_in_hand, decode, fix,
@@ -49,6 +51,7 @@ from niagara_solver.model.atoms import Card, Gems, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.position import Canoe, Position
+from niagara_solver.model.query import Query
 from niagara_solver.model.ruleset import ForkPolicy, Ruleset
 
 #: A model z3 gave: read it back with the ``decode_*`` methods and :func:`value`.
@@ -295,6 +298,15 @@ class Relations:
     def reached_goal(self, sym: SymPosition, player: int) -> Expr:
         """The player's bank meets the goal (R-END-1)."""
         return self.enc.rule("R-END-1")(self.enc, sym.bank[player])
+
+    def holds_query(self, sym: SymPosition, query: Query, *, phase: Phase = Phase.CARDS, round: int | None = None,
+                    lifebuoy: int | None = None) -> Expr:
+        """A position predicate (docs/QUERIES.md) holds at ``sym``: one Bool term. ``phase``: where in the round
+        ``sym`` stands (``game_over`` holds only at the start of one, R-END-2); ``round``, ``lifebuoy``: the round
+        number and the lifebuoy's seat, which a symbolic position does not hold, for a query that reads them.
+        ``QueryError`` for what the encoding does not hold: the last round's events and the tally
+        (:func:`.query.query_term`)."""
+        return query_term(self.enc, sym, query, phase=phase, round=round, lifebuoy=lifebuoy)
 
     # -- the relations -------------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ caller's too: ``game_over`` holds only at the start of a round (R-END-2).
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, Iterable, Union
 
 import z3
 
@@ -75,11 +75,11 @@ class SymbolicReading:
     def negate(self, inner: Expr) -> Expr:
         return z3.Not(inner)
 
-    def any_of(self, items: list[Expr]) -> Expr:
-        return z3.Or(items)
+    def any_of(self, items: Iterable[Expr]) -> Expr:
+        return z3.Or(list(items))
 
-    def all_of(self, items: list[Expr]) -> Expr:
-        return z3.And(items)
+    def all_of(self, items: Iterable[Expr]) -> Expr:
+        return z3.And(list(items))
 
     def won(self) -> list[Expr]:
         """Who wins if the game ends here (R-END-2, R-END-3), made once."""

@@ -36,7 +36,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Generic, Iterator, Protocol, Sequence, TypeVar
+from typing import Callable, Generic, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 from niagara_solver.model.atoms import COLOURS, FALLEN, PORT, Card, Colour, Phase
 from niagara_solver.model.board import Board
@@ -62,7 +62,7 @@ class Who(Enum):
 
 
 #: The player of a count or a flag: a seat index, a :class:`Who`, or None (a count of no player: ``weather``).
-Player = int | Who | None
+WhoRef = int | Who | None
 #: An argument of a count besides the player: a colour, a card, or a place (a disc's name, ``port``, ``fallen``).
 Arg = Colour | Card | str
 
@@ -85,7 +85,7 @@ class Count:
     and the arguments are written."""
 
     name: str
-    who: Player
+    who: WhoRef
     args: tuple[Arg, ...] = ()
     column: int = field(default=0, compare=False)
     who_column: int = field(default=0, compare=False)
@@ -101,7 +101,7 @@ class Flag:
     """A condition read off the position: ``game_over``, ``goal(who)``, ``winner(who)``."""
 
     name: str
-    who: Player = None
+    who: WhoRef = None
     column: int = field(default=0, compare=False)
     who_column: int = field(default=0, compare=False)
 
@@ -295,7 +295,8 @@ class Query:
         (None: no round played, every such count 0). ``QueryError`` when the position is not of the players the
         query was read for, or has no disc or fork the query names."""
         n = len(pos.players)
-        if n != len(self.players) or (self.named and tuple(p.name for p in pos.players) != self.players):
+        if n != len(self.players) or (self.named and any(p.name != name for p, name in zip(pos.players,
+                                                                                            self.players))):
             raise QueryError(f"the query was read for the players {', '.join(self.players)}, the position has "
                              f"{', '.join(p.name for p in pos.players)}")
         return evaluate(self, ConcreteReading(pos, events or RoundEvents.none(n), tally or Tally.zero(n)))
@@ -508,7 +509,7 @@ class _Parser:
         who, who_column, args, columns = self.arguments(name, sig)
         return Count(name.text, who, args, name.column, who_column, columns)
 
-    def arguments(self, name: Token, sig: Signature) -> tuple[Player, int, tuple[Arg, ...], tuple[int, ...]]:
+    def arguments(self, name: Token, sig: Signature) -> tuple[WhoRef, int, tuple[Arg, ...], tuple[int, ...]]:
         opening = self.peek()
         if opening.kind != "(":
             if sig.bare:
@@ -519,7 +520,7 @@ class _Parser:
             raise QueryError(f"{name.text} takes no arguments: write {name.text}", opening.column)
         self.take()
         self.opened.append(opening)
-        who: Player = None
+        who: WhoRef = None
         who_column = 0
         args: list[Arg] = []
         columns: list[int] = []
@@ -695,7 +696,7 @@ def _at(root: Node, path: tuple[int, ...]) -> Node:
 
 # -- writing it back --------------------------------------------------------------------------------------
 
-def _who_text(who: Player, players: Sequence[str] | None) -> str:
+def _who_text(who: WhoRef, players: Sequence[str] | None) -> str:
     if isinstance(who, Who):
         return who.value
     if isinstance(who, int):
@@ -753,53 +754,80 @@ class Algebra(Protocol, Generic[N, B]):
     def sub(self, left: N, right: N) -> N: ...
     def compare(self, op: str, left: N, right: N) -> B: ...
     def negate(self, inner: B) -> B: ...
-    def any_of(self, items: list[B]) -> B: ...
-    def all_of(self, items: list[B]) -> B: ...
+    def any_of(self, items: Iterable[B]) -> B: ...
+    def all_of(self, items: Iterable[B]) -> B: ...
+
+
+#: A query's walk, made once from its tree: an atom with its quantifier, the chain whose ``any`` it binds (if that
+#: chain binds one) and the chain its ``that`` refers to; ``not``; ``or``; ``and`` with its key when it binds.
+Plan = tuple  # ("atom", Atom, Who | None, key | None, key | None) | ("not", Plan) | ("or", plans) | ("and", plans, key)
+
+
+def plan(query: Query) -> Plan:
+    """The walk of ``query``'s tree, its bindings resolved (made once per query)."""
+    made = query.__dict__.get("_plan")
+    if made is None:
+        owner = {atom: chain for chain, atom in query.binders.items()}
+
+        def walk(node: Node, path: tuple[int, ...]) -> Plan:
+            if isinstance(node, (Flag, Compare)):
+                return ("atom", node, quantifier(node), owner.get(path), query.bound_by.get(path))
+            if isinstance(node, Not):
+                return ("not", walk(node.inner, (*path, 0)))
+            parts = tuple(walk(p, (*path, i)) for i, p in enumerate(node.parts))
+            if isinstance(node, Or):
+                return ("or", parts)
+            return ("and", parts, path if path in query.binders else None)
+
+        made = walk(query.root, ())
+        object.__setattr__(query, "_plan", made)
+    return made
 
 
 def evaluate(query: Query, reading: "Algebra[N, B]") -> B:
     """The query's truth in a reading: the walk of any, all and that (the module's docstring), the counts and
-    flags read by ``reading``."""
+    flags read by ``reading``. ``any_of`` and ``all_of`` are given their items lazily, so a reading may stop at
+    the first that decides."""
     seats = range(reading.players)
-    owner = {atom: chain for chain, atom in query.binders.items()}
 
     def term(t: Term, seat: int | None, that: int | None) -> N:
+        if isinstance(t, Count):
+            return reading.count(t, _seat(t.who, seat, that))
         if isinstance(t, Number):
             return reading.number(t.value)
-        if isinstance(t, Sum):
-            left, right = term(t.left, seat, that), term(t.right, seat, that)
-            return reading.add(left, right) if t.op == "+" else reading.sub(left, right)
-        return reading.count(t, _seat(t.who, seat, that))
+        left, right = term(t.left, seat, that), term(t.right, seat, that)
+        return reading.add(left, right) if t.op == "+" else reading.sub(left, right)
 
     def atom(a: Atom, seat: int | None, that: int | None) -> B:
         if isinstance(a, Flag):
             return reading.flag(a, _seat(a.who, seat, that))
         return reading.compare(a.op, term(a.left, seat, that), term(a.right, seat, that))
 
-    def walk(node: Node, path: tuple[int, ...], env: dict[tuple[int, ...], int]) -> B:
-        if isinstance(node, (Flag, Compare)):
-            that = env.get(query.bound_by[path]) if path in query.bound_by else None
-            if path in owner and owner[path] in env:
-                return atom(node, env[owner[path]], that)
-            q = quantifier(node)
+    def walk(step: Plan, env: dict[tuple[int, ...], int]) -> B:
+        kind = step[0]
+        if kind == "atom":
+            _, node, q, own, refers = step
+            that = env[refers] if refers is not None else None
+            if own is not None and own in env:
+                return atom(node, env[own], that)
             if q is Who.ANY:
-                return reading.any_of([atom(node, s, that) for s in seats])
+                return reading.any_of(atom(node, s, that) for s in seats)
             if q is Who.ALL:
-                return reading.all_of([atom(node, s, that) for s in seats])
+                return reading.all_of(atom(node, s, that) for s in seats)
             return atom(node, None, that)
-        if isinstance(node, Not):
-            return reading.negate(walk(node.inner, (*path, 0), env))
-        if isinstance(node, Or):
-            return reading.any_of([walk(p, (*path, i), env) for i, p in enumerate(node.parts)])
-        if path in query.binders:
-            return reading.any_of([reading.all_of([walk(p, (*path, i), {**env, path: s})
-                                                   for i, p in enumerate(node.parts)]) for s in seats])
-        return reading.all_of([walk(p, (*path, i), env) for i, p in enumerate(node.parts)])
+        if kind == "not":
+            return reading.negate(walk(step[1], env))
+        if kind == "or":
+            return reading.any_of(walk(p, env) for p in step[1])
+        key = step[2]
+        if key is not None:
+            return reading.any_of(reading.all_of(walk(p, {**env, key: s}) for p in step[1]) for s in seats)
+        return reading.all_of(walk(p, env) for p in step[1])
 
-    return walk(query.root, (), {})
+    return walk(plan(query), {})
 
 
-def _seat(who: Player, seat: int | None, that: int | None) -> int | None:
+def _seat(who: WhoRef, seat: int | None, that: int | None) -> int | None:
     if who is Who.ANY or who is Who.ALL:
         return seat
     if who is Who.THAT:
@@ -831,10 +859,10 @@ class ConcreteReading:
     def negate(self, inner: bool) -> bool:
         return not inner
 
-    def any_of(self, items: list[bool]) -> bool:
+    def any_of(self, items: Iterable[bool]) -> bool:
         return any(items)
 
-    def all_of(self, items: list[bool]) -> bool:
+    def all_of(self, items: Iterable[bool]) -> bool:
         return all(items)
 
     def flag(self, node: Flag, seat: int | None) -> bool:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from helpers import P, position
 from strategies import positions
+from test_query import JOINED, SPLIT
 from niagara_solver.encoding.relations import Question, Relations, Sat
 from niagara_solver.model.atoms import FALLEN, Gems, Phase
 from niagara_solver.model.position import Canoe, Position
@@ -133,3 +134,29 @@ def test_a_free_position_has_what_a_query_asks_and_the_model_read_back_holds_it(
     found = relations.decode_position(question.model(), sym, GOAL)
     assert query.holds(found)
     assert found.players[0].bank.get(5) == 2 and found.caves[4].total == 0
+
+
+#: The bindings of tests/test_query.py, asked of the positions built there to tell any, all and that apart.
+BINDINGS = (
+    "fallen(any) == 2 and bank(any) == 0", "fallen(any) == 2 and bank(that) == 0",
+    "fallen(any) == 2 and port(any) == 1 and port(that) == 1", "fallen(any) + port(any) == 2",
+    "not fallen(any) >= 1", "not fallen(all) >= 1", "fallen(any) == 2 and not bank(that) >= 1",
+    "fallen(any) == 2 and (bank(that) == 0 or river(that) == 1)",
+    "fallen(any) == 2 and (river(any) == 1 and port(that) == 1) and bank(that) == 1",
+    "(fallen(any) == 2 and bank(that) == 0) and port(that) == 0",
+    "fallen(any) == 2 and (bank(that) == 1 and river(any) == 1)",
+)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_any_all_and_that_read_the_same_in_the_encoding(seat):
+    pos = (SPLIT, JOINED)[seat]
+    relations, sym, question = _pinned(pos)
+    names = [p.name for p in pos.players]
+    answers = []
+    for text in BINDINGS:
+        query = parse_query(text, names)
+        answers.append(query.holds(pos))
+        assert question.ask(relations.holds_query(sym, query)) is (Sat.SAT if answers[-1] else Sat.UNSAT), text
+    assert answers == [[True, False, False, True, False, True, False, False, True, False, True],
+                       [True, True, False, True, False, True, True, True, True, True, True]][seat]

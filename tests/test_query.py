@@ -22,8 +22,8 @@ from niagara_solver.model.board import standard_board
 from niagara_solver.model.errors import InputError, QueryError
 from niagara_solver.model.goal import goal_reached, is_finished, winners
 from niagara_solver.model.position import Position
-from niagara_solver.model.query import (And, Compare, Count, Flag, Not, Number, Or, Query, RoundEvents, Sum, Tally,
-                                        Who, parse_query)
+from niagara_solver.model.query import (COUNTS, FLAGS, And, Compare, Count, Flag, Not, Number, Or, Query, RoundEvents,
+                                        Sum, Tally, Who, parse_query)
 
 NAMES = ["red", "blue", "green"]
 
@@ -337,3 +337,10 @@ def test_the_errors_docs_queries_shows_are_the_errors_given():
         with pytest.raises(QueryError) as caught:
             parse_query(text, NAMES, standard_board())
         assert str(caught.value) == line
+
+
+def test_docs_queries_lists_every_form_of_every_count_and_flag():
+    docs = _docs()
+    for name, signature in {**COUNTS, **FLAGS}.items():
+        for form in signature.usage(name).split(" or "):
+            assert f"`{form}`" in docs, form

@@ -179,7 +179,7 @@ class Signature:
         return " or ".join(forms)
 
 
-#: Every count, with what it reads (docs/QUERIES.md lists them from here).
+#: Every count, with what it reads (docs/QUERIES.md lists each form of each: tests/test_query.py holds it to this).
 COUNTS: dict[str, Signature] = {
     "bank": Signature(True, ("colour",), 1, says="gems in the player's bank (of a colour)"),
     "cargo": Signature(True, says="gems the player's canoes carry"),
@@ -678,7 +678,7 @@ def _resolve(root: Node) -> tuple[dict[tuple[int, ...], tuple[int, ...]], dict[t
             for chain in chains:
                 first_any.setdefault(chain, path)
     binders: dict[tuple[int, ...], tuple[int, ...]] = {}
-    for chain in sorted(set(refers.values()), key=len):   # outermost first
+    for chain in sorted(set(refers.values()), key=lambda c: (len(c), c)):   # outermost first
         binder = first_any[chain]
         if binder not in binders.values():
             binders[chain] = binder

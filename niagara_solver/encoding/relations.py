@@ -46,11 +46,12 @@ from niagara_solver.encoding.state import (NAMES, NCOL, Constraint, Expr, SymPos
                                            value, well_formed)
 from niagara_solver.encoding.tables import BoardTables
 from niagara_solver.encoding.trace import decode_branches, decode_rescues, decode_turn
-from niagara_solver.encoding.turn import OPS, SlotObservation, TurnChoice, encode_turn, gem_ops, swap_canoes
+from niagara_solver.encoding.turn import (OPS, SlotObservation, Transition, TurnChoice, encode_turn, gem_ops,
+                                          swap_canoes)
 from niagara_solver.model.atoms import Card, Gems, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.notation import Rescue, Turn
-from niagara_solver.model.position import Canoe, Position
+from niagara_solver.model.position import Canoe, Player, Position
 from niagara_solver.model.query import Query
 from niagara_solver.model.ruleset import ForkPolicy, Ruleset
 
@@ -182,14 +183,39 @@ class RescueStep(Step):
 
 @dataclass(kw_only=True)
 class RoundStep(Step):
-    """A whole round from a start-of-round ``pre`` whose lifebuoy is held by seat ``lifebuoy``."""
+    """A whole round from a start-of-round ``pre`` whose lifebuoy is held by seat ``lifebuoy``; made with its
+    parts (``Relations.round(..., parts=True)``), also each phase's relation from the position before it: the
+    rescues, the turns in order of play, the flow (read back by :meth:`Relations.decode_round`)."""
 
     choice: RoundChoice
     lifebuoy: int = 0
+    rescue_step: RescueStep | None = None
+    turn_steps: list[TurnStep] = field(default_factory=list)
+    flow_step: FlowStep | None = None
 
     def plays(self, player: int, card: Card) -> Expr:
         """``player`` plays ``card`` this round."""
         return self.choice.turns[player].card == int(card)
+
+
+@dataclass(frozen=True)
+class DecodedRound:
+    """A whole round read back from a model (:meth:`Relations.decode_round`), in the words the engine's
+    ``play_round`` takes: ``rescues`` by seat, ``turns`` as (seat, card, turn) in order of play (R-TURN-1), the
+    number of single steps the river flowed (``flow``, R-FLOW-1), the branch each step's disc took at each fork
+    where the ruleset leaves it free (``branches``; None: the markers decide, R-FLOW-4), and ``position``, the
+    start of the next round."""
+
+    rescues: dict[int, Rescue]
+    turns: tuple[tuple[int, Card, Turn], ...]
+    flow: int
+    branches: tuple[tuple[tuple[str, str], ...], ...] | None
+    position: Position
+
+    @property
+    def cards(self) -> dict[int, Card]:
+        """The card each seat played."""
+        return {p: card for p, card, _ in self.turns}
 
 
 class Relations:
@@ -308,6 +334,11 @@ class Relations:
         (:func:`.query.query_term`)."""
         return query_term(self.enc, sym, query, phase=phase, round=round, lifebuoy=lifebuoy)
 
+    def goes_on(self, sym: SymPosition) -> Expr:
+        """The game goes on from the start-of-round position ``sym``: no player's bank meets the goal (R-END-1),
+        which would end the game there (R-END-2)."""
+        return z3.Not(z3.Or([self.reached_goal(sym, p) for p in range(self.players)]))
+
     # -- the relations -------------------------------------------------------------------------------------
 
     def turn(self, pre: SymPosition, player: int = 0, tag: str = "turn", *, choice: TurnChoice | None = None,
@@ -390,13 +421,30 @@ class Relations:
         """For each player, whether they win if the game ends at ``sym`` (R-END-1..3)."""
         return encode_end(self.enc, sym)
 
-    def round(self, pre: SymPosition, tag: str = "round", lifebuoy: int = 0) -> RoundStep:
+    def round(self, pre: SymPosition, tag: str = "round", lifebuoy: int = 0, *, parts: bool = False) -> RoundStep:
         """A whole round from the start-of-round position ``pre`` with the lifebuoy at seat ``lifebuoy``: rescues,
-        every turn in order, the flow, phase IV."""
+        every turn in order, the flow, phase IV. With ``parts`` the step also keeps each phase's relation (the
+        same terms, no new ones), so that a model can be read back as the round's decisions
+        (:meth:`decode_round`)."""
         choice = RoundChoice.fresh(tag, self.enc)
-        t = encode_round(self.enc, pre, choice, lifebuoy)
-        return RoundStep(pre=pre, constraints=t.constraints, post=t.post, observations=t.observations, extra=t.extra,
-                         choice=choice, lifebuoy=lifebuoy)
+        made: list[tuple[SymPosition, Transition]] | None = [] if parts else None
+        t = encode_round(self.enc, pre, choice, lifebuoy, made)
+        step = RoundStep(pre=pre, constraints=t.constraints, post=t.post, observations=t.observations,
+                         extra=t.extra, choice=choice, lifebuoy=lifebuoy)
+        if made:
+            (rescue_pre, rescue), *turns, (flow_pre, flow) = made
+            step.rescue_step = RescueStep(pre=rescue_pre, constraints=rescue.constraints, post=rescue.post,
+                                          observations=rescue.observations, extra=rescue.extra,
+                                          choice=choice.rescue)
+            order = [(lifebuoy + i) % self.players for i in range(self.players)]  # R-TURN-1, as encode_round
+            step.turn_steps = [TurnStep(pre=turn_pre, constraints=turn.constraints, post=turn.post,
+                                        observations=turn.observations, extra=turn.extra, choice=choice.turns[p],
+                                        player=p, swap=choice.swaps[p])
+                               for p, (turn_pre, turn) in zip(order, turns)]
+            step.flow_step = FlowStep(pre=flow_pre, constraints=flow.constraints, post=flow.post,
+                                      observations=flow.observations, extra=flow.extra, choice=choice.flow,
+                                      free=self.free_forks)
+        return step
 
     # -- from a model back to the game's words ------------------------------------------------------------
 
@@ -436,6 +484,30 @@ class Relations:
             out.append(tuple((t.name[f], t.labels[f][j]) for f, j in taken if 0 <= j < len(t.labels[f])))
         return out
 
+    def decode_round(self, model: z3.ModelRef, step: RoundStep, start: Position) -> "DecodedRound":
+        """The round a model chose from the concrete start-of-round position ``start`` (which the step's ``pre``
+        is pinned to), in the game's words: each player's rescue decision, each turn with its card in order of
+        play, the flow's steps and branch choices, and the position at the start of the next round (phase IV
+        done: the lifebuoy passed, R-BUOY-1; the round counted). The step must keep its parts
+        (:meth:`round` with ``parts``). The pushes of canoes put back onto the whirlpool at a fork (X-WHIRL-4, an
+        owner's choice with the whirlpool and the Lasso) are not read back: such a round is refused."""
+        if step.rescue_step is None or step.flow_step is None:
+            raise ValueError("the round was made without its parts (Relations.round(..., parts=True))")
+        if step.choice.flow is not None and step.choice.flow.pushes is not None:
+            raise ValueError("a round's pushes onto the whirlpool's branches (X-WHIRL-4) are not read back")
+        names = [p.name for p in start.players]
+        rescues = self.decode_rescues(model, step.rescue_step)
+        turns = tuple((s.player, *self.decode_turn(model, s, names)) for s in step.turn_steps)
+        steps = value(model, step.flow_step.k)
+        branches = self.decode_branches(model, step.flow_step, steps)
+        base = start.replace(round=start.round + 1, lifebuoy=(step.lifebuoy + 1) % self.players, phase=Phase.CARDS,
+                             acted=())
+        after = self.decode_position(model, step.post, base)
+        players = tuple(Player(name, a.canoes, a.hand, a.bank, None) for name, a in zip(names, after.players))
+        return DecodedRound(rescues=rescues, turns=turns, flow=steps,
+                            branches=tuple(branches) if branches is not None else None,
+                            position=after.replace(players=players))
+
     @staticmethod
     def decode_winners(model: z3.ModelRef, won: list[Expr]) -> tuple[int, ...]:
         """The seats :meth:`end` names as winners in a model."""
@@ -454,6 +526,6 @@ class Relations:
         return z3.Or([x != y for x, y in zip(these, those)])
 
 
-__all__ = ["Relations", "Step", "TurnStep", "FlowStep", "RescueStep", "RoundStep", "SymPosition", "Mutant",
-           "Constraint", "Expr", "Model", "Question", "Sat", "NAMES", "NCOL", "OPS", "gem_ops",
+__all__ = ["Relations", "Step", "TurnStep", "FlowStep", "RescueStep", "RoundStep", "DecodedRound", "SymPosition",
+           "Mutant", "Constraint", "Expr", "Model", "Question", "Sat", "NAMES", "NCOL", "OPS", "gem_ops",
            "value", "verdict", "canoe_order"]

@@ -32,13 +32,19 @@ class RoundChoice:
                    if enc.rules.fork_policy.value == "free" or pushes_put_back(enc) else None)
 
 
-def encode_round(enc: Encoding, pre: SymPosition, choice: RoundChoice, lifebuoy: int = 0) -> Transition:
-    """The round from a start-of-round position ``pre`` whose lifebuoy is held by seat ``lifebuoy``."""
+def encode_round(enc: Encoding, pre: SymPosition, choice: RoundChoice, lifebuoy: int = 0,
+                 parts: list[tuple[SymPosition, Transition]] | None = None) -> Transition:
+    """The round from a start-of-round position ``pre`` whose lifebuoy is held by seat ``lifebuoy``. With
+    ``parts``, each phase's relation is appended to it with the position before it, in the order of play: the
+    rescues, each turn (in seat order from the lifebuoy holder), the flow; a model of the round is read back
+    part by part (``Relations.decode_round``)."""
     out: list[Constraint] = []
     if pre.lifebuoy is not None:  # R-COMP-5: the seat holding the lifebuoy (Joe paddles by its card, X-JOE-2)
         out.append(("R-COMP-5", pre.lifebuoy == lifebuoy))
     rescue = encode_rescue(enc, pre, choice.rescue)
     out += rescue.constraints
+    if parts is not None:
+        parts.append((pre, rescue))
     state = rescue.post
     n = pre.players
     turns = []
@@ -47,9 +53,13 @@ def encode_round(enc: Encoding, pre: SymPosition, choice: RoundChoice, lifebuoy:
         turn = encode_turn(enc, state, choice.turns[p], p, choice.swaps[p])
         out += turn.constraints
         turns.append(turn)
+        if parts is not None:
+            parts.append((state, turn))
         state = turn.post
     flow = encode_flow(enc, state, choice.flow)
     out += flow.constraints
+    if parts is not None:
+        parts.append((state, flow))
     state = flow.post.copy()
     for p in range(n):  # R-CARD-2: a player who has played all seven cards takes them back
         empty = z3.Not(z3.Or(state.hand[p]))

@@ -25,6 +25,7 @@ from niagara_solver.model.atoms import COLOURS, PORT, Colour, Gems, Phase
 from niagara_solver.model.board import Board, standard_board
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
 from niagara_solver.model.position import Player, Position, start_hand
+from niagara_solver.model.query import Query, QueryError, parse_query
 from niagara_solver.model.ruleset import STANDARD
 from niagara_solver.verify.mutants import BY_NAME
 
@@ -90,41 +91,39 @@ Term = Callable[[Relations, SymPosition], z3.ExprRef]
 
 @dataclasses.dataclass(frozen=True)
 class Target:
-    """A target over positions: its z3 term and its Python predicate."""
+    """A target over positions in two readings: what the bounded check asks (a query, or a z3 term over a symbolic
+    position) and the Python predicate the explicit search tests."""
 
     name: str
-    term: Term
+    asked: Query | Term
     holds: Callable[[Position], bool]
 
 
-IN_PORT = Target("every canoe in the port",
+def query(text: str) -> Target:
+    """A position predicate (docs/QUERIES.md): its z3 form asked by the bounded check, ``Query.holds`` by the
+    explicit search."""
+    read = parse_query(text, ["red", "blue"])
+    return Target(text, read, read.holds)
+
+
+IN_PORT = Target("every canoe in the port (a term)",
                  lambda r, s: z3.And([place == r.tables.PORT for row in s.place for place in row]),
                  lambda pos: all(c.place == PORT for p in pos.players for c in p.canoes))
-LOADED = Target("some canoe carries a gem",
-                lambda r, s: z3.Or([g > 0 for row in s.cargo for canoe in row for g in canoe]),
-                lambda pos: any(c.gems for p in pos.players for c in p.canoes))
-BANKED = Target("some bank holds a gem",
-                lambda r, s: z3.Or([z3.Sum(row) >= 1 for row in s.bank]),
-                lambda pos: any(p.bank.total >= 1 for p in pos.players))
-FALLEN = Target("some canoe went over the falls",
-                lambda r, s: z3.Or([place == r.tables.FALLEN for row in s.place for place in row]),
-                lambda pos: any(c.fallen for p in pos.players for c in p.canoes))
-BLUE_AT_FORK = Target("both of blue's canoes on the river, one on the first disc of a fork's branch",
-                      lambda r, s: z3.And(*[z3.And(pl != r.tables.PORT, pl != r.tables.FALLEN) for pl in s.place[1]],
-                                          z3.Or([pl == d for pl in s.place[1] for f in r.tables.forks
-                                                 for d in r.tables.branch[f]])),
-                      lambda pos: all(c.on_river for c in pos.players[1].canoes)
-                      and any(c.place in {pos.board.branch[f, lab] for f in pos.board.forks
-                                          for lab in pos.board.labels[f]} for c in pos.players[1].canoes))
-CAVE_EMPTIED = Target("some cave emptied",
-                      lambda r, s: z3.Or([z3.Sum(row) == 0 for row in s.cave]),
-                      lambda pos: any(pos.cave(c).total == 0 for c in COLOURS))
+TWO_GEMS = Target("some canoe carries two gems (a term)",
+                  lambda r, s: z3.Or([z3.Sum(canoe) >= 2 for row in s.cargo for canoe in row]),
+                  lambda pos: any(len(c.gems) >= 2 for p in pos.players for c in p.canoes))
+LOADED = query("loaded(any) >= 1")
+BANKED = query("bank(any) >= 1")
+FALLEN = query("fallen(any) >= 1")
+BLUE_AT_FORK = query("river(blue) == 2 and canoes(blue, 4L) + canoes(blue, 4R) >= 1")
+CAVE_EMPTIED = query("cave(amethyst) == 0 or cave(diamond) == 0 or cave(amber) == 0 or cave(sapphire) == 0 "
+                     "or cave(ruby) == 0")
 
 
 def check(start: Position, target: Target, rounds: int, expected: int | None) -> BmcResult:
     """The bounded check and the explicit search agree on ``target`` within ``rounds`` (and on ``expected``, the
     fewest rounds, as a guard on the test itself); the decoded play replays in the engine."""
-    result = bounded_reach(start, target.term, rounds)
+    result = bounded_reach(start, target.asked, rounds)
     assert result.reach is (Reach.REACHED if expected is not None else Reach.NOT_WITHIN), target.name
     assert result.k == expected
     assert explicit_reach(start, target.holds, rounds) == expected, target.name
@@ -186,18 +185,29 @@ def test_no_round_is_played_once_the_game_is_over():
     red = start.players[0]
     start = start.with_player(0, dataclasses.replace(red, bank=Gems.of([Colour.RUBY] * 4)))
     assert is_finished(start)
-    result = bounded_reach(start, LOADED.term, 2)
+    result = bounded_reach(start, LOADED.asked, 2)
     assert result.reach is Reach.NOT_WITHIN and len(result.seconds) == 1
     assert explicit_reach(start, LOADED.holds, 2) is None
 
 
 def test_the_check_starts_at_the_start_of_a_round():
     with pytest.raises(PhaseError, match="R-ROUND-1"):
-        bounded_reach(begin_turns(setup(SHORT)), LOADED.term, 1)
+        bounded_reach(begin_turns(setup(SHORT)), LOADED.asked, 1)
+
+
+def test_a_query_of_the_last_round_s_events_is_not_in_the_encoding():
+    with pytest.raises(QueryError, match="not in the encoding"):
+        bounded_reach(setup(SHORT), parse_query("fell(any) >= 1", ["red", "blue"]), 1)
+
+
+def test_a_query_reads_the_round_and_the_lifebuoy_after_k_rounds():
+    # After a round from round 1 with red holding the lifebuoy: round 2, the lifebuoy passed to blue (R-BUOY-1).
+    check(setup(SHORT), query("round == 2 and lifebuoy(blue) == 1"), 1, 1)
+    check(setup(SHORT), query("round == 2 and lifebuoy(red) == 1"), 1, None)
 
 
 def test_a_decoded_round_the_engine_ends_elsewhere_is_a_mismatch():
-    result = bounded_reach(setup(SHORT), LOADED.term, 1)
+    result = bounded_reach(setup(SHORT), LOADED.asked, 1)
     (played,) = result.trace
     other = played.position.replace(weather=played.position.weather + 1)
     with pytest.raises(ReplayMismatch, match="round 1"):
@@ -207,12 +217,9 @@ def test_a_decoded_round_the_engine_ends_elsewhere_is_a_mismatch():
 def test_a_wrong_rule_in_the_encoding_is_caught_by_the_explicit_search_and_the_replay():
     # The mutant "two-gems" lets a canoe carry one gem more than its capacity (R-GEM-2): its bounded check finds a
     # canoe with two gems after one round, which the explicit search never reaches and the engine refuses to play.
-    two = Target("some canoe carries two gems",
-                 lambda r, s: z3.Or([z3.Sum(canoe) >= 2 for row in s.cargo for canoe in row]),
-                 lambda pos: any(len(c.gems) >= 2 for p in pos.players for c in p.canoes))
     start = setup(SHORT)
-    check(start, two, 1, None)
-    wrong = bounded_reach(start, two.term, 1, mutant=BY_NAME["two-gems"])
+    check(start, TWO_GEMS, 1, None)
+    wrong = bounded_reach(start, TWO_GEMS.asked, 1, mutant=BY_NAME["two-gems"])
     assert wrong.reach is Reach.REACHED and wrong.k == 1
     with pytest.raises(IllegalTurnError, match=r"at most 1 gem\(s\) \(R-GEM-2\)"):
         replay(wrong)
@@ -233,3 +240,12 @@ def test_the_game_goes_on_exactly_while_no_bank_meets_the_goal(bank, over):
     solver.add(*relations.pin(sym, pos))
     assert is_finished(pos) is over
     assert solver.check(relations.goes_on(sym)) == (z3.unsat if over else z3.sat)
+
+
+def test_a_round_made_without_its_parts_is_not_read_back():
+    start = setup(SHORT)
+    relations = Relations.of(start)
+    step = relations.round(relations.position("r"), "r", start.lifebuoy)
+    assert step.rescue_step is None and step.turn_steps == [] and step.flow_step is None
+    with pytest.raises(ValueError, match="without its parts"):
+        relations.decode_round(None, step, start)  # type: ignore[arg-type]  # refused before the model is read

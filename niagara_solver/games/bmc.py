@@ -15,9 +15,10 @@ with. Nothing here asks the engine which plays are legal: :func:`replay` gives t
 (``play_round``), which must accept every round and end each one in exactly the decoded position: the two
 readings of the rules checked against each other over whole rounds (docs/GAMES.md, "The second reading").
 
-A target is a function ``(relations, sym) -> term``: a Bool term over a symbolic position (a query's z3 form,
-``relations.holds_query(sym, query)``, is one). Events of the round and counts over the history are not in the
-encoding; a target reads positions only.
+A target is a position predicate (a :class:`Query`, docs/QUERIES.md, asked in its z3 form
+``relations.holds_query``, with the round number and the lifebuoy's seat of each round's end), or any function
+``(relations, sym) -> term`` giving a Bool term over a symbolic position. Events of the round and counts over the
+history are not in the encoding: a query reading them is refused (``QueryError``).
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ from niagara_solver.engine.round import RoundRecord, is_finished, play_round
 from niagara_solver.model.atoms import Phase
 from niagara_solver.model.errors import PhaseError
 from niagara_solver.model.position import Position
+from niagara_solver.model.query import Query
 
-#: A target: a Bool term over a symbolic position, built from the front door's relations.
-Target = Callable[[Relations, SymPosition], Expr]
+#: A target as a term: a Bool term over a symbolic position, built from the front door's relations.
+Term = Callable[[Relations, SymPosition], Expr]
 
 
 class Reach(Enum):
@@ -70,7 +72,7 @@ class BmcResult:
         return self.trace[-1].position if self.trace else self.start
 
 
-def bounded_reach(position: Position, target: Target, rounds: int, timeout: float | None = None,
+def bounded_reach(position: Position, target: Query | Term, rounds: int, timeout: float | None = None,
                   mutant: Mutant | None = None) -> BmcResult:
     """Whether ``target`` holds after some k ≤ ``rounds`` whole rounds from the start-of-round ``position``, and
     the fewest such k, by the encoding alone (the module's docstring). ``timeout``: seconds for each question (a
@@ -107,7 +109,11 @@ def bounded_reach(position: Position, target: Target, rounds: int, timeout: floa
         question = Question(timeout, simplify=True)
         question.add(*pins)
         question.hold(held)
-        question.add(target(relations, state))
+        if isinstance(target, Query):  # the round and the lifebuoy's seat after k rounds (R-BUOY-1)
+            question.add(relations.holds_query(state, target, round=position.round + k,
+                                               lifebuoy=(position.lifebuoy + k) % len(position.players)))
+        else:
+            question.add(target(relations, state))
         answer = question.ask()
         trace = _decode(relations, question, steps, position) if answer is Sat.SAT else ()
         seconds.append(time.perf_counter() - began)

@@ -44,6 +44,7 @@ bench: $(TOOL)
 	$(BIN)/python benchmarks/bench_jobs.py
 	$(BIN)/python benchmarks/bench_policy.py
 	$(BIN)/python benchmarks/bench_horizon.py
+	$(BIN)/python benchmarks/bench_bmc.py --targets loaded,fallen,banked,banked-two
 	$(BIN)/python benchmarks/bench_certify.py --horizons 1
 	$(BIN)/python benchmarks/bench_certify.py --commands --horizons 1,2
 

@@ -22,3 +22,13 @@ def test_bench_certify_times_the_two_commands_and_reads_the_check():
     seconds, word = bench_certify.command(path, "red", Goal.WIN, 1, "both", 60.0)
     assert seconds > 0 and word == "accepted"
     assert bench_certify.command(path, "red", Goal.WIN, 1, "search", 60.0)[1] == "answered"
+
+
+def test_bench_bmc_targets_are_queries_on_both_boards():
+    import bench_bmc
+    from niagara_solver.model.board import Board, standard_board
+    from niagara_solver.model.query import parse_query
+
+    for board in (Board.from_json(bench_bmc.SHORT, "board"), standard_board()):
+        read = [parse_query(text, ["red", "blue"], board) for text in bench_bmc.TARGETS.values()]
+        assert [str(q) for q in read][:2] == ["loaded(any) >= 1", "fallen(any) >= 1"]

@@ -14,6 +14,7 @@ from typing import Callable
 
 import pytest
 import z3
+from helpers import P, position
 
 from niagara_solver.encoding.relations import Relations, SymPosition
 from niagara_solver.engine.flow import flow_choices, flow_value
@@ -24,6 +25,7 @@ from niagara_solver.games.bmc import BmcResult, Reach, ReplayMismatch, bounded_r
 from niagara_solver.model.atoms import COLOURS, PORT, Colour, Gems, Phase
 from niagara_solver.model.board import Board, standard_board
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
+from niagara_solver.model.notation import Rescue
 from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.model.query import Query, QueryError, parse_query
 from niagara_solver.model.ruleset import STANDARD
@@ -204,6 +206,20 @@ def test_a_query_reads_the_round_and_the_lifebuoy_after_k_rounds():
     # After a round from round 1 with red holding the lifebuoy: round 2, the lifebuoy passed to blue (R-BUOY-1).
     check(setup(SHORT), query("round == 2 and lifebuoy(blue) == 1"), 1, 1)
     check(setup(SHORT), query("round == 2 and lifebuoy(red) == 1"), 1, None)
+
+
+def test_three_players_a_paid_rescue_and_the_lifebuoy_with_the_second_seat_replay():
+    # a's fallen canoe comes back for a's only gem, an amber (R-RESCUE-1); b holds the lifebuoy, so b, c, a act in
+    # that order (R-TURN-1). The explicit search is left out here (a round of three players is 348,662 positions).
+    start = position(P("a", "4:ruby", "fallen", bank={"amber": 1}), P("b", "2:amber", "6L"), P("c", "5", "port"),
+                     phase="cards", lifebuoy="b", weather=1)
+    result = bounded_reach(start, parse_query("bank(a) == 0 and fallen(a) == 0", ["a", "b", "c"]), 1)
+    assert result.reach is Reach.REACHED and result.k == 1
+    (played,) = result.trace
+    assert played.rescues[0] == Rescue((Colour.AMBER,))
+    assert [p for p, _, _ in played.turns] == [1, 2, 0]
+    (record,) = replay(result)
+    assert record.end == played.position and record.end.lifebuoy == 2 and record.end.round == start.round + 1
 
 
 def test_a_decoded_round_the_engine_ends_elsewhere_is_a_mismatch():

@@ -28,7 +28,7 @@ from niagara_solver.model.errors import IllegalTurnError, PhaseError
 from niagara_solver.model.notation import Rescue
 from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.model.query import Query, QueryError, parse_query
-from niagara_solver.model.ruleset import STANDARD
+from niagara_solver.model.ruleset import STANDARD, ForkPolicy
 from niagara_solver.verify.mutants import BY_NAME
 
 #: A short custom board: 1 -> 2 -> 3 -> fork 4L / 4R -> the falls, one cave beside each disc (R-BOARD-1..4).
@@ -164,6 +164,17 @@ def test_short_board_a_cave_of_two_gems_is_emptied_in_one_round():
     (played,) = result.trace
     loads = [str(turn) for _, _, turn in played.turns]
     assert all("+" in t for t in loads), loads  # each player's canoe loads one of the two gems
+
+
+def test_short_board_free_forks_the_decoded_branches_replay():
+    # fork_policy: free (R-FLOW-4): each step's disc enters the branch chosen, which the trace gives the engine.
+    start = setup(SHORT).replace(ruleset=dataclasses.replace(STANDARD, fork_policy=ForkPolicy.FREE))
+    result = check(start, query("canoes(red, 4R) + canoes(blue, 4L) == 2"), 1, 1)
+    (played,) = result.trace
+    assert played.branches is not None and len(played.branches) == played.flow
+    # The marker stays where it stands under the free policy; it switches with each disc under alternation.
+    check(start, query("marker(3) == 0"), 1, None)
+    check(setup(SHORT), query("marker(3) == 0"), 1, 1)
 
 
 # -- the standard board -----------------------------------------------------------------------------------------------

@@ -18,6 +18,10 @@ def test_two_port_canoes_bank_one_gem_each_per_round_trip():
     # Down to a cave and load in one round, home in the next (R-MOVE-2, R-MOVE-5): never in the same round.
     pos = position(P("red", "port", "port"), P("blue", "port", "port"))
     assert [bank_reach(pos, 0, h) for h in (1, 2, 3, 4, 5)] == [0, 2, 2, 4, 4]
+    # With R-TURN-3 kept: one canoe leaves the port in the first round, the other a round later.
+    assert [bank_reach(pos, 0, h, one_departure=True) for h in (1, 2, 3, 4, 5)] == [0, 1, 2, 3, 4]
+    on_river = position(P("red", "3", "port"), P("blue", "port", "port"))
+    assert bank_reach(on_river, 0, 4, one_departure=True) == bank_reach(on_river, 0, 4)
 
 
 def test_a_gem_near_the_port_is_banked_this_round():
@@ -62,6 +66,7 @@ def test_never_below_what_seeded_games_bank():
                     if len(span) < h:
                         continue
                     banked = sum(r.end.players[x].bank.total - r.turns_start.players[x].bank.total for r in span)
+                    assert banked <= bank_reach(record.turns_start, x, h, one_departure=True), (players, k, x, h)
                     assert banked <= bank_reach(record.turns_start, x, h), (players, k, x, h)
                     checked += 1
     assert checked > 1000

@@ -157,7 +157,7 @@ def bankable(pos: Position, q: int) -> tuple[int, int]:
 _PADDLES = (1, 2, 3, 4, 5, 6)
 
 
-def bank_reach(pos: Position, x: int, left: int) -> int:
+def bank_reach(pos: Position, x: int, left: int, one_departure: bool = False) -> int:
     """An upper bound on the gems X can still bank within ``left`` rounds (this one included), without an expansion
     module: each of X's canoes alone on a river relaxed in X's favour (:func:`_canoe_reach`), summed.
 
@@ -168,13 +168,21 @@ def bank_reach(pos: Position, x: int, left: int) -> int:
     R-STEAL-1), ride the flow any number of discs down any branch, and come back from the falls to the port,
     empty, free (R-FLOW-6, R-RESCUE-1); only the movement is the rules' own: exact spend (R-MOVE-3) except into the
     port (R-MOVE-5), 1 point a disc and 2 a gem action (R-MOVE-2), up or down (R-MOVE-4). Every play of the real
-    game is one of the relaxation's, so its best is a bound."""
+    game is one of the relaxation's, so its best is a bound.
+
+    With ``one_departure`` the relaxation keeps one more rule: when both of X's canoes are in the port and X has not
+    acted this round, at most one of them leaves it this round (R-TURN-3, either ``port_departure``), so the other
+    starts a round later; every real play still is one of the relaxation's."""
     me = pos.players[x]
     board, rules = pos.board, pos.ruleset
     acted = x in pos.acted
     cards = [me.card] if me.card is not None else list(me.hand)
     now = tuple(sorted({b for c in cards if c is not None for b in c.budgets}))
     total = 0
+    if one_departure and not acted and len(me.canoes) == 2 and all(c.place == PORT for c in me.canoes):
+        # R-TURN-3: one canoe may leave the port this round, the other waits in the port (which never flows).
+        later = _canoe_reach(board, rules.capacity, rules.must_move, _PADDLES, _PADDLES, (PORT, 0), left - 1)
+        return _canoe_reach(board, rules.capacity, rules.must_move, now, _PADDLES, (PORT, 0), left) + later
     for canoe in me.canoes:
         start = (PORT if canoe.place == FALLEN else canoe.place, len(canoe.gems))
         if acted:  # this round's flow, then the later rounds

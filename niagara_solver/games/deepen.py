@@ -1,0 +1,350 @@
+"""The deepening search: the shortest play from a position to one where a target holds, by iterative deepening over
+the decisions of each round, pruned by a sound bound on the rounds still needed.
+
+Where the breadth-first search (:mod:`.search`) makes every distinct position a round leads to before it looks at
+any, this search walks a round decision by decision — the rescues in seat order from the lifebuoy holder
+(R-RESCUE-1), each player's card and turn in turn order (R-TURN-1), the flow's choices (R-FLOW) — as the engine
+lists them, and asks the bound after every turn: a whole round of three players is some 200,000 paths, most of which
+the bound cuts after the turn that makes them hopeless. Depth ``K`` is explored in full before depth ``K + 1`` is
+tried, so the first target met is met in the fewest rounds; a depth is skipped without a search only where the bound
+proves that no play reaches the target in so few rounds. Positions met again with no more rounds left than before are
+not walked twice (one table for the starts of rounds, one for positions within a round).
+
+The bound (:func:`rounds_needed`) is read from the query: the goal (R-END-1), a winner, the end of the game, a bank of
+at least some gems — from :func:`..solver.answers.bank_reach`, the gems a player can bank at most in so many rounds in
+a relaxation of the rules that every real play is one of; ``and`` takes the larger, ``or`` the smaller; any other
+query gets none (0: every position may meet it). Without the base game's movement (an expansion module on) there is
+no bound either.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Sequence
+
+from niagara_solver.engine.flow import flow_choices, flow_value
+from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
+from niagara_solver.engine.round import RoundRecord, next_round, play_round
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.errors import NiagaraError
+from niagara_solver.model.goal import is_finished
+from niagara_solver.model.limits import time_left
+from niagara_solver.model.notation import Rescue, Steal, Turn
+from niagara_solver.model.position import Position
+from niagara_solver.model.query import (And, Compare, Count, Flag, Node, Number, Or, Query, RoundEvents, Tally, Who)
+from niagara_solver.solver.answers import bank_reach, could_reach_goal
+
+#: Where the bound gives up counting: a target needing more rounds than any search here explores.
+NEVER = 1 << 20
+
+
+# -- the bound ----------------------------------------------------------------------------------------------------
+
+def rounds_needed(query: Query, pos: Position, limit: int) -> int:
+    """A lower bound on the round ends still to come before ``query`` can hold, counted from ``pos`` (a position at
+    the start of a round or within one; the end of the round under way is the first), at most ``limit + 1``
+    ("not within ``limit``"). 0 for a position at the start of a round where the query may hold already."""
+    if pos.ruleset.modules:
+        return 0  # bank_reach reads the base game's movement alone
+    return _needed(query.root, pos, limit)
+
+
+def _needed(node: Node, pos: Position, limit: int) -> int:
+    if isinstance(node, And):
+        return max(_needed(part, pos, limit) for part in node.parts)
+    if isinstance(node, Or):
+        return min(_needed(part, pos, limit) for part in node.parts)
+    if isinstance(node, Flag) and node.name in ("goal", "winner", "game_over"):
+        # A winner has reached the goal (R-END-3); the game is over once a player has (R-END-2).
+        return _over_players(node.who, pos, lambda p: _rounds_to(pos, p, None, None, limit))
+    if isinstance(node, Compare):
+        need = _bank_need(node)
+        if need is not None:
+            count, gems = need
+            colour = count.args[0] if count.args else None
+            return _over_players(count.who, pos, lambda p: _rounds_to(pos, p, gems, colour, limit))
+    return 0
+
+
+def _bank_need(node: Compare) -> tuple[Count, int] | None:
+    """``bank(who[, colour]) >= n`` (or ``>``, or written the other way round) as (the count, n)."""
+    left, op, right = node.left, node.op, node.right
+    if isinstance(left, Number) and isinstance(right, Count):
+        left, right = right, left
+        op = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "==": "==", "!=": "!="}[op]
+    if not (isinstance(left, Count) and left.name == "bank" and isinstance(right, Number)):
+        return None
+    if op == ">=" or op == "==":
+        return left, right.value
+    if op == ">":
+        return left, right.value + 1
+    return None
+
+
+def _over_players(who: object, pos: Position, rounds: Callable[[int], int]) -> int:
+    if isinstance(who, int):
+        return rounds(who)
+    seats = range(len(pos.players))
+    if who is Who.ALL:
+        return max(rounds(p) for p in seats)
+    return min(rounds(p) for p in seats)  # any, that, or a count of every player (game_over)
+
+
+def _rounds_to(pos: Position, p: int, gems: int | None, colour: object, limit: int) -> int:
+    """The fewest round ends before player ``p``'s bank reaches the goal (``gems`` None) or holds ``gems`` gems (of
+    ``colour``), by :func:`bank_reach`; ``limit + 1`` when not within ``limit``."""
+    bank = pos.players[p].bank
+    have = bank.total if colour is None else bank.get(colour)  # type: ignore[arg-type]
+    at_start = not pos.acted and pos.phase is Phase.CARDS
+
+    def enough(extra: int) -> bool:
+        return could_reach_goal(pos, p, extra) if gems is None else have + extra >= gems
+
+    if at_start and enough(0):
+        return 0
+    for rounds in range(1, limit + 1):
+        if enough(bank_reach(pos, p, rounds, one_departure=True)):
+            return rounds
+    return limit + 1
+
+
+# -- the search ---------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RoundChoices:
+    """The decisions of one round, as :func:`..engine.round.play_round` takes them."""
+
+    rescues: tuple[tuple[int, Rescue], ...]
+    cards: tuple[tuple[int, Card], ...]
+    turns: tuple[tuple[int, Turn], ...]
+    branches: tuple[object, ...]
+    pushes: tuple[str, ...]
+
+
+@dataclass
+class DeepeningResult:
+    """What the deepening search found: the rounds of the shortest play to the target (None: none within
+    ``completed`` rounds, or the search stopped), the play, and what the search did."""
+
+    rounds: int | None
+    play: tuple[RoundChoices, ...]
+    completed: int
+    #: The depths the bound excluded without a search: no play meets the target in fewer rounds than this.
+    excluded_below: int
+    positions: int
+    seconds: float
+    stopped: str | None = None
+    records: tuple[RoundRecord, ...] = field(default=())
+
+
+class _Stop(Exception):
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+Progress = Callable[[int, int, float], None]
+
+
+class Deepening:
+    """Iterative deepening from ``start`` (a position at the start of a round) to a position where ``query``
+    holds at the end of a round, within ``max_rounds``.
+
+    ``max_positions`` bounds the positions the tables keep (then the search stops: UNKNOWN with the depth it
+    completed); the command's time limit stops it too."""
+
+    def __init__(self, start: Position, query: Query, max_rounds: int, max_positions: int = 2_000_000,
+                 progress: Progress | None = None, use_bound: bool = True) -> None:
+        self.start = start
+        self.query = query
+        self.max_rounds = max_rounds
+        self.max_positions = max_positions
+        self.progress = progress
+        self.use_bound = use_bound
+        self.positions = 0
+        self._starts: dict[object, int] = {}
+        self._within: dict[object, int] = {}
+        self._began = 0.0
+
+    def run(self) -> DeepeningResult:
+        """Deepen one round at a time until the target is met, the rounds run out or the search stops."""
+        self._began = time.monotonic()
+        n = len(self.start.players)
+        tally = Tally.zero(n)
+        if self.query.holds(self.start, RoundEvents.none(n), tally):
+            return self._result(0, (), 0, 0)
+        first = 1
+        if self.use_bound:
+            first = max(1, min(self._bound(self.start, self.max_rounds), self.max_rounds + 1))
+        completed = first - 1
+        for depth in range(first, self.max_rounds + 1):
+            self._starts.clear()
+            self._within.clear()
+            try:
+                play = self._round(self.start, 0, depth, tally, ())
+            except _Stop as stop:
+                return self._result(None, (), completed, first - 1, stop.why)
+            if play is not None:
+                return self._result(depth, play, depth - 1, first - 1)
+            completed = depth
+            if self.progress is not None:
+                self.progress(depth, self.positions, time.monotonic() - self._began)
+        return self._result(None, (), completed, first - 1)
+
+    def _result(self, rounds: int | None, play: tuple[RoundChoices, ...], completed: int, excluded: int,
+                stopped: str | None = None) -> DeepeningResult:
+        records = replay_choices(self.start, play) if play else ()
+        return DeepeningResult(rounds, play, completed, excluded, self.positions, time.monotonic() - self._began,
+                               stopped, records)
+
+    def _bound(self, pos: Position, left: int) -> int:
+        return rounds_needed(self.query, pos, left) if self.use_bound else 0
+
+    def _visit(self, table: dict[object, int], key: object, left: int) -> bool:
+        """True the first time a position is met with ``left`` rounds or more to go (else it was walked already)."""
+        known = table.get(key)
+        if known is not None and known >= left:
+            return False
+        if known is None:
+            self.positions += 1
+            if self.positions > self.max_positions:
+                raise _Stop(f"the tables hold {self.max_positions:,} positions (the memory limit)")
+            if self.positions % 4096 == 0:
+                left_s = time_left(None)
+                if left_s is not None and left_s <= 0:
+                    raise _Stop("the time limit")
+        table[key] = left
+        return True
+
+    # One round, decision by decision. Each returns the play from here to the target, or None.
+
+    def _round(self, pos: Position, done: int, depth: int, tally: Tally,
+               play: tuple[RoundChoices, ...]) -> tuple[RoundChoices, ...] | None:
+        left = depth - done
+        if left <= 0 or is_finished(pos):
+            return None  # the game is over: no round follows (R-END-2)
+        key = (pos, tally) if self.query.uses_tally else pos
+        if not self._visit(self._starts, key, left):
+            return None
+        if self._bound(pos, left) > left:
+            return None
+        return self._rescue(pos, 0, (), done, depth, tally, play)
+
+    def _rescue(self, pos: Position, i: int, rescues: tuple[tuple[int, Rescue], ...], done: int, depth: int,
+                tally: Tally, play: tuple[RoundChoices, ...]) -> tuple[RoundChoices, ...] | None:
+        order = pos.turn_order()
+        if i == len(order):
+            turns_start = begin_turns(pos)
+            return self._turn(turns_start, (), (), rescues, done, depth, tally, play)
+        p = order[i]
+        for option in rescue_options(pos, p):
+            found = self._rescue(apply_rescue(pos, p, option), i + 1, (*rescues, (p, option)), done, depth, tally,
+                                 play)
+            if found is not None:
+                return found
+        return None
+
+    def _turn(self, pos: Position, cards: tuple[tuple[int, Card], ...], turns: tuple[tuple[int, Turn], ...],
+              rescues: tuple[tuple[int, Rescue], ...], done: int, depth: int, tally: Tally,
+              play: tuple[RoundChoices, ...]) -> tuple[RoundChoices, ...] | None:
+        p = pos.next_to_act()
+        if p is None:
+            return self._flow(pos, cards, turns, rescues, done, depth, tally, play)
+        left = depth - done
+        player = pos.players[p]
+        options: list[tuple[int, Card, Turn, Position]] = []
+        for card in player.playable:
+            for outcome in legal_turns(pos, p, card):
+                after = outcome.position
+                need = self._bound(after, left)
+                if need > left:
+                    continue
+                options.append((need, card, outcome.turn, after))
+        options.sort(key=lambda o: o[0])  # the most promising first: the bound's fewest rounds (stable otherwise)
+        for _, card, turn, after in options:
+            events = _steals(turns, p, turn) if self.query.uses_events else None
+            key = (after, tally, events, rescues) if self.query.uses_events or self.query.uses_tally else after
+            if not self._visit(self._within, key, left):
+                continue
+            found = self._turn(after, (*cards, (p, card)), (*turns, (p, turn)), rescues, done, depth, tally, play)
+            if found is not None:
+                return found
+        return None
+
+    def _flow(self, pos: Position, cards: tuple[tuple[int, Card], ...], turns: tuple[tuple[int, Turn], ...],
+              rescues: tuple[tuple[int, Rescue], ...], done: int, depth: int, tally: Tally,
+              play: tuple[RoundChoices, ...]) -> tuple[RoundChoices, ...] | None:
+        steps = flow_value(pos)
+        for outcome in flow_choices(pos, steps):
+            nxt = next_round(outcome.position, pos)
+            choices = RoundChoices(rescues, cards, turns, outcome.choices, outcome.pushes)
+            events = round_events(pos, outcome.position, rescues, turns)
+            after_tally = tally.after(events)
+            if self.query.holds(nxt, events, after_tally):
+                return (*play, choices)
+            found = self._round(nxt, done + 1, depth, after_tally, (*play, choices))
+            if found is not None:
+                return found
+        return None
+
+
+def _steals(turns: Sequence[tuple[int, Turn]], p: int, turn: Turn) -> tuple[int, ...]:
+    """Steals made so far this round, per seat (for the key of a position within a round)."""
+    counts: dict[int, int] = {}
+    for seat, t in (*turns, (p, turn)):
+        counts[seat] = counts.get(seat, 0) + _count_steals(t)
+    return tuple(sorted(counts.items()))  # type: ignore[arg-type]
+
+
+def _count_steals(turn: Turn) -> int:
+    return sum(1 for action in turn.actions for step in action.steps if isinstance(step, Steal))
+
+
+def round_events(before_flow: Position, after_flow: Position, rescues: Sequence[tuple[int, Rescue]],
+                 turns: Sequence[tuple[int, Turn]]) -> RoundEvents:
+    """What a round did, per seat: the steals of its turns (R-STEAL), the canoes that went over the falls in its flow
+    and the gems they carried (R-FLOW-6), the canoes its rescues brought back (R-RESCUE-1)."""
+    n = len(before_flow.players)
+    steals = [0] * n
+    for seat, turn in turns:
+        steals[seat] += _count_steals(turn)
+    falls = [0] * n
+    lost = [0] * n
+    for seat in range(n):
+        before = before_flow.players[seat].canoes
+        after = after_flow.players[seat].canoes
+        fell_before = sum(1 for c in before if c.fallen)
+        fell_after = sum(1 for c in after if c.fallen)
+        falls[seat] = fell_after - fell_before
+        if falls[seat]:
+            carried = sum(len(c.gems) for c in before)
+            lost[seat] = carried - sum(len(c.gems) for c in after)
+    rescued = [0] * n
+    for seat, rescue in rescues:
+        rescued[seat] += len(rescue.payments)
+    return RoundEvents(tuple(steals), tuple(falls), tuple(rescued), tuple(lost))
+
+
+def replay_choices(start: Position, play: Sequence[RoundChoices]) -> tuple[RoundRecord, ...]:
+    """Each round of a play replayed by the engine (:func:`..engine.round.play_round`): the records a trace holds.
+    A play the engine refuses raises its error: the search made it from the engine's own lists, so it never should."""
+    records = []
+    pos = start
+    for choices in play:
+        try:
+            record = play_round(pos, dict(choices.cards), dict(choices.turns), dict(choices.rescues),
+                                list(choices.branches) if choices.branches else None,  # type: ignore[arg-type]
+                                list(choices.pushes) if choices.pushes else None)
+        except NiagaraError as error:  # pragma: no cover - a disagreement between the engine's list and its check
+            raise AssertionError(f"round {pos.round} of the play found is refused by the engine: {error}") from error
+        records.append(record)
+        pos = record.end
+    return tuple(records)
+
+
+def plays(records: Sequence[RoundRecord]) -> Iterator[Position]:
+    """The positions at the end of each round of a play."""
+    for record in records:
+        yield record.end

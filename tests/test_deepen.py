@@ -1,0 +1,67 @@
+"""The deepening search (games/deepen.py): the fewest rounds to a target, the same with and without its bound, each
+play it finds replayed by the engine; the bound itself never above the plain search's answer."""
+
+import dataclasses
+
+import pytest
+
+from niagara_solver.games.deepen import Deepening, rounds_needed
+from niagara_solver.model.board import Board
+from niagara_solver.model.position import Position
+from niagara_solver.model.query import parse_query
+from niagara_solver.model.ruleset import STANDARD
+
+SHORT = Board.from_json({"name": "short",
+                         "river": {"1": "2", "2": "3", "3": {"L": "4L", "R": "4R"}, "4L": "falls", "4R": "falls"},
+                         "caves": {"amethyst": ["1"], "diamond": ["2"], "amber": ["3"], "sapphire": ["4L"],
+                                   "ruby": ["4R"]}}, "board")
+NAMES = ["red", "blue"]
+
+
+def _setup(board: Board | None = None, gems: int = 8) -> Position:
+    return Position.initial(NAMES, board, dataclasses.replace(STANDARD, gems_per_colour=gems))
+
+
+def _deepen(start: Position, text: str, rounds: int, bound: bool = True) -> tuple[int | None, int]:
+    result = Deepening(start, parse_query(text, NAMES, start.board), rounds, use_bound=bound).run()
+    if result.rounds is not None:
+        assert len(result.records) == result.rounds  # the play, replayed by the engine round by round
+        end = result.records[-1].end
+        assert parse_query(text, NAMES).holds(end) or "stole" in text or "lost" in text or "fell" in text
+    return result.rounds, result.completed
+
+
+@pytest.mark.parametrize("text, rounds, expected", [
+    ("loaded(any) >= 1", 2, 1),
+    ("fallen(any) >= 1", 2, 1),
+    ("bank(any) >= 1", 3, 2),
+    ("bank(red) >= 2", 4, 3),
+    ("bank(any) >= 2 and fallen(that) == 0", 4, 3),
+    ("stole(any) >= 1", 3, 2),
+    ("lost >= 1", 2, 1),
+])
+def test_the_fewest_rounds_are_the_same_with_and_without_the_bound(text: str, rounds: int, expected: int) -> None:
+    start = _setup(SHORT)
+    assert _deepen(start, text, rounds) == (expected, expected - 1)
+    assert _deepen(start, text, rounds, bound=False) == (expected, expected - 1)
+
+
+def test_no_play_banks_a_gem_in_one_round_and_the_bound_says_so_without_a_search() -> None:
+    start = _setup()
+    query = parse_query("bank(any) >= 1", NAMES)
+    assert rounds_needed(query, start, 5) == 2
+    result = Deepening(start, query, 1).run()
+    assert (result.rounds, result.completed, result.excluded_below, result.positions) == (None, 1, 1, 0)
+    plain = Deepening(start, query, 1, use_bound=False).run()
+    assert (plain.rounds, plain.completed) == (None, 1) and plain.positions > 0
+
+
+def test_the_goal_needs_five_rounds_by_the_bound() -> None:
+    # A canoe banks at most one gem every two rounds, and only one canoe leaves the port in the first round (R-TURN-3):
+    # four gems of one colour, the cheapest goal (R-END-1), need five rounds.
+    start = _setup()
+    assert rounds_needed(parse_query("goal(any)", NAMES), start, 9) == 5
+    assert rounds_needed(parse_query("bank(red) >= 2", NAMES), start, 9) == 3
+    assert rounds_needed(parse_query("bank(red) >= 2 or bank(blue) >= 1", NAMES), start, 9) == 2
+    assert rounds_needed(parse_query("bank(red) >= 2 and bank(blue) >= 3", NAMES), start, 9) == 4
+    assert rounds_needed(parse_query("cave(ruby) == 0", NAMES), start, 9) == 0

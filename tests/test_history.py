@@ -65,7 +65,6 @@ def test_no_play_banks_a_gem_in_the_first_round() -> None:
     assert earliest_round(_banked(_after(7), 0, Colour.AMETHYST, 1)) == 8
 
 
-@pytest.mark.rule("R-PROP-3")
 def test_missing_gems_are_no_game_position() -> None:
     pos = _after(2)
     caves = list(pos.caves)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Protocol, Sequence
 
 from niagara_solver.engine.flow import flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
@@ -105,9 +105,45 @@ def _rounds_to(pos: Position, p: int, gems: int | None, colour: object, limit: i
     if at_start and enough(0):
         return 0
     for rounds in range(1, limit + 1):
-        if enough(bank_reach(pos, p, rounds, one_departure=True)):
+        if enough(bank_reach(pos, p, rounds, one_departure=True, own_hand=True)):
             return rounds
     return limit + 1
+
+
+class Target(Protocol):
+    """What the deepening search looks for: a condition on the position at the end of a round (after a round with
+    ``events``, with ``tally`` since the start), and a sound lower bound on the round ends still needed."""
+
+    @property
+    def uses_events(self) -> bool: ...
+
+    @property
+    def uses_tally(self) -> bool: ...
+
+    def holds(self, pos: Position, events: RoundEvents | None = None, tally: Tally | None = None) -> bool: ...
+
+    def rounds_needed(self, pos: Position, limit: int) -> int: ...
+
+
+@dataclass(frozen=True)
+class QueryTarget:
+    """A query as a target: the query's own condition, the bound of :func:`rounds_needed`."""
+
+    query: Query
+
+    @property
+    def uses_events(self) -> bool:
+        return self.query.uses_events
+
+    @property
+    def uses_tally(self) -> bool:
+        return self.query.uses_tally
+
+    def holds(self, pos: Position, events: RoundEvents | None = None, tally: Tally | None = None) -> bool:
+        return self.query.holds(pos, events, tally)
+
+    def rounds_needed(self, pos: Position, limit: int) -> int:
+        return rounds_needed(self.query, pos, limit)
 
 
 # -- the search ---------------------------------------------------------------------------------------------------
@@ -149,16 +185,16 @@ Progress = Callable[[int, int, float], None]
 
 
 class Deepening:
-    """Iterative deepening from ``start`` (a position at the start of a round) to a position where ``query``
-    holds at the end of a round, within ``max_rounds``.
+    """Iterative deepening from ``start`` (a position at the start of a round) to a position where ``target`` (a
+    :class:`Target`, or a query) holds at the end of a round, within ``max_rounds``.
 
     ``max_positions`` bounds the positions the tables keep (then the search stops: UNKNOWN with the depth it
     completed); the command's time limit stops it too."""
 
-    def __init__(self, start: Position, query: Query, max_rounds: int, max_positions: int = 2_000_000,
+    def __init__(self, start: Position, target: Target | Query, max_rounds: int, max_positions: int = 2_000_000,
                  progress: Progress | None = None, use_bound: bool = True) -> None:
         self.start = start
-        self.query = query
+        self.query: Target = QueryTarget(target) if isinstance(target, Query) else target
         self.max_rounds = max_rounds
         self.max_positions = max_positions
         self.progress = progress
@@ -200,7 +236,7 @@ class Deepening:
                                stopped, records)
 
     def _bound(self, pos: Position, left: int) -> int:
-        return rounds_needed(self.query, pos, left) if self.use_bound else 0
+        return self.query.rounds_needed(pos, left) if self.use_bound else 0
 
     def _visit(self, table: dict[object, int], key: object, left: int) -> bool:
         """True the first time a position is met with ``left`` rounds or more to go (else it was walked already)."""

@@ -157,7 +157,7 @@ def bankable(pos: Position, q: int) -> tuple[int, int]:
 _PADDLES = (1, 2, 3, 4, 5, 6)
 
 
-def bank_reach(pos: Position, x: int, left: int, one_departure: bool = False) -> int:
+def bank_reach(pos: Position, x: int, left: int, one_departure: bool = False, own_hand: bool = False) -> int:
     """An upper bound on the gems X can still bank within ``left`` rounds (this one included), without an expansion
     module: each of X's canoes alone on a river relaxed in X's favour (:func:`_canoe_reach`), summed.
 
@@ -172,24 +172,33 @@ def bank_reach(pos: Position, x: int, left: int, one_departure: bool = False) ->
 
     With ``one_departure`` the relaxation keeps one more rule: when both of X's canoes are in the port and X has not
     acted this round, at most one of them leaves it this round (R-TURN-3, either ``port_departure``), so the other
-    starts a round later; every real play still is one of the relaxation's."""
+    starts a round later; every real play still is one of the relaxation's. With ``own_hand``, the later rounds' budgets
+    are those of the cards left in X's hand when the rounds counted end before the hand comes back full (a played card
+    stays out until every card was played, R-CARD-2), each still allowed in every round."""
     me = pos.players[x]
     board, rules = pos.board, pos.ruleset
     acted = x in pos.acted
     cards = [me.card] if me.card is not None else list(me.hand)
     now = tuple(sorted({b for c in cards if c is not None for b in c.budgets}))
-    total = 0
+    later: tuple[int, ...] = _PADDLES
+    if own_hand and not rules.modules:
+        # The rounds after this one use the cards left in the hand until it comes back full (R-CARD-2): this round's
+        # card (if X has not acted) is one of the hand, so one card fewer is left for them.
+        left_in_hand = len(me.hand) - (0 if acted else 1)
+        if left - 1 <= left_in_hand:
+            later = tuple(sorted({b for c in me.hand for b in c.budgets}))
     if one_departure and not acted and len(me.canoes) == 2 and all(c.place == PORT for c in me.canoes):
         # R-TURN-3: one canoe may leave the port this round, the other waits in the port (which never flows).
-        later = _canoe_reach(board, rules.capacity, rules.must_move, _PADDLES, _PADDLES, (PORT, 0), left - 1)
-        return _canoe_reach(board, rules.capacity, rules.must_move, now, _PADDLES, (PORT, 0), left) + later
+        waiting = _canoe_reach(board, rules.capacity, rules.must_move, later, later, (PORT, 0), left - 1)
+        return _canoe_reach(board, rules.capacity, rules.must_move, now, later, (PORT, 0), left) + waiting
+    total = 0
     for canoe in me.canoes:
         start = (PORT if canoe.place == FALLEN else canoe.place, len(canoe.gems))
         if acted:  # this round's flow, then the later rounds
-            total += max((_canoe_reach(board, rules.capacity, rules.must_move, _PADDLES, _PADDLES, f, left - 1)
+            total += max((_canoe_reach(board, rules.capacity, rules.must_move, later, later, f, left - 1)
                           for f in _flowed(board, start)), default=0) if left > 1 else 0
         else:
-            total += _canoe_reach(board, rules.capacity, rules.must_move, now, _PADDLES, start, left)
+            total += _canoe_reach(board, rules.capacity, rules.must_move, now, later, start, left)
     return total
 
 

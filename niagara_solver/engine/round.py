@@ -17,6 +17,7 @@ from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import FlowResult, StepChoice, choices_text, flow_detail, flow_value
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.engine.rescue import begin_turns
+from niagara_solver.engine.values import evolve
 
 __all__ = ["GOAL_SAME", "GOAL_TOTAL", "goal_reached", "winners", "is_finished", "end_round", "end_round_detail",
            "TurnRecord", "RoundRecord", "play_round"]
@@ -35,11 +36,20 @@ def end_round_detail(pos: Position, choices: Sequence[StepChoice] | None = None,
     """:func:`end_round`, also returning what the flow did."""
     steps = flow_value(pos)
     result = flow_detail(pos, steps, choices, pushes)
-    pos = result.position
-    players = tuple(Player(p.name, p.canoes, p.hand or start_hand(pos.ruleset), p.bank, None)
-                    for p in pos.players)
-    return (pos.replace(players=players, lifebuoy=(pos.lifebuoy + 1) % len(pos.players), round=pos.round + 1,
-                        phase=Phase.CARDS, acted=()), result)
+    return next_round(result.position, pos), result
+
+
+def next_round(after_flow: Position, before_flow: Position) -> Position:
+    """Phase IV after the flow (R-BUOY-1, R-CARD-2): the lifebuoy passes to the next seat, the cards played stay
+    out, an empty hand is refilled, and the next round begins. ``after_flow`` is the position the flow left
+    (:func:`.flow.flow_detail` or one of :func:`.flow.flow_choices`), ``before_flow`` the one it started from: the
+    lifebuoy and the round count are read there."""
+    # Made without re-running the constructors (:func:`.values.evolve`): the hands stay in hand order, a full hand
+    # is in it, and the canoes are not touched.
+    full = start_hand(after_flow.ruleset)
+    players = tuple(evolve(p, hand=p.hand or full, card=None, card_budget=None) for p in after_flow.players)
+    return evolve(after_flow, players=players, lifebuoy=(before_flow.lifebuoy + 1) % len(players),
+                  round=before_flow.round + 1, phase=Phase.CARDS, acted=())
 
 
 def next_round(after_flow: Position, before_flow: Position) -> Position:

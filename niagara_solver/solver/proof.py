@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from niagara_solver.engine.flow import flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
-from niagara_solver.engine.round import goal_reached, is_finished, winners
+from niagara_solver.engine.round import goal_reached, is_finished, next_round, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.notation import Rescue, Turn
@@ -26,7 +26,7 @@ from niagara_solver.model.readings import UncoveredRulesError
 from niagara_solver.model.ruleset import Reveal
 from niagara_solver.solver.answers import Goal, bankable, could_reach_goal, has_steal, turn_capacity, x_gems
 from niagara_solver.solver.certificate import Certificate, Claim, CNode, NodeKind, Option
-from niagara_solver.solver.search import Search, _next_round, nothing_to_steal
+from niagara_solver.solver.search import Search, nothing_to_steal
 
 #: A branch as the walk meets it: its option (without the node below), whether it holds for X (the search's
 #: value) and how to write the node below.
@@ -186,7 +186,7 @@ class _Writer:
         seen: dict[Position, None] = {o.position: None for o in outcomes}
 
         def branch(after: Position) -> _Branch:
-            start = _next_round(after, pos)
+            start = next_round(after, pos)
             return (Option(0, self.at(after)), lambda: self.search._round_end(start, left).value,
                     lambda: self.round_end(start, left))
         return self.decide(NodeKind.FLOW, pos, None, left, [branch(a) for a in seen])

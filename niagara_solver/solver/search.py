@@ -37,7 +37,7 @@ from niagara_solver.model.errors import NiagaraError
 
 from niagara_solver.engine.flow import FlowOutcome, flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
-from niagara_solver.engine.round import goal_reached, is_finished, winners
+from niagara_solver.engine.round import goal_reached, is_finished, next_round, winners
 from niagara_solver.engine.outcome import TurnOutcome
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Gems, Phase
@@ -71,13 +71,6 @@ class Node:
     def leaf(cls, value: bool, reason: Reason) -> "Node":
         """A leaf decided for ``reason``, in its words."""
         return cls(value, reason.text(), reason=reason)
-
-
-def _next_round(after_flow: Position, before_flow: Position) -> Position:
-    players = tuple(Player(p.name, p.canoes, p.hand or start_hand(after_flow.ruleset), p.bank,
-                           None) for p in after_flow.players)
-    return after_flow.replace(players=players, lifebuoy=(before_flow.lifebuoy + 1) % len(players),
-                              round=before_flow.round + 1, phase=Phase.CARDS, acted=())
 
 
 @dataclass(frozen=True)
@@ -505,7 +498,7 @@ class Search:
         if (asked := self._ask("_put_back", pos, outcomes, i, left)) is not None:
             return asked
         if i == len(outcomes[0].pushes):
-            return self._round_end(_next_round(outcomes[0].position, pos), left)
+            return self._round_end(next_round(outcomes[0].position, pos), left)
         owner = outcomes[0].owners[i]
         options: dict[str, list[FlowOutcome]] = {}
         for outcome in outcomes:

@@ -68,6 +68,15 @@ CASE_TIMEOUT = 60.0
 #: ``fork_policy: free`` every step multiplies the outcomes to follow).
 MAX_FLOW_STEPS = 100
 
+#: The most positions a whole-game search (``reach``, ``invariant``) stores before it answers UNKNOWN: each stored
+#: position with its pointer to the one it was found from takes about 1.6 KB (benchmarks/bench_reach.py measures
+#: it), so two million fill about 3 GB, what a laptop can spare; the level being checked last is never stored.
+MAX_REACH_POSITIONS = 2_000_000
+
+#: The most rounds a whole-game search looks ahead (``reach --rounds``): a game from the setup lasts about ten
+#: rounds (docs/GAMES.md); twenty is beyond any game, and a bigger number is a typo, not a plan.
+MAX_REACH_ROUNDS = 20
+
 #: The most gems of each colour a ruleset may set (``gems_per_colour``; the game has 8). Pictures draw every gem
 #: and the solver counts them one by one; two digits keep every count of a cave readable.
 MAX_GEMS_PER_COLOUR = 99

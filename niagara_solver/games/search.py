@@ -1,0 +1,345 @@
+"""Whole-game questions over the engine's rounds: can some play reach a position where a target holds, and in how
+few rounds? (``reach``; ``invariant`` is the reach of its negation.)
+
+The search is breadth-first by rounds, as an explicit-state model checker explores (TLC): level ``d`` holds every
+distinct position ``d`` rounds after the start (:func:`.rounds.rounds`: every rescue, card, turn order, turn, branch
+and push the rules leave open, all players' choices together). The target is asked of every position as it is
+found, with what its round did (``RoundEvents``) and, when it reads them, the counts kept since the start (``Tally``):
+the first level where it holds is the fewest rounds, every play of the rounds before explored. Positions are told
+apart by their value (canonical, hashable: ``Position``), with the tally when the target reads it; each is stored
+once with a pointer to the position it was first found from, and the shortest trace is rebuilt by following the
+pointers back and finding each round again among its parent's rounds. The last level is checked, never stored.
+
+Sound pruning (:mod:`.bounds`): with a lower bound on the rounds still needed before the target can hold, a
+position at depth ``g`` is dropped when ``g + bound > K``; iterative deepening (K = the start's bound, then one
+more each time) proves "none within K - 1" by exhausting the pruned space, and the last level is dived into, the
+positions whose bound is smallest first.
+
+Limits: the command's time limit (:func:`.limits.check_time`) and a number of stored positions
+(:data:`.limits.MAX_REACH_POSITIONS`): past either the answer is UNKNOWN with the depth completed, never a guess.
+
+Player symmetry merges nothing here: from one start every position of a level has the same round and the same
+lifebuoy holder (R-BUOY-1), so a rotation of the seats that keeps the turn order (the lifebuoy holder first) is the
+identity, and positions of different levels differ in their round and in the size of every hand (R-CARD-2) until
+the hands are refilled (docs/GAMES.md, "Symmetry").
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Protocol
+
+from niagara_solver.engine.round import RoundRecord
+from niagara_solver.games.rounds import RoundStep, rounds
+from niagara_solver.model.limits import MAX_REACH_POSITIONS, OutOfTime, check_time
+from niagara_solver.model.position import Position
+from niagara_solver.model.verdict import Verdict
+
+
+class Target(Protocol):
+    """What the search asks of a position: a position predicate (``Query`` of :mod:`..model.query` is one)."""
+
+    @property
+    def named(self) -> frozenset[str]:
+        """The player names the target mentions (empty: it treats players alike)."""
+
+    @property
+    def uses_events(self) -> bool:
+        """Does it read what the last round did (stole, fell, rescued)?"""
+
+    @property
+    def uses_tally(self) -> bool:
+        """Does it read counts since the start (lost)?"""
+
+    def holds(self, pos: Position, events: Any = None, tally: Any = None) -> bool:
+        """Does it hold in ``pos``, reached by a round that did ``events``, with ``tally`` since the start?"""
+
+
+#: A lower bound on the rounds before a target can hold, from a position at the start of a round (0: none known).
+Bound = Callable[[Position], int]
+
+
+@dataclass(frozen=True)
+class Level:
+    """Progress after a level: the rounds explored, the distinct positions stored and the successors listed so far (as
+    TLC says distinct and generated states; the last level is listed, never stored), the next level's size, the
+    successors listed per second, the memory."""
+
+    depth: int
+    distinct: int
+    generated: int
+    frontier: int
+    per_second: float
+    memory_mb: float
+    #: The budget of rounds of the iteration under way (iterative deepening), else None.
+    budget: int | None = None
+    pruned: int = 0
+
+
+@dataclass(frozen=True)
+class TraceRound:
+    """One round of a trace: the choices (:class:`.rounds.RoundStep`) and the position it leads to."""
+
+    step: RoundStep
+    position: Position
+
+    def record(self, start: Position) -> RoundRecord:
+        """The round replayed from ``start`` by the engine (:func:`.round.play_round`)."""
+        return self.step.replay(start)
+
+
+@dataclass
+class ReachResult:
+    """The answer of :func:`reach`.
+
+    ``verdict``: CONFIRMED (the target is reached), REFUTED (not within ``limit`` rounds: every play explored up to
+    there, with sound pruning only) or UNKNOWN (time or memory ran out: ``stopped`` says which, ``depth`` how many
+    rounds were fully explored). ``rounds``: the fewest rounds to a position where it holds, proved minimal;
+    ``trace``: one shortest play from ``start``."""
+
+    verdict: Verdict
+    start: Position
+    limit: int
+    rounds: int | None = None
+    trace: list[TraceRound] = field(default_factory=list)
+    depth: int = 0
+    #: Distinct positions stored and successors listed, over every iteration.
+    distinct: int = 0
+    generated: int = 0
+    seconds: float = 0.0
+    stopped: str | None = None
+    #: Every reachable position was explored before the limit (no play goes on: each ended, R-END-2).
+    exhausted: bool = False
+    pruned: int = 0
+    bounded: bool = False
+
+    @property
+    def exit_status(self) -> int:
+        """0 reached, 1 not within the rounds, 3 unknown (as ``check`` and ``prove``)."""
+        return self.verdict.exit_status
+
+    @property
+    def end(self) -> Position | None:
+        """The position the trace ends at (None without a trace)."""
+        return self.trace[-1].position if self.trace else (self.start if self.rounds == 0 else None)
+
+
+def memory_mb() -> float:
+    """The process's resident memory now, in MB (0 where it cannot be read)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            pages = int(f.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+class _Found(Exception):
+    def __init__(self, key: Any, child: Position, step: RoundStep, depth: int) -> None:
+        super().__init__()
+        self.key, self.child, self.step, self.depth = key, child, step, depth
+
+
+class _Full(Exception):
+    """The stored positions reached the limit."""
+
+
+class _Search:
+    """One breadth-first search with a budget of rounds (and, with a bound, pruning)."""
+
+    def __init__(self, start: Position, target: Target, budget: int, bound: Bound | None, max_positions: int,
+                 progress: Callable[[Level], None] | None, began: float, iteration: int | None) -> None:
+        self.start, self.target, self.budget, self.bound = start, target, budget, bound
+        self.max_positions, self.progress, self.began, self.iteration = max_positions, progress, began, iteration
+        self.events = target.uses_events or target.uses_tally
+        self.parents: dict[Any, Any] = {}
+        self.distinct = 0
+        self.generated = 0
+        self.pruned = 0
+        self.depth = 0  # levels fully checked
+
+    def key(self, pos: Position, tally: Any) -> Any:
+        return (pos, tally) if self.target.uses_tally else pos
+
+    def holds(self, pos: Position, step: RoundStep | None, tally: Any) -> bool:
+        target = self.target
+        if not (target.uses_events or target.uses_tally):
+            return target.holds(pos)
+        events = step.events if step is not None else _none_events(len(pos.players))
+        return target.holds(pos, events, tally)
+
+    def run(self) -> _Found | None:
+        start = self.start
+        tally = _zero_tally(len(start.players)) if self.target.uses_tally else None
+        root = self.key(start, tally)
+        self.parents[root] = None
+        self.distinct = 1
+        if self.holds(start, None, tally):
+            raise _Found(None, start, None, 0)  # type: ignore[arg-type]
+        frontier: list[tuple[Position, Any, Any]] = [(start, tally, root)]
+        for depth in range(1, self.budget + 1):
+            last = depth == self.budget
+            if last and self.bound is not None:  # the dive: the positions nearest the target first
+                bound = self.bound
+                frontier.sort(key=lambda item: bound(item[0]))
+            nxt: list[tuple[Position, Any, Any]] = []
+            for pos, tally, key in frontier:
+                check_time()
+                for child, step in rounds(pos, events=self.events):
+                    self.generated += 1
+                    after = tally.after(step.events) if tally is not None else None
+                    if not last and not self.target.uses_events and self.key(child, after) in self.parents:
+                        continue  # found before, and asked then (the target reads nothing of the round)
+                    if self.holds(child, step, after):
+                        raise _Found(key, child, step, depth)
+                    if last:
+                        continue
+                    ckey = self.key(child, after)
+                    if ckey in self.parents:
+                        continue
+                    if self.bound is not None and depth + self.bound(child) > self.budget:
+                        self.pruned += 1
+                        continue
+                    self.parents[ckey] = key
+                    self.distinct += 1
+                    if len(self.parents) > self.max_positions:
+                        raise _Full()
+                    nxt.append((child, after, ckey))
+            self.depth = depth
+            frontier = nxt
+            self._report(depth, len(nxt))
+            if not frontier and not last:
+                break
+        return None
+
+    def _report(self, depth: int, frontier: int) -> None:
+        if self.progress is None:
+            return
+        seconds = max(time.perf_counter() - self.began, 1e-9)
+        self.progress(Level(depth, self.distinct, self.generated, frontier, self.generated / seconds, memory_mb(),
+                            self.iteration, self.pruned))
+
+    def trace(self, found: _Found) -> list[TraceRound]:
+        """The rounds from the start to the position found: the parent pointers back, each round found again."""
+        if found.key is None:
+            return []
+        keys = [found.key]
+        while (parent := self.parents[keys[-1]]) is not None:
+            keys.append(parent)
+        keys.reverse()
+        out: list[TraceRound] = []
+        pos = self.start
+        tally = _zero_tally(len(pos.players)) if self.target.uses_tally else None
+        for want in keys[1:]:
+            for child, step in rounds(pos, events=self.events):
+                after = tally.after(step.events) if tally is not None else None
+                if self.key(child, after) == want:
+                    out.append(TraceRound(step, child))
+                    pos, tally = child, after
+                    break
+            else:  # pragma: no cover - the rounds of a position are the same each time they are listed
+                raise AssertionError("a stored position is not found again among its parent's rounds")
+        out.append(TraceRound(found.step, found.child))
+        return out
+
+
+def _none_events(players: int) -> Any:
+    from niagara_solver.model.query import RoundEvents  # type: ignore[import-not-found,unused-ignore]
+    return RoundEvents.none(players)
+
+
+def _zero_tally(players: int) -> Any:
+    from niagara_solver.model.query import Tally  # type: ignore[import-not-found,unused-ignore]
+    return Tally.zero(players)
+
+
+def reach(start: Position, target: Target, rounds_limit: int, *, bound: Bound | None = None,
+          max_positions: int = MAX_REACH_POSITIONS, progress: Callable[[Level], None] | None = None) -> ReachResult:
+    """Does some play from ``start`` reach, within ``rounds_limit`` rounds, a position where ``target`` holds?
+
+    Without ``bound``: one breadth-first search to ``rounds_limit`` levels. With ``bound`` (a lower bound on the rounds
+    still needed, sound: :mod:`.bounds`): iterative deepening, budgets K from the start's bound up to the limit, each a
+    breadth-first search that drops a position at depth ``g`` once ``g + bound > K``. Either way the answer's round
+    count is the fewest: a shorter play would have been found by an earlier level (or iteration), every position on
+    it kept by the bound. Past the time limit or ``max_positions`` stored positions the verdict is UNKNOWN with the
+    depth completed (the rounds within which the target was proved not to hold)."""
+    began = time.perf_counter()
+    result = ReachResult(Verdict.UNKNOWN, start, rounds_limit, bounded=bound is not None)
+    if bound is None:
+        budgets: Iterator[int] = iter([rounds_limit])
+    else:
+        first = max(1, min(bound(start), rounds_limit + 1))
+        budgets = iter(range(first, rounds_limit + 1))
+        result.depth = first - 1  # the bound alone proves no play of fewer rounds reaches the target
+    proved = result.depth
+    for budget in budgets:
+        search = _Search(start, target, budget, bound, max_positions, progress, began,
+                         budget if bound is not None else None)
+        try:
+            found = search.run()
+        except _Found as hit:
+            result.verdict, result.rounds, result.trace = Verdict.CONFIRMED, hit.depth, search.trace(hit)
+            result.depth = hit.depth - 1 if hit.depth else 0
+            result.distinct += search.distinct
+            result.generated += search.generated
+            result.pruned += search.pruned
+            break
+        except (OutOfTime, _Full) as err:
+            result.stopped = "time" if isinstance(err, OutOfTime) else "memory"
+            result.depth = max(proved, search.depth if bound is None else proved)
+            result.distinct += search.distinct
+            result.generated += search.generated
+            result.pruned += search.pruned
+            break
+        result.distinct += search.distinct
+        result.generated += search.generated
+        result.pruned += search.pruned
+        if found is None and search.depth < budget and bound is None:
+            result.exhausted = True  # every play ended before the limit: nothing more is reachable
+        proved = budget
+        result.depth = budget
+    else:
+        result.verdict = Verdict.REFUTED
+        result.depth = rounds_limit
+    result.seconds = time.perf_counter() - began
+    return result
+
+
+class Negation:
+    """A target's negation, for invariants: ``invariant EXPR`` is the reach of ``not EXPR``."""
+
+    def __init__(self, inner: Target) -> None:
+        self.inner = inner
+
+    @property
+    def named(self) -> frozenset[str]:
+        """The inner target's names."""
+        return self.inner.named
+
+    @property
+    def uses_events(self) -> bool:
+        """As the inner target."""
+        return self.inner.uses_events
+
+    @property
+    def uses_tally(self) -> bool:
+        """As the inner target."""
+        return self.inner.uses_tally
+
+    def holds(self, pos: Position, events: Any = None, tally: Any = None) -> bool:
+        """The inner target does not hold."""
+        return not self.inner.holds(pos, events, tally)
+
+
+def invariant(start: Position, target: Target, rounds_limit: int, *, max_positions: int = MAX_REACH_POSITIONS,
+              progress: Callable[[Level], None] | None = None) -> ReachResult:
+    """Does ``target`` hold in every position reachable from ``start`` within ``rounds_limit`` rounds? The reach of
+    its negation (:class:`Negation`), breadth-first without pruning: REFUTED with the shortest trace to a position
+    where it fails (the invariant broken), CONFIRMED when no play breaks it within the rounds (it holds), UNKNOWN
+    past a limit. The verdict is the invariant's: the reach's turned round."""
+    result = reach(start, Negation(target), rounds_limit, max_positions=max_positions, progress=progress)
+    if result.verdict is not Verdict.UNKNOWN:
+        result.verdict = Verdict.REFUTED if result.verdict is Verdict.CONFIRMED else Verdict.CONFIRMED
+    return result

@@ -1,0 +1,279 @@
+"""Whole games (docs/GAMES.md): every round from a position (games/rounds.py), the breadth-first reach and its
+shortest traces (games/search.py), trace files and their replay (games/trace.py).
+
+Every count and minimal round number here is held to a plain enumeration written in this file: the rounds walked
+without any sharing of stages, each ended by ``end_round`` (the flow ridden step by step, not the flow's table), and
+the fewest rounds read off its levels."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Callable
+
+import pytest
+
+from helpers import P, position
+from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
+from niagara_solver.engine.round import end_round, end_round_detail, is_finished, play_round
+from niagara_solver.engine.turns import legal_turns
+from niagara_solver.games.rounds import rounds, steals_in
+from niagara_solver.games.search import Level, reach
+from niagara_solver.games.trace import replay, trace_from_json, trace_json
+from niagara_solver.model.board import Board
+from niagara_solver.model.errors import InputError
+from niagara_solver.model.format import dumps
+from niagara_solver.model.position import Position
+from niagara_solver.model.verdict import Verdict
+
+#: A short river: 1 -> 2 -> 3 -> a fork into 4L and 4R, one cave a disc (R-BOARD-1, R-BOARD-4).
+TINY = {"name": "tiny", "river": {"1": "2", "2": "3", "3": {"L": "4L", "R": "4R"}, "4L": "falls", "4R": "falls"},
+        "caves": {"amethyst": ["1"], "diamond": ["2"], "amber": ["3"], "sapphire": ["4L"], "ruby": ["4R"]}}
+
+
+def tiny_board() -> Board:
+    return Board.from_json(TINY, "board")
+
+
+def small_start() -> Position:
+    """Two players with two cards each on the short river: red beside the amethyst cave, blue carrying a diamond
+    with a canoe on a last disc. Two rounds of it are a few hundred positions."""
+    return position(P("red", "1", "port", hand=[2, 4]), P("blue", "2:diamond", "4L", hand=[1, "cloud"]),
+                    phase="cards", board=TINY)
+
+
+def plain_rounds(pos: Position) -> set[Position]:
+    """Every position one round after ``pos``, by brute force: every rescue, every card and turn of each player in
+    turn order (R-RESCUE-1, R-CARD-1, R-TURN-1), each play ended by ``end_round`` (R-FLOW, R-BUOY-1); no stage
+    shared."""
+    out: set[Position] = set()
+    if is_finished(pos):
+        return out
+    order = pos.turn_order()
+
+    def rescue(p: Position, i: int) -> None:
+        if i == len(order):
+            turns(begin_turns(p))
+            return
+        for r in rescue_options(p, order[i]):
+            rescue(apply_rescue(p, order[i], r), i + 1)
+
+    def turns(p: Position) -> None:
+        q = p.next_to_act()
+        if q is None:
+            out.add(end_round(p))
+            return
+        me = p.players[q]
+        for card in (me.hand if me.card is None else (me.card,)):
+            for o in legal_turns(p, q, card):
+                turns(o.position)
+
+    rescue(pos, 0)
+    return out
+
+
+def plain_levels(start: Position, depth: int) -> list[set[Position]]:
+    levels = [{start}]
+    for _ in range(depth):
+        levels.append({q for p in levels[-1] for q in plain_rounds(p)})
+    return levels
+
+
+class Holds:
+    """A target of the search's protocol, from a plain function of the position."""
+
+    named: frozenset[str] = frozenset()
+    uses_events = False
+    uses_tally = False
+
+    def __init__(self, test: Callable[[Position], bool]) -> None:
+        self.test = test
+
+    def holds(self, pos: Position, events: Any = None, tally: Any = None) -> bool:
+        return self.test(pos)
+
+
+def fewest(levels: list[set[Position]], test: Callable[[Position], bool]) -> int | None:
+    return next((d for d, level in enumerate(levels) if any(test(p) for p in level)), None)
+
+
+# -- rounds ----------------------------------------------------------------------------------------------------
+
+def test_two_players_first_round_from_the_setup() -> None:
+    start = Position.initial(["red", "blue"])
+    found = [p for p, _ in rounds(start)]
+    assert len(found) == len(set(found)) == 99
+    assert set(found) == plain_rounds(start)
+
+
+def test_three_players_first_round_on_the_short_river() -> None:
+    start = Position.initial(["red", "blue", "green"], tiny_board())
+    found = {p for p, _ in rounds(start)}
+    assert len(found) == 993
+    assert found == plain_rounds(start)
+
+
+def test_two_rounds_of_the_small_start() -> None:
+    levels = plain_levels(small_start(), 2)
+    assert [len(level) for level in levels] == [1, 85, 557]
+    mine = [{small_start()}]
+    for _ in range(2):
+        mine.append({q for p in mine[-1] for q, _ in rounds(p)})
+    assert mine == levels
+
+
+def test_every_round_replays_to_its_position_with_its_counts() -> None:
+    """Each step replays with play_round to exactly its position; the falls and gems lost it says are those of the
+    engine's own flow (RoundRecord.fell), the steals those of its turns, the rescues those of its phase I."""
+    seen_fall = seen_rescue = 0
+    for pos in [small_start(), *[p for p, _ in rounds(small_start())][:40]]:
+        for child, step in rounds(pos, events=True):
+            record = step.replay(pos)
+            assert record.end == child
+            falls = [0, 0]
+            lost = [0, 0]
+            for owner, _, gems in record.fell:
+                falls[owner] += 1
+                lost[owner] += len(gems)
+            assert step.falls == tuple(falls) and step.lost == tuple(lost)
+            assert step.steals == tuple(sum(steals_in(t.turn) for t in record.turns if t.player == i)
+                                        for i in range(2))
+            assert step.rescued == tuple(sum(len(r.payments) for q, r in record.rescues if q == i) for i in range(2))
+            seen_fall += sum(falls)
+            seen_rescue += sum(step.rescued)
+    assert seen_fall and seen_rescue  # the cases include falls and rescues
+
+
+def test_with_events_a_position_is_listed_once_per_distinct_counts() -> None:
+    start = small_start()
+    plain_found = {p for p, _ in rounds(start)}
+    with_counts = [(p, s.counts) for p, s in rounds(start, events=True)]
+    assert len(with_counts) == len(set(with_counts)) > len(plain_found)
+    assert {p for p, _ in with_counts} == plain_found
+
+
+def test_nothing_follows_a_finished_game() -> None:
+    over = position(P("red", "port", "port", bank={"ruby": 4}), P("blue", "port", "port"), phase="cards")
+    assert is_finished(over) and list(rounds(over)) == []
+
+
+# -- reach ---------------------------------------------------------------------------------------------------------
+
+CASES: list[tuple[str, Callable[[Position], bool]]] = [
+    ("red banks a gem", lambda p: p.players[0].bank.total >= 1),
+    ("blue banks a gem", lambda p: p.players[1].bank.total >= 1),
+    ("both blue canoes fallen", lambda p: all(c.fallen for c in p.players[1].canoes)),
+    ("a canoe carries two gems", lambda p: any(len(c.gems) >= 2 for _, c in p.canoes())),
+    ("red carries a gem on both canoes", lambda p: all(c.gems for c in p.players[0].canoes)),
+    ("both red canoes on 3", lambda p: all(c.place == "3" for c in p.players[0].canoes)),
+    ("the start", lambda p: p.round == 1),
+]
+
+
+@pytest.fixture(scope="module")
+def levels() -> list[set[Position]]:
+    return plain_levels(small_start(), 2)
+
+
+@pytest.mark.parametrize("name,test", CASES, ids=[c[0] for c in CASES])
+def test_reach_finds_the_fewest_rounds_of_the_plain_levels(levels: list[set[Position]], name: str,
+                                                            test: Callable[[Position], bool]) -> None:
+    result = reach(small_start(), Holds(test), 2)
+    want = fewest(levels, test)
+    assert result.rounds == want
+    if want is None:
+        assert result.verdict is Verdict.REFUTED and result.depth == 2
+        assert result.trace == []
+    else:
+        assert result.verdict is Verdict.CONFIRMED and len(result.trace) == want
+        assert result.depth == max(0, want - 1)
+        end = result.trace[-1].position if result.trace else small_start()
+        assert test(end) and end in levels[want]
+
+
+def test_the_expected_minimal_rounds() -> None:
+    """The figures themselves, so that a change in them is seen."""
+    got = {name: reach(small_start(), Holds(test), 2).rounds for name, test in CASES}
+    assert got == {"red banks a gem": 1, "blue banks a gem": None, "both blue canoes fallen": 1,
+                   "a canoe carries two gems": None, "red carries a gem on both canoes": 1, "both red canoes on 3": 2,
+                   "the start": 0}
+
+
+def test_progress_is_told_per_level() -> None:
+    told: list[Level] = []
+    reach(small_start(), Holds(lambda p: False), 2, progress=told.append)
+    # The last level is listed (871 rounds, 557 distinct positions: test_two_rounds_of_the_small_start), not stored.
+    assert [(lv.depth, lv.distinct, lv.generated, lv.frontier) for lv in told] == [(1, 86, 85, 85),
+                                                                                 (2, 86, 85 + 871, 0)]
+
+
+def test_out_of_memory_is_unknown_with_the_depth_completed() -> None:
+    result = reach(small_start(), Holds(lambda p: False), 2, max_positions=50)
+    assert result.verdict is Verdict.UNKNOWN and result.stopped == "memory" and result.depth == 0
+
+
+def test_out_of_time_is_unknown() -> None:
+    from niagara_solver.model.limits import time_limit
+    with time_limit(0.0):
+        result = reach(small_start(), Holds(lambda p: False), 2)
+    assert result.verdict is Verdict.UNKNOWN and result.stopped == "time" and result.depth == 0
+
+
+# -- traces ------------------------------------------------------------------------------------------------------
+
+def _trace_doc() -> dict[str, Any]:
+    test = CASES[5][1]
+    result = reach(small_start(), Holds(test), 2)
+    return json.loads(dumps(trace_json(small_start(), result.trace, "canoes(red, 3) == 2")))
+
+
+def test_a_trace_file_replays_legal() -> None:
+    doc = _trace_doc()
+    assert doc["format"] == "niagara-trace" and len(doc["rounds"]) == 2
+    result = replay(trace_from_json(doc))
+    assert result.ok and result.exit_status == 0 and len(result.records) == 2
+
+
+def test_a_tampered_turn_fails_at_its_step() -> None:
+    doc = _trace_doc()
+    bad = copy.deepcopy(doc)
+    turn = bad["rounds"][1]["turns"][0]
+    turn["turn"] = "9: >4L"
+    result = replay(trace_from_json(bad))
+    assert result.exit_status == 1 and result.failure is not None
+    assert result.failure.round == 2 and result.failure.player == turn["player"]
+
+
+def test_a_tampered_position_fails_naming_the_difference() -> None:
+    doc = _trace_doc()
+    bad = copy.deepcopy(doc)
+    bad["rounds"][0]["position"]["weather"] = 1
+    result = replay(trace_from_json(bad))
+    assert result.failure is not None and result.failure.round == 1
+    assert result.failure.text().startswith("round 1: the position after the round differs from the recorded one: "
+                                            "weather: played 0, recorded 1")
+
+
+@pytest.mark.parametrize("change,path", [
+    (lambda d: d.update(format="x"), "format"),
+    (lambda d: d.pop("setup"), "setup"),
+    (lambda d: d["rounds"][0].pop("cards"), "rounds[0].cards"),
+    (lambda d: d["rounds"][1]["turns"][0].update(player="pink"), "rounds[1].turns[0].player"),
+    (lambda d: d["rounds"][0]["position"]["players"][0].update(bank="x"), "rounds[0].position.players[0].bank"),
+    (lambda d: d["rounds"][0]["turns"][0].update(turn="!!"), "rounds[0].turns[0].turn"),
+])
+def test_a_bad_trace_file_names_the_json_path(change: Callable[[dict[str, Any]], Any], path: str) -> None:
+    doc = _trace_doc()
+    change(doc)
+    with pytest.raises(InputError) as err:
+        trace_from_json(doc)
+    assert err.value.path == path
+
+
+def test_end_round_detail_is_next_round_after_the_flow() -> None:
+    """engine.round.next_round (phase IV) is what end_round applies after the flow: the same position as the rounds'
+    walk reaches."""
+    start = small_start()
+    for child, step in list(rounds(start))[:10]:
+        record = play_round(start, dict(step.cards), dict(step.turns), dict(step.rescues))
+        assert end_round_detail(record.before_flow)[0] == child == record.end

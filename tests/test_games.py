@@ -15,11 +15,13 @@ import pytest
 
 from helpers import P, position
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
-from niagara_solver.engine.round import end_round, end_round_detail, is_finished, play_round
+from niagara_solver.engine.round import end_round, end_round_detail, goal_reached, is_finished, play_round
 from niagara_solver.engine.turns import legal_turns
+from niagara_solver.games.bounds import rounds_to_bank, rounds_to_goal
 from niagara_solver.games.rounds import rounds, steals_in
 from niagara_solver.games.search import Level, reach
 from niagara_solver.games.trace import replay, trace_from_json, trace_json
+from niagara_solver.model.atoms import Colour
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.format import dumps
@@ -277,3 +279,67 @@ def test_end_round_detail_is_next_round_after_the_flow() -> None:
     for child, step in list(rounds(start))[:10]:
         record = play_round(start, dict(step.cards), dict(step.turns), dict(step.rescues))
         assert end_round_detail(record.before_flow)[0] == child == record.end
+
+
+# -- bounds ------------------------------------------------------------------------------------------------------
+
+def near_goal_start() -> Position:
+    """Red has three rubies banked and carries a fourth; blue has six gems banked and carries nothing."""
+    return position(P("red", "3:ruby", "4R", hand=[1, 4], bank={"ruby": 3}),
+                    P("blue", "2", "port", hand=[2, "cloud"], bank={"amethyst": 3, "diamond": 3}),
+                    phase="cards", board=TINY)
+
+
+BOUND_CASES: list[tuple[str, Callable[[], Position], Callable[[Position], bool], Callable[[Position], int]]] = [
+    ("red banks a gem", small_start, lambda p: p.players[0].bank.total >= 1,
+     lambda p: rounds_to_bank(p, 0, 1)),
+    ("red banks two gems", small_start, lambda p: p.players[0].bank.total >= 2,
+     lambda p: rounds_to_bank(p, 0, 2)),
+    ("blue banks a gem", small_start, lambda p: p.players[1].bank.total >= 1,
+     lambda p: rounds_to_bank(p, 1, 1)),
+    ("red reaches the goal", near_goal_start, lambda p: goal_reached(p.players[0]), lambda p: rounds_to_goal(p, 0)),
+    ("blue reaches the goal", near_goal_start, lambda p: goal_reached(p.players[1]),
+     lambda p: rounds_to_goal(p, 1)),
+    ("blue banks an amber", near_goal_start, lambda p: p.players[1].bank.get(Colour.AMBER) >= 1,
+     lambda p: rounds_to_bank(p, 1, 1, Colour.AMBER)),
+]
+
+
+@pytest.mark.parametrize("name,start,test,bound", BOUND_CASES, ids=[c[0] for c in BOUND_CASES])
+def test_a_bound_is_never_above_the_fewest_rounds(name: str, start: Callable[[], Position],
+                                                   test: Callable[[Position], bool],
+                                                   bound: Callable[[Position], int]) -> None:
+    """From the start, and from every position of the first level, the bound is at most the fewest rounds the plain
+    enumeration needs to reach the target where it does (within two rounds of the start); and pruning by it changes
+    neither the verdict nor the minimal rounds nor the end of the trace."""
+    s = start()
+    levels = plain_levels(s, 2)
+    checked = 0
+    for pos in [s, *levels[1]]:  # from the start two rounds, from the first level one (the hands hold one card)
+        need = fewest(levels if pos is s else plain_levels(pos, 1), test)
+        if need is not None:
+            assert bound(pos) <= need, (name, pos)
+            checked += 1
+    plain = reach(s, Holds(test), 2)
+    assert checked or plain.rounds is None
+    pruned = reach(s, Holds(test), 2, bound=bound)
+    assert (pruned.verdict, pruned.rounds) == (plain.verdict, plain.rounds)
+    if plain.trace:
+        assert test(pruned.trace[-1].position)
+        assert replay_ok(s, pruned)
+
+
+def replay_ok(start: Position, result: Any) -> bool:
+    return replay(trace_from_json(json.loads(dumps(trace_json(start, result.trace))))).ok
+
+
+def test_the_bounds_figures_and_what_they_prune() -> None:
+    s = near_goal_start()
+    # Blue's canoe on 2 must load (2 points, R-MOVE-2) and come home (2 discs): no card of blue's hand does both.
+    assert (rounds_to_goal(s, 0), rounds_to_goal(s, 1)) == (1, 2)
+    assert rounds_to_bank(small_start(), 0, 2) == 2  # a canoe banks one gem a turn
+    result = reach(small_start(), Holds(lambda p: p.players[0].bank.total >= 2), 2,
+                   bound=lambda p: rounds_to_bank(p, 0, 2))
+    plain = reach(small_start(), Holds(lambda p: p.players[0].bank.total >= 2), 2)
+    assert result.verdict is plain.verdict is Verdict.REFUTED
+    assert result.pruned > 0 and result.generated < plain.generated

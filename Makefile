@@ -47,6 +47,7 @@ bench: $(TOOL)
 	$(BIN)/python benchmarks/bench_bmc.py --targets loaded,fallen,banked,banked-two
 	$(BIN)/python benchmarks/bench_certify.py --horizons 1
 	$(BIN)/python benchmarks/bench_certify.py --commands --horizons 1,2
+	$(BIN)/python benchmarks/bench_reach.py
 
 # The report in reports/ (proofs, mutants, cross-check coverage, puzzles, preset diffs, with pictures).
 report: $(TOOL)

@@ -32,3 +32,11 @@ def test_bench_bmc_targets_are_queries_on_both_boards():
     for board in (Board.from_json(bench_bmc.SHORT, "board"), standard_board()):
         read = [parse_query(text, ["red", "blue"], board) for text in bench_bmc.TARGETS.values()]
         assert [str(q) for q in read][:2] == ["loaded(any) >= 1", "fallen(any) >= 1"]
+
+
+def test_bench_reach_finds_the_same_positions_both_ways():
+    import bench_reach
+
+    reach = bench_reach.run_reach(2, "standard", 1)
+    plain = bench_reach.run_plain(2, "standard", 1)
+    assert reach["positions"] == plain["positions"] == 100  # the setup and the 99 positions after its first round

@@ -17,7 +17,7 @@ from helpers import P, position
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import end_round, end_round_detail, goal_reached, is_finished, play_round
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.games.bounds import rounds_to_bank, rounds_to_goal
+from niagara_solver.games.bounds import player_reach, rounds_to_bank, rounds_to_goal
 from niagara_solver.games.rounds import rounds, steals_in
 from niagara_solver.games.search import Level, reach
 from niagara_solver.games.trace import replay, trace_from_json, trace_json
@@ -27,6 +27,7 @@ from niagara_solver.model.errors import InputError
 from niagara_solver.model.format import dumps
 from niagara_solver.model.position import Position
 from niagara_solver.model.verdict import Verdict
+from niagara_solver.solver.answers import bank_reach
 
 #: A short river: 1 -> 2 -> 3 -> a fork into 4L and 4R, one cave a disc (R-BOARD-1, R-BOARD-4).
 TINY = {"name": "tiny", "river": {"1": "2", "2": "3", "3": {"L": "4L", "R": "4R"}, "4L": "falls", "4R": "falls"},
@@ -335,11 +336,47 @@ def replay_ok(start: Position, result: Any) -> bool:
 
 def test_the_bounds_figures_and_what_they_prune() -> None:
     s = near_goal_start()
-    # Blue's canoe on 2 must load (2 points, R-MOVE-2) and come home (2 discs): no card of blue's hand does both.
-    assert (rounds_to_goal(s, 0), rounds_to_goal(s, 1)) == (1, 2)
+    # Blue's canoe on 2 must load (2 points, R-MOVE-2) and come home (2 discs): no card of blue's hand does both; its
+    # other card is the cloud (no canoe paddles), so its hand is refilled for the third round (R-CARD-2).
+    assert (rounds_to_goal(s, 0), rounds_to_goal(s, 1)) == (1, 3)
     assert rounds_to_bank(small_start(), 0, 2) == 2  # a canoe banks one gem a turn
     result = reach(small_start(), Holds(lambda p: p.players[0].bank.total >= 2), 2,
                    bound=lambda p: rounds_to_bank(p, 0, 2))
     plain = reach(small_start(), Holds(lambda p: p.players[0].bank.total >= 2), 2)
     assert result.verdict is plain.verdict is Verdict.REFUTED
     assert result.pruned > 0 and result.generated < plain.generated
+
+
+#: Starts on the short river, two cards a hand (two rounds before the hands are refilled): canoes in the port, on the
+#: river, loaded, fallen; with and without the cloud.
+REACH_STARTS = [
+    (P("red", "port", "port", hand=[3, 4]), P("blue", "4L:ruby", "port", hand=[1, "cloud"])),
+    (P("red", "fallen", "3:amber", hand=[2, 5], bank={"ruby": 1}), P("blue", "1", "2", hand=[4, 6])),
+    (P("red", "4R", "4L", hand=[6, "cloud"]), P("blue", "fallen", "fallen", hand=[3, 5], bank={"amber": 2})),
+    (P("red", "1:amethyst", "2:diamond", hand=[1, 2]), P("blue", "port", "3", hand=[5, 6])),
+]
+
+
+@pytest.mark.parametrize("players", REACH_STARTS, ids=[str(i) for i in range(len(REACH_STARTS))])
+def test_the_players_relaxation_is_never_below_what_a_player_banks(players: Any) -> None:
+    """player_reach and bank_reach bound what each player's bank gains in one and two rounds, every play of the
+    plain enumeration looked at; and player_reach is the tighter somewhere (its rules kept: one card for both canoes,
+    each card once, one canoe out of the port, R-CARD-2, R-TURN-3)."""
+    start = position(*players, phase="cards", board=TINY)
+    levels = plain_levels(start, 2)
+    for x in range(2):
+        before = start.players[x].bank.total
+        for k in (1, 2):
+            gained = max(p.players[x].bank.total for p in levels[k]) - before
+            assert bank_reach(start, x, k) >= gained
+            assert player_reach(start, x, k, 7) >= gained, (x, k)
+
+
+def test_the_players_relaxation_is_tighter() -> None:
+    """Two canoes in the port: bank_reach lets both leave at once, the player's relaxation one (R-TURN-3); a hand
+    of the cloud and a 1: no trip home before the hand is refilled (R-CARD-2)."""
+    start = position(*REACH_STARTS[0], phase="cards", board=TINY)
+    assert [bank_reach(start, 0, k) for k in (1, 2, 3, 4)] == [0, 2, 2, 4]
+    assert [player_reach(start, 0, k, 7) for k in (1, 2, 3, 4)] == [0, 1, 2, 3]
+    assert [bank_reach(start, 1, k) for k in (1, 2, 3, 4)] == [0, 2, 2, 4]
+    assert [player_reach(start, 1, k, 7) for k in (1, 2, 3, 4)] == [0, 0, 2, 2]

@@ -17,40 +17,142 @@ round); ``and`` takes the largest of its parts' bounds, ``or`` the smallest; ``a
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable
 
-from niagara_solver.model.atoms import Colour
+from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Phase
+from niagara_solver.model.board import Board
 from niagara_solver.model.limits import MAX_REACH_ROUNDS
-from niagara_solver.model.position import Position
-from niagara_solver.solver.answers import bank_reach, could_reach_goal
+from niagara_solver.model.position import Position, start_hand
+from niagara_solver.solver.answers import _flowed, _turn_reach, bank_reach, could_reach_goal
 
 #: The bound where no number of rounds up to the search's limit suffices: one more than the most rounds a search
 #: looks ahead, still a lower bound.
 BEYOND = MAX_REACH_ROUNDS + 1
 
 
+def reach_within(pos: Position, x: int, rounds: int, cap: int) -> int:
+    """An upper bound on the gems player ``x`` banks within ``rounds`` rounds from ``pos`` (at the start of a round),
+    counted up to ``cap``: the smaller of :func:`bank_reach` and the player's relaxation (:func:`player_reach`)."""
+    loose = bank_reach(pos, x, rounds)
+    if loose < 1 or pos.phase is not Phase.CARDS or pos.players[x].card is not None:
+        return loose
+    return min(loose, player_reach(pos, x, rounds, cap))
+
+
+def player_reach(pos: Position, x: int, rounds: int, cap: int) -> int:
+    """An upper bound on the gems player ``x`` banks within ``rounds`` rounds from ``pos`` (at the start of a round,
+    no expansion module), counted up to ``cap``: the relaxation of :func:`bank_reach` (each canoe's action, the flow
+    and the falls relaxed as there: caves never empty, victims everywhere, the flow any number of discs down, a fallen
+    canoe back in the port for free), with two of the rules kept for the player's two canoes together:
+
+    * one card a round for both canoes, from the player's own hand, each card once until the hand is empty and
+      refilled at the end of the round (R-CARD-1, R-CARD-2); with the cloud no canoe paddles (R-TURN-2);
+    * of two canoes in the port at most one leaves (R-TURN-3; a fallen canoe counts as in the port: it comes back
+      there, if at all, in phase I, R-RESCUE-1).
+
+    Every play of the real game is one of the relaxation's for this player, so its best is a bound."""
+    me = pos.players[x]
+    rules = pos.ruleset
+    canoes = tuple(sorted((PORT if c.place == FALLEN else c.place, len(c.gems)) for c in me.canoes))
+    return _player_reach(pos.board, rules.capacity, rules.must_move, canoes, _budgets(me.hand),
+                         _budgets(start_hand(rules)), rounds, cap)
+
+
+def _budgets(hand: tuple[Card, ...]) -> tuple[int, ...]:
+    """A hand as the relaxation reads it: each card's budget, 0 for the cloud (no canoe paddles), sorted."""
+    return tuple(sorted(max(c.budgets, default=0) for c in hand))
+
+
+@lru_cache(maxsize=1 << 18)
+def _player_reach(board: Board, cap: int, must_move: bool, canoes: tuple[tuple[str, int], ...], hand: tuple[int, ...],
+                  full: tuple[int, ...], rounds: int, goal: int) -> int:
+    if rounds <= 0 or goal <= 0:
+        return 0
+    best = 0
+    for k, budget in enumerate(hand):
+        if k and hand[k - 1] == budget:
+            continue  # the same card twice: one choice
+        rest = hand[:k] + hand[k + 1:] or full
+        for moves in _moves(board, cap, must_move, canoes, budget):
+            for after, banked in moves:
+                gained = banked
+                if gained < goal and rounds > 1:
+                    gained += _player_reach(board, cap, must_move, after, rest, full, rounds - 1, goal - banked)
+                if gained > best:
+                    best = gained
+                    if best >= goal:
+                        return goal
+    return best
+
+
+@lru_cache(maxsize=1 << 16)
+def _moves(board: Board, cap: int, must_move: bool, canoes: tuple[tuple[str, int], ...],
+           budget: int) -> tuple[tuple[tuple[tuple[tuple[str, int], ...], int], ...], ...]:
+    """The player's two canoes after a turn with a card of ``budget`` points (0: the cloud) and the flow, relaxed:
+    for each choice of acting canoes (R-TURN-3), the canoes' places and cargo after the flow, sorted, with the gems
+    banked (the most for each)."""
+    one, two = canoes
+    in_port = [c[0] == PORT for c in canoes]
+    if budget == 0:
+        acting: list[tuple[bool, bool]] = [(False, False)]
+    elif all(in_port):
+        acting = [(False, False), (True, False), (False, True)]  # at most one leaves the port
+    else:
+        acting = [(a, b) for a in (False, True) for b in (False, True)
+                  if (a or in_port[0]) and (b or in_port[1])]  # a river canoe acts; a port canoe may stay
+
+    def after(canoe: tuple[str, int], acts: bool) -> dict[tuple[str, int], int]:
+        out: dict[tuple[str, int], int] = {}
+        steps = _turn_reach(board, cap, must_move, canoe, budget) if acts else ((canoe, 0),)
+        for moved, banked in steps:
+            for flowed in _flowed(board, moved):
+                if out.get(flowed, -1) < banked:
+                    out[flowed] = banked
+        return out
+
+    result = []
+    for a, b in acting:
+        firsts, seconds = after(one, a), after(two, b)
+        pairs: dict[tuple[tuple[str, int], ...], int] = {}
+        for s1, g1 in firsts.items():
+            for s2, g2 in seconds.items():
+                key = (s1, s2) if s1 <= s2 else (s2, s1)
+                if pairs.get(key, -1) < g1 + g2:
+                    pairs[key] = g1 + g2
+        result.append(tuple(sorted(pairs.items(), key=lambda item: -item[1])))
+    return tuple(result)
+
+
 def rounds_to_bank(pos: Position, x: int, gems: int, colour: Colour | None = None) -> int:
-    """The fewest rounds, by :func:`bank_reach`, before player ``x``'s bank can hold ``gems`` gems (of ``colour``):
+    """The fewest rounds, by :func:`reach_within`, before player ``x``'s bank can hold ``gems`` gems (of ``colour``):
     0 when it does; :data:`BEYOND` when no count of rounds up to the limit suffices; 0 with an expansion module."""
     bank = pos.players[x].bank
     missing = gems - (bank.get(colour) if colour is not None else bank.total)
     if missing <= 0 or pos.ruleset.modules:
         return 0
     for k in range(1, BEYOND):
-        if bank_reach(pos, x, k) >= missing:
+        if reach_within(pos, x, k, missing) >= missing:
             return k
     return BEYOND
 
 
 def rounds_to_goal(pos: Position, x: int) -> int:
-    """The fewest rounds, by :func:`bank_reach` and :func:`could_reach_goal`, before player ``x`` can reach the goal
+    """The fewest rounds, by :func:`reach_within` and :func:`could_reach_goal`, before player ``x`` can reach the goal
     (R-END-1): 0 when it has; :data:`BEYOND` when no count of rounds up to the limit suffices; 0 with a module."""
     if could_reach_goal(pos, x, 0) or pos.ruleset.modules:
         return 0
+    need = _gems_to_goal(pos, x)
     for k in range(1, BEYOND):
-        if could_reach_goal(pos, x, bank_reach(pos, x, k)):
+        if could_reach_goal(pos, x, reach_within(pos, x, k, need)):
             return k
     return BEYOND
+
+
+def _gems_to_goal(pos: Position, x: int) -> int:
+    """The fewest gems of any colours that could bring player ``x``'s bank to the goal (R-END-1): what
+    :func:`could_reach_goal` needs as its ``extra``."""
+    return next(n for n in range(0, 8) if could_reach_goal(pos, x, n))
 
 
 #: A bound as the search takes it (:data:`.search.Bound`).

@@ -930,8 +930,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 from niagara_solver.cli.designer import COMMANDS  # noqa: E402  (the designers' commands register on the group above)
 from niagara_solver.cli.advice import COMMANDS as ADVICE  # noqa: E402
+from niagara_solver.cli.games import COMMANDS as GAMES  # noqa: E402
 
-for _command in [*COMMANDS, *ADVICE]:
+for _command in [*COMMANDS, *ADVICE, *GAMES]:
     cli.add_command(_command)
 
 

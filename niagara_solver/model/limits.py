@@ -53,6 +53,9 @@ SOLVE_TIMEOUT = 120.0
 #: ``prove``, ``mutants``, ``check``, ``diff`` and a sweep grid: the catalogue for several player counts, minutes
 #: with the expansion's modules.
 PROVE_TIMEOUT = 600.0
+#: ``reach`` and ``invariant``: a whole-game search, level by level; the first rounds from a setup take seconds, each
+#: further one many times more (docs/GAMES.md).
+REACH_TIMEOUT = 600.0
 #: ``report``: every preset's catalogue, the mutants, a cross-check, the puzzles, the diffs and the games.
 REPORT_TIMEOUT = 1800.0
 #: ``crosscheck``'s default time limit for the whole command (``--timeout``): the default run takes under a minute,

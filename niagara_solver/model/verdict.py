@@ -120,6 +120,8 @@ WITNESS = Words("found", "unknown", "none")
 STATUS = Words("pass", "unknown", "fail")
 #: A puzzle's recorded answer against the answer now (``check``).
 PUZZLE = Words("same", "unknown", "changed")
+#: Does an invariant hold in every position reachable within the rounds (``invariant``), or does some play break it?
+INVARIANT = Words("holds", "unknown", "broken")
 #: Does the property catalogue catch a rule mutant (``mutants``): killed (a property refuted on it), or survived
 #: (every property proved on it: a gap in the catalogue).
 MUTANT = Words("killed", "unknown", "survived")

@@ -1,0 +1,256 @@
+"""The whole-game commands: ``reach``, ``invariant`` and ``replay`` (docs/GAMES.md).
+
+Each is a thin layer over :mod:`..games`: the question is parsed (a position predicate, docs/QUERIES.md), the start
+set up (a position file, or the setup of a game of N players), the search run within the command's time limit, and
+its answer printed as an explicit-state model checker prints one: the levels as they are explored (on standard
+error, on a terminal), the verdict, what makes the round count minimal, and the trace round by round.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Callable
+
+import click
+
+from niagara_solver.cli.common import emit_json, load, timeout_option
+from niagara_solver.engine.round import RoundRecord
+from niagara_solver.games.search import Level, ReachResult, invariant, reach
+from niagara_solver.games.trace import load_trace, replay, trace_json
+from niagara_solver.model.errors import InputError, quoted
+from niagara_solver.model.format import dumps, load_board, load_ruleset
+from niagara_solver.model.limits import MAX_REACH_POSITIONS, MAX_REACH_ROUNDS, REACH_TIMEOUT
+from niagara_solver.model.position import Position
+from niagara_solver.model.verdict import ANSWER, INVARIANT, Verdict
+from niagara_solver.report.text import round_text
+
+#: The names of the seats of a game set up by ``--players N`` (the lifebuoy with the first).
+SEATS = ("red", "blue", "green", "yellow", "black", "white")
+
+
+def _start(from_path: str | None, players: int | None, ruleset_spec: str | None, board_spec: str | None) -> Position:
+    """The position the search starts from: a position file (under ``--ruleset`` if given), or the setup of a game of
+    ``--players`` seats on ``--board`` under ``--ruleset`` (R-BOARD-5, R-COMP)."""
+    if from_path is not None:
+        if players is not None:
+            raise InputError("--players", "give --from POSITION or --players N, not both", "FORMAT")
+        if board_spec is not None:
+            raise InputError("--board", "a position file has its own board: --board goes with --players", "FORMAT")
+        return load(from_path, ruleset_spec)[0]
+    rules = load_ruleset(ruleset_spec or "standard")
+    board = load_board(board_spec or "standard")
+    count = 2 if players is None else players
+    gems = rules.gems_for(count)
+    if not 2 <= count <= len(SEATS) or gems is None:
+        raise InputError("--players", f"the ruleset has no game of {count} players (R-COMP-1, X-GEMS-1)", "R-COMP-1")
+    return Position.initial(list(SEATS[:count]), board, rules)
+
+
+def _rounds(value: int) -> int:
+    if not 1 <= value <= MAX_REACH_ROUNDS:
+        raise InputError("--rounds", f"a whole-game search looks 1 to {MAX_REACH_ROUNDS} rounds ahead, got "
+                                     f"{quoted(value)}", "LIMITS")
+    return value
+
+
+def _progress(as_json: bool) -> Callable[[Level], None] | None:
+    """Each level on standard error as it is done, on a terminal (never with ``--json``)."""
+    if as_json or not sys.stderr.isatty():
+        return None
+
+    def show(level: Level) -> None:
+        budget = f"[within {level.budget}] " if level.budget is not None else ""
+        click.echo(f"{budget}depth {level.depth}: {level.distinct:,} distinct, {level.generated:,} generated, "
+                   f"frontier {level.frontier:,}, {level.per_second:,.0f}/s, {level.memory_mb:,.0f} MB", err=True)
+    return show
+
+
+def _facts(pos: Position) -> str:
+    """The position's key facts on one line: each player's canoes and bank."""
+    parts = []
+    for i, p in enumerate(pos.players):
+        star = "*" if i == pos.lifebuoy else ""
+        parts.append(f"{p.name}{star} {'; '.join(c.describe() for c in p.canoes)} · bank {p.bank.describe()}")
+    return "  = " + " | ".join(parts)
+
+
+def _why_minimal(result: ReachResult, what: str) -> str:
+    """What makes the answer's round count the fewest, or the "no" a proof."""
+    pruned = (f"; {result.pruned:,} positions dropped by the bound on banking (docs/GAMES.md, \"Bounds\")"
+              if result.pruned else "")
+    if result.verdict is Verdict.UNKNOWN:
+        done = (f"no play of rounds 1..{result.depth} {what}" if result.depth else "no level completed")
+        return f"out of {result.stopped} ({done})"
+    if result.rounds is not None:
+        if result.rounds == 0:
+            return "proved minimal: the start itself"
+        if result.rounds == 1:
+            return "proved minimal: one round" + pruned
+        return f"proved minimal: every play of rounds 1..{result.rounds - 1} explored" + pruned
+    if result.exhausted:
+        return f"proved: every play explored, each ended before round {result.limit} (R-END-2)"
+    return f"proved: every play of rounds 1..{result.limit} explored" + pruned
+
+
+def _print(result: ReachResult, head: str, word: str, what: str) -> None:
+    click.echo(head)
+    rounds = "" if result.rounds is None else f" in {result.rounds} round{'s' if result.rounds != 1 else ''}"
+    click.echo(f"{word}{rounds} · {result.distinct:,} distinct positions, {result.generated:,} generated · "
+               f"{result.seconds:.1f} s")
+    click.echo(_why_minimal(result, what))
+    pos = result.start
+    for item in result.trace:
+        record: RoundRecord = item.record(pos)
+        click.echo("")
+        click.echo(round_text(record))
+        click.echo(_facts(record.end))
+        pos = record.end
+
+
+def _json(result: ReachResult, command: str, text: str, word: str) -> dict[str, Any]:
+    return {"command": command, "target": text, "verdict": word, "rounds": result.rounds, "limit": result.limit,
+            "depth": result.depth, "distinct": result.distinct, "generated": result.generated,
+            "pruned": result.pruned, "seconds": round(result.seconds, 3), "stopped": result.stopped,
+            "trace": trace_json(result.start, result.trace, text) if result.trace or result.rounds == 0 else None}
+
+
+def _write_trace(path: str | None, result: ReachResult, text: str) -> None:
+    if path is None:
+        return
+    if result.rounds is None:
+        raise InputError("--trace", "no trace to write: no position was reached", "FORMAT")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(dumps(trace_json(result.start, result.trace, text)) + "\n")
+
+
+def _search_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--from", "from_path", type=click.Path(dir_okay=False), metavar="POSITION",
+                     help="Start from this position file (at the start of a round, or in phase II)."),
+        click.option("--players", type=int, metavar="N",
+                     help="Start from the setup of a game of N players (default 2): every canoe in the port, every "
+                          "cave full, the lifebuoy with the first seat."),
+        click.option("--ruleset", "ruleset_spec", metavar="PRESET|FILE.json",
+                     help="The rules (default: the position's own, or standard)."),
+        click.option("--board", "board_spec", metavar="PRESET|FILE.json",
+                     help="The river of the setup (with --players; default standard)."),
+        click.option("--rounds", "rounds_limit", type=int, default=3, show_default=True, metavar="K",
+                     help=f"Look this many rounds ahead (1 to {MAX_REACH_ROUNDS})."),
+        click.option("--trace", "trace_path", metavar="FILE.json",
+                     help="Write the shortest trace here (docs/GAMES.md, \"Traces\"); replay it with replay."),
+        click.option("--max-positions", type=click.IntRange(min=1), default=MAX_REACH_POSITIONS, show_default=True,
+                     metavar="N", help="Store at most this many positions; past it the answer is UNKNOWN."),
+        timeout_option(REACH_TIMEOUT),
+        click.option("--json", "as_json", is_flag=True, help="The answer and its trace as JSON."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@click.command(name="reach")
+@click.argument("target")
+@_search_options
+@click.option("--no-prune", is_flag=True, help="Breadth-first without the bounds (the plain search, to compare).")
+def reach_command(target: str, from_path: str | None, players: int | None, ruleset_spec: str | None,
+                  board_spec: str | None, rounds_limit: int, trace_path: str | None, max_positions: int,
+                  timeout: float, as_json: bool, no_prune: bool) -> int:
+    """Can some play reach a position where TARGET holds within K rounds? (exit 0 yes, 1 no, 3 unknown)
+
+    TARGET is a position predicate (docs/QUERIES.md). Every choice of every player is explored, breadth-first by
+    rounds: YES with a shortest trace and its round count proved minimal, NO when no play of K rounds reaches it.
+
+    \b
+    Examples:
+      niagara-solve reach 'fallen(any) >= 1' --players 2 --board puzzles/boards/short-fork.json --rounds 1
+      niagara-solve reach 'bank(red) >= 1' --players 2 --rounds 2 --trace first-bank.json
+    """
+    from niagara_solver.games.bounds import query_bound
+    from niagara_solver.model.query import parse_query
+    began = time.perf_counter()
+    start = _start(from_path, players, ruleset_spec, board_spec)
+    limit = _rounds(rounds_limit)
+    query = parse_query(target, [p.name for p in start.players])
+    bound = None if no_prune else query_bound(query)
+    result = reach(start, query, limit, bound=bound, max_positions=max_positions, progress=_progress(as_json))
+    result.seconds = time.perf_counter() - began
+    _write_trace(trace_path, result, str(query))
+    word = ANSWER(result.verdict)
+    if as_json:
+        emit_json(_json(result, "reach", str(query), word))
+    else:
+        _print(result, _head("reach", str(query), start, limit), word, "reaches it")
+    return result.exit_status
+
+
+@click.command(name="invariant")
+@click.argument("expr")
+@_search_options
+def invariant_command(expr: str, from_path: str | None, players: int | None, ruleset_spec: str | None,
+                      board_spec: str | None, rounds_limit: int, trace_path: str | None, max_positions: int,
+                      timeout: float, as_json: bool) -> int:
+    """Does EXPR hold in every position reachable within K rounds? (exit 0 holds, 1 broken, 3 unknown)
+
+    The reach of its negation: when some play breaks it, the shortest such trace.
+
+    \b
+    Examples:
+      niagara-solve invariant 'bank(any) == 0' --players 2 --rounds 1
+    """
+    from niagara_solver.model.query import parse_query
+    began = time.perf_counter()
+    start = _start(from_path, players, ruleset_spec, board_spec)
+    limit = _rounds(rounds_limit)
+    query = parse_query(expr, [p.name for p in start.players])
+    result = invariant(start, query, limit, max_positions=max_positions, progress=_progress(as_json))
+    result.seconds = time.perf_counter() - began
+    _write_trace(trace_path, result, f"not ({query})")
+    word = INVARIANT(result.verdict)
+    if as_json:
+        emit_json(_json(result, "invariant", str(query), word))
+    else:
+        _print(result, _head("invariant", str(query), start, limit), word, "breaks it")
+    return result.exit_status
+
+
+def _head(command: str, text: str, start: Position, limit: int) -> str:
+    names = ", ".join(p.name for p in start.players)
+    return (f"{command} {text} · {len(start.players)} players ({names}) · ruleset {start.ruleset.describe()} · board "
+            f"{start.board.name or 'inline'} · round {start.round} · within {limit} round{'s' if limit != 1 else ''}")
+
+
+@click.command(name="replay")
+@click.argument("trace", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="The rounds replayed and the first failure, as JSON.")
+def replay_command(trace: str, as_json: bool) -> int:
+    """Replay a trace file round by round with the engine (exit 0 every step legal, 1 at the first that is not).
+
+    Every rescue, card and turn is checked by the rules, the flow taken with the recorded branches, and the
+    position reached compared with the recorded one; the first illegal or differing step is named.
+
+    \b
+    Examples:
+      niagara-solve replay first-bank.json
+    """
+    read = load_trace(trace)
+    result = replay(read)
+    if as_json:
+        emit_json({"command": "replay", "rounds": len(read.rounds), "replayed": len(result.records),
+                   "ok": result.ok, "failure": None if result.failure is None else {
+                       "round": result.failure.round, "player": result.failure.player,
+                       "what": result.failure.what}})
+        return result.exit_status
+    for record in result.records:
+        click.echo(round_text(record))
+        click.echo(_facts(record.end))
+    if result.failure is None:
+        click.echo(f"legal: {len(result.records)} round{'s' if len(result.records) != 1 else ''} replayed by the "
+                   "engine, each to its recorded position")
+    else:
+        click.echo(f"illegal: {result.failure.text()}")
+    return result.exit_status
+
+
+#: The commands this module adds to ``niagara-solve``.
+COMMANDS = [reach_command, invariant_command, replay_command]

@@ -17,7 +17,7 @@ from helpers import P, position
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import end_round, end_round_detail, goal_reached, is_finished, play_round
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.games.bounds import player_reach, rounds_to_bank, rounds_to_goal
+from niagara_solver.games.bounds import player_reach, query_bound, rounds_to_bank, rounds_to_goal
 from niagara_solver.games.rounds import rounds, steals_in
 from niagara_solver.games.search import Level, reach
 from niagara_solver.games.trace import replay, trace_from_json, trace_json
@@ -26,6 +26,7 @@ from niagara_solver.model.board import Board
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.format import dumps
 from niagara_solver.model.position import Position
+from niagara_solver.model.query import Query, RoundEvents, Tally, parse_query
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.solver.answers import bank_reach
 
@@ -380,3 +381,118 @@ def test_the_players_relaxation_is_tighter() -> None:
     assert [player_reach(start, 0, k, 7) for k in (1, 2, 3, 4)] == [0, 1, 2, 3]
     assert [bank_reach(start, 1, k) for k in (1, 2, 3, 4)] == [0, 2, 2, 4]
     assert [player_reach(start, 1, k, 7) for k in (1, 2, 3, 4)] == [0, 0, 2, 2]
+
+
+# -- queries: the last round's events and the tally -------------------------------------------------------------
+
+def plain_rounds_with_events(pos: Position) -> set[tuple[Position, tuple[int, ...], tuple[int, ...],
+                                                           tuple[int, ...], tuple[int, ...]]]:
+    """Every (position, steals, falls, lost, rescued) one round after ``pos``, by brute force: the steals counted in
+    each turn's notation, the falls and their gems from the flow's own report (``end_round_detail``)."""
+    out: set[Any] = set()
+    n = len(pos.players)
+    order = pos.turn_order()
+
+    def rescue(p: Position, i: int, rescued: tuple[int, ...]) -> None:
+        if i == len(order):
+            turns(begin_turns(p), rescued, (0,) * n)
+            return
+        for r in rescue_options(p, order[i]):
+            more = tuple(c + (len(r.payments) if q == order[i] else 0) for q, c in enumerate(rescued))
+            rescue(apply_rescue(p, order[i], r), i + 1, more)
+
+    def turns(p: Position, rescued: tuple[int, ...], steals: tuple[int, ...]) -> None:
+        q = p.next_to_act()
+        if q is None:
+            end, flow = end_round_detail(p)
+            falls, lost = [0] * n, [0] * n
+            for owner, _, gems in flow.fell:
+                falls[owner] += 1
+                lost[owner] += len(gems)
+            out.add((end, steals, tuple(falls), tuple(lost), rescued))
+            return
+        me = p.players[q]
+        for card in (me.hand if me.card is None else (me.card,)):
+            for o in legal_turns(p, q, card):
+                stole = sum(1 for a in o.turn.actions for s in a.steps if type(s).__name__ == "Steal")
+                turns(o.position, rescued, tuple(c + (stole if k == q else 0) for k, c in enumerate(steals)))
+
+    if not is_finished(pos):
+        rescue(pos, 0, (0,) * n)
+    return out
+
+
+def plain_fewest_with_events(start: Position, query: Query, depth: int) -> int | None:
+    if query.holds(start, RoundEvents.none(2), Tally.zero(2)):
+        return 0
+    level = {(start, Tally.zero(2))}
+    for d in range(1, depth + 1):
+        nxt = set()
+        for pos, tally in level:
+            for end, steals, falls, lost, rescued in plain_rounds_with_events(pos):
+                events = RoundEvents(steals, falls, rescued, lost)
+                after = tally.after(events)
+                if query.holds(end, events, after):
+                    return d
+                nxt.add((end, after))
+        level = nxt
+    return None
+
+
+EVENT_QUERIES = ["fell(blue) == 2", "rescued(any) >= 1", "lost >= 1", "stole(any) >= 1",
+                 "lost(blue) >= 1 and bank(red) >= 1", "fell(red) >= 1", "lost(red) >= 1", "stole(blue) >= 1"]
+
+
+def test_queries_of_events_and_the_tally_reach_in_the_fewest_rounds() -> None:
+    """The search's rounds and their counts against a brute force that reads the counts off the engine's own report
+    of the flow and the turns' notation: the same fewest rounds (or none within two) for every query."""
+    start = small_start()
+    got, want = {}, {}
+    for text in EVENT_QUERIES:
+        query = parse_query(text, ["red", "blue"], start.board)
+        result = reach(start, query, 2)
+        got[text] = result.rounds
+        want[text] = plain_fewest_with_events(start, query, 2)
+        if result.trace:
+            assert replay_ok(start, result)
+            last = result.trace[-1]
+            assert query.holds(last.position, last.step.events, Tally(tuple(
+                sum(t.step.lost[i] for t in result.trace) for i in range(2))))
+    assert got == want
+    assert got == {"fell(blue) == 2": 1, "rescued(any) >= 1": 2, "lost >= 1": 1, "stole(any) >= 1": 1,
+                   "lost(blue) >= 1 and bank(red) >= 1": 1, "fell(red) >= 1": 1, "lost(red) >= 1": 1,
+                   "stole(blue) >= 1": 1}
+
+
+BOUNDED_QUERIES = ["bank(red) >= 1", "goal(any)", "bank(blue) >= 1 or goal(red)", "winner(red)",
+                   "bank(red, amethyst) >= 1 and fallen(blue) == 2", "1 <= bank(any)", "bank(all) > 0", "game_over",
+                   "not bank(red) >= 1", "cargo(any) >= 2"]
+
+
+def test_the_bound_of_a_query_changes_no_answer() -> None:
+    """query_bound reads the query's tree (goal, winner, game_over, bank comparisons; and, or, any, all): the pruned
+    search gives the plain search's verdict and fewest rounds on each, from both small starts."""
+    for start in (small_start(), near_goal_start()):
+        for text in BOUNDED_QUERIES:
+            query = parse_query(text, ["red", "blue"], start.board)
+            bound = query_bound(query)
+            plain = reach(start, query, 2)
+            pruned = reach(start, query, 2, bound=bound)
+            assert (pruned.verdict, pruned.rounds) == (plain.verdict, plain.rounds), (text, start)
+
+
+def test_what_the_bound_of_a_query_reads() -> None:
+    start = near_goal_start()
+    names = ["red", "blue"]
+
+    def bound(text: str) -> int | None:
+        found = query_bound(parse_query(text, names, start.board))
+        return None if found is None else found(start)
+    assert bound("goal(red)") == 1 and bound("goal(blue)") == 3
+    assert bound("goal(any)") == 1 and bound("goal(all)") == 3 and bound("game_over") == 1
+    assert bound("goal(red) and goal(blue)") == 3 and bound("goal(red) or goal(blue)") == 1
+    # Two more gems: the ruby home this round, another the next (a steal on the way, in the relaxation).
+    assert bound("bank(red) >= 4") == 1 and bound("bank(red) > 4") == 2 and bound("5 <= bank(red)") == 2
+    assert bound("bank(red, ruby) == 3") == 0
+    assert bound("not goal(red)") is None and bound("cargo(any) >= 2") is None
+    assert bound("fallen(any) == 2 and goal(that)") is None

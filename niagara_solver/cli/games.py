@@ -171,7 +171,7 @@ def reach_command(target: str, from_path: str | None, players: int | None, rules
     began = time.perf_counter()
     start = _start(from_path, players, ruleset_spec, board_spec)
     limit = _rounds(rounds_limit)
-    query = parse_query(target, [p.name for p in start.players])
+    query = parse_query(target, [p.name for p in start.players], start.board)
     bound = None if no_prune else query_bound(query)
     result = reach(start, query, limit, bound=bound, max_positions=max_positions, progress=_progress(as_json))
     result.seconds = time.perf_counter() - began
@@ -202,7 +202,7 @@ def invariant_command(expr: str, from_path: str | None, players: int | None, rul
     began = time.perf_counter()
     start = _start(from_path, players, ruleset_spec, board_spec)
     limit = _rounds(rounds_limit)
-    query = parse_query(expr, [p.name for p in start.players])
+    query = parse_query(expr, [p.name for p in start.players], start.board)
     result = invariant(start, query, limit, max_positions=max_positions, progress=_progress(as_json))
     result.seconds = time.perf_counter() - began
     _write_trace(trace_path, result, f"not ({query})")

@@ -12,7 +12,7 @@ from niagara_solver.model.format import position_to_json
 # The goal and the winners are pure functions of a position (R-END-1..3), kept in the model so that the position
 # predicates (model/query.py) read them too; re-exported here, where the end of a round uses them.
 from niagara_solver.model.goal import GOAL_SAME, GOAL_TOTAL, goal_reached, is_finished, winners
-from niagara_solver.model.position import Player, Position, start_hand
+from niagara_solver.model.position import Position, start_hand
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import FlowResult, StepChoice, choices_text, flow_detail, flow_value
 from niagara_solver.model.notation import Rescue, Turn

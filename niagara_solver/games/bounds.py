@@ -24,6 +24,7 @@ from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.limits import MAX_REACH_ROUNDS
 from niagara_solver.model.position import Position, start_hand
+from niagara_solver.model.query import And, Compare, Count, Flag, Node, Number, Or, Query, Who
 from niagara_solver.solver.answers import _flowed, _turn_reach, bank_reach, could_reach_goal
 
 #: The bound where no number of rounds up to the search's limit suffices: one more than the most rounds a search
@@ -35,8 +36,8 @@ def reach_within(pos: Position, x: int, rounds: int, cap: int) -> int:
     """An upper bound on the gems player ``x`` banks within ``rounds`` rounds from ``pos`` (at the start of a round),
     counted up to ``cap``: the smaller of :func:`bank_reach` and the player's relaxation (:func:`player_reach`)."""
     loose = bank_reach(pos, x, rounds)
-    if loose < 1 or pos.phase is not Phase.CARDS or pos.players[x].card is not None:
-        return loose
+    if loose < cap or pos.phase is not Phase.CARDS or pos.players[x].card is not None:
+        return loose  # (short of ``cap`` already: the tighter one is too)
     return min(loose, player_reach(pos, x, rounds, cap))
 
 
@@ -155,5 +156,75 @@ def _gems_to_goal(pos: Position, x: int) -> int:
     return next(n for n in range(0, 8) if could_reach_goal(pos, x, n))
 
 
-#: A bound as the search takes it (:data:`.search.Bound`).
-PositionBound = Callable[[Position], int]
+def query_bound(query: Query) -> Callable[[Position], int] | None:
+    """The bound of a query (module docstring), as the search takes it (:data:`.search.Bound`); None where the query
+    has no part the bounds read (every position might meet it at once)."""
+    if not _bounded(query.root):
+        return None
+    root = query.root
+    return lambda pos: _rounds(root, pos)
+
+
+def _bounded(node: Node) -> bool:
+    if isinstance(node, Flag):
+        return node.name == "game_over" or node.name in ("goal", "winner") and node.who is not Who.THAT
+    if isinstance(node, Compare):
+        need = _bank_need(node)
+        return need is not None and need[0].who is not Who.THAT
+    if isinstance(node, And):
+        return any(_bounded(p) for p in node.parts)
+    if isinstance(node, Or):
+        return all(_bounded(p) for p in node.parts)
+    return False
+
+
+def _rounds(node: Node, pos: Position) -> int:
+    if isinstance(node, And):
+        return max(_rounds(p, pos) for p in node.parts)
+    if isinstance(node, Or):
+        return min(_rounds(p, pos) for p in node.parts)
+    if isinstance(node, Flag):
+        if node.name == "game_over":  # the game is over once a round starts with someone at the goal (R-END-2)
+            return _over(Who.ANY, pos, lambda x: rounds_to_goal(pos, x))
+        if node.name in ("goal", "winner"):  # a winner has reached the goal (R-END-2)
+            return _over(node.who, pos, lambda x: rounds_to_goal(pos, x))
+        return 0
+    if isinstance(node, Compare):
+        need = _bank_need(node)
+        if need is None:
+            return 0
+        count, gems = need
+        colour = count.args[0] if count.args and isinstance(count.args[0], Colour) else None
+        return _over(count.who, pos, lambda x: rounds_to_bank(pos, x, gems, colour))
+    return 0
+
+
+def _over(who: object, pos: Position, rounds: Callable[[int], int]) -> int:
+    """A player's bound for a seat; the smallest over the players for ``any``, the largest for ``all``; 0 for ``that``
+    (the player bound elsewhere: no claim)."""
+    if isinstance(who, int):
+        return rounds(who)
+    if who is Who.ANY:
+        return min(rounds(x) for x in range(len(pos.players)))
+    if who is Who.ALL:
+        return max(rounds(x) for x in range(len(pos.players)))
+    return 0
+
+
+def _bank_need(node: Compare) -> tuple[Count, int] | None:
+    """``bank(P[, colour]) >= n`` (``>``, ``==``, or the comparison turned round) as (the count, the gems n it needs
+    at least); None for any other comparison."""
+    left, op, right = node.left, node.op, node.right
+    if isinstance(left, Number) and isinstance(right, Count):
+        left, right, op = right, left, _TURNED.get(op, op)
+    if not (isinstance(left, Count) and left.name == "bank" and isinstance(right, Number)):
+        return None
+    if op in (">=", "=="):
+        return left, right.value
+    if op == ">":
+        return left, right.value + 1
+    return None
+
+
+#: A comparison with its sides swapped: ``n <= bank(P)`` is ``bank(P) >= n``.
+_TURNED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}

@@ -26,6 +26,7 @@ from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.notation import Rescue, Steal, Turn
 from niagara_solver.model.position import Player, Position
+from niagara_solver.model.query import RoundEvents
 from niagara_solver.model.ruleset import ForkPolicy, Reveal
 
 
@@ -56,9 +57,8 @@ class RoundStep:
     rescued: tuple[int, ...]
 
     @property
-    def events(self) -> Any:
-        """What the round did, as the position predicates read it (``RoundEvents``: stole, fell, rescued, lost)."""
-        from niagara_solver.model.query import RoundEvents  # type: ignore[import-not-found,unused-ignore]
+    def events(self) -> RoundEvents:
+        """What the round did, as the position predicates read it (stole, fell, rescued, lost: docs/QUERIES.md)."""
         return RoundEvents(steals=self.steals, falls=self.falls, rescues=self.rescued, lost=self.lost)
 
     @property

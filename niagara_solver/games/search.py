@@ -35,6 +35,7 @@ from niagara_solver.engine.round import RoundRecord
 from niagara_solver.games.rounds import RoundStep, rounds
 from niagara_solver.model.limits import MAX_REACH_POSITIONS, OutOfTime, check_time
 from niagara_solver.model.position import Position
+from niagara_solver.model.query import RoundEvents, Tally
 from niagara_solver.model.verdict import Verdict
 
 
@@ -53,7 +54,7 @@ class Target(Protocol):
     def uses_tally(self) -> bool:
         """Does it read counts since the start (lost)?"""
 
-    def holds(self, pos: Position, events: Any = None, tally: Any = None) -> bool:
+    def holds(self, pos: Position, events: RoundEvents | None = None, tally: Tally | None = None) -> bool:
         """Does it hold in ``pos``, reached by a round that did ``events``, with ``tally`` since the start?"""
 
 
@@ -167,12 +168,12 @@ class _Search:
         target = self.target
         if not (target.uses_events or target.uses_tally):
             return target.holds(pos)
-        events = step.events if step is not None else _none_events(len(pos.players))
+        events = step.events if step is not None else RoundEvents.none(len(pos.players))
         return target.holds(pos, events, tally)
 
     def run(self) -> _Found | None:
         start = self.start
-        tally = _zero_tally(len(start.players)) if self.target.uses_tally else None
+        tally = Tally.zero(len(start.players)) if self.target.uses_tally else None
         root = self.key(start, tally)
         self.parents[root] = None
         self.distinct = 1
@@ -231,7 +232,7 @@ class _Search:
         keys.reverse()
         out: list[TraceRound] = []
         pos = self.start
-        tally = _zero_tally(len(pos.players)) if self.target.uses_tally else None
+        tally = Tally.zero(len(pos.players)) if self.target.uses_tally else None
         for want in keys[1:]:
             for child, step in rounds(pos, events=self.events):
                 after = tally.after(step.events) if tally is not None else None
@@ -243,16 +244,6 @@ class _Search:
                 raise AssertionError("a stored position is not found again among its parent's rounds")
         out.append(TraceRound(found.step, found.child))
         return out
-
-
-def _none_events(players: int) -> Any:
-    from niagara_solver.model.query import RoundEvents  # type: ignore[import-not-found,unused-ignore]
-    return RoundEvents.none(players)
-
-
-def _zero_tally(players: int) -> Any:
-    from niagara_solver.model.query import Tally  # type: ignore[import-not-found,unused-ignore]
-    return Tally.zero(players)
 
 
 def reach(start: Position, target: Target, rounds_limit: int, *, bound: Bound | None = None,
@@ -328,7 +319,7 @@ class Negation:
         """As the inner target."""
         return self.inner.uses_tally
 
-    def holds(self, pos: Position, events: Any = None, tally: Any = None) -> bool:
+    def holds(self, pos: Position, events: RoundEvents | None = None, tally: Tally | None = None) -> bool:
         """The inner target does not hold."""
         return not self.inner.holds(pos, events, tally)
 

@@ -17,7 +17,6 @@ round); ``and`` takes the largest of its parts' bounds, ``or`` the smallest; ``a
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Callable
 
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Phase
@@ -56,8 +55,13 @@ def player_reach(pos: Position, x: int, rounds: int, cap: int) -> int:
     me = pos.players[x]
     rules = pos.ruleset
     canoes = tuple(sorted((PORT if c.place == FALLEN else c.place, len(c.gems)) for c in me.canoes))
-    return _player_reach(pos.board, rules.capacity, rules.must_move, canoes, _budgets(me.hand),
-                         _budgets(start_hand(rules)), rounds, cap)
+    key = (pos.board, rules.capacity, rules.must_move, _budgets(start_hand(rules)))
+    relaxation = _RELAXATIONS.get(key)
+    if relaxation is None:
+        if len(_RELAXATIONS) >= 16:
+            _RELAXATIONS.clear()
+        relaxation = _RELAXATIONS[key] = _Relaxation(*key)
+    return relaxation.best(canoes, _budgets(me.hand), rounds, cap)
 
 
 def _budgets(hand: tuple[Card, ...]) -> tuple[int, ...]:
@@ -65,64 +69,85 @@ def _budgets(hand: tuple[Card, ...]) -> tuple[int, ...]:
     return tuple(sorted(max(c.budgets, default=0) for c in hand))
 
 
-@lru_cache(maxsize=1 << 18)
-def _player_reach(board: Board, cap: int, must_move: bool, canoes: tuple[tuple[str, int], ...], hand: tuple[int, ...],
-                  full: tuple[int, ...], rounds: int, goal: int) -> int:
-    if rounds <= 0 or goal <= 0:
-        return 0
-    best = 0
-    for k, budget in enumerate(hand):
-        if k and hand[k - 1] == budget:
-            continue  # the same card twice: one choice
-        rest = hand[:k] + hand[k + 1:] or full
-        for moves in _moves(board, cap, must_move, canoes, budget):
-            for after, banked in moves:
-                gained = banked
-                if gained < goal and rounds > 1:
-                    gained += _player_reach(board, cap, must_move, after, rest, full, rounds - 1, goal - banked)
+#: The player's relaxation of each board and rules, its tables kept: (board, capacity, must_move, full hand) -> it.
+_RELAXATIONS: dict[tuple[Board, int, bool, tuple[int, ...]], "_Relaxation"] = {}
+
+
+class _Relaxation:
+    """:func:`player_reach` on one board under one capacity, ``must_move`` and full hand, its values kept (the board
+    is hashed once, not at every step)."""
+
+    def __init__(self, board: Board, cap: int, must_move: bool, full: tuple[int, ...]) -> None:
+        self.board, self.cap, self.must_move, self.full = board, cap, must_move, full
+        self.values: dict[tuple[tuple[tuple[str, int], ...], tuple[int, ...], int], int] = {}
+        self.moved: dict[tuple[tuple[tuple[str, int], ...], int], tuple[tuple[tuple[tuple[str, int], ...], int],
+                                                                         ...]] = {}
+
+    def best(self, canoes: tuple[tuple[str, int], ...], hand: tuple[int, ...], rounds: int, goal: int) -> int:
+        """The most the two canoes bank in ``rounds`` rounds with ``hand``, counted up to ``goal``."""
+        return min(goal, self._best(canoes, hand, rounds))
+
+    def _best(self, canoes: tuple[tuple[str, int], ...], hand: tuple[int, ...], rounds: int) -> int:
+        if rounds <= 0:
+            return 0
+        key = (canoes, hand, rounds)
+        known = self.values.get(key)
+        if known is not None:
+            return known
+        most = 2 * self.cap  # what two canoes bank at most in a round (R-GEM-2)
+        best = 0
+        for k, budget in enumerate(hand):
+            if k and hand[k - 1] == budget:
+                continue  # the same card twice: one choice
+            rest = hand[:k] + hand[k + 1:] or self.full
+            for after, banked in self.moves(canoes, budget):  # the most banked first
+                if banked + most * (rounds - 1) <= best:
+                    break  # no later option can do better
+                gained = banked + (self._best(after, rest, rounds - 1) if rounds > 1 else 0)
                 if gained > best:
                     best = gained
-                    if best >= goal:
-                        return goal
-    return best
+        self.values[key] = best
+        return best
 
+    def moves(self, canoes: tuple[tuple[str, int], ...],
+              budget: int) -> tuple[tuple[tuple[tuple[str, int], ...], int], ...]:
+        """The two canoes after a turn with a card of ``budget`` points (0: the cloud) and the flow, relaxed, for every
+        choice of acting canoes (R-TURN-3): their places and cargo, sorted, each with the most gems banked; the most
+        banked first."""
+        key = (canoes, budget)
+        known = self.moved.get(key)
+        if known is not None:
+            return known
+        one, two = canoes
+        in_port = [c[0] == PORT for c in canoes]
+        if budget == 0:
+            acting: list[tuple[bool, bool]] = [(False, False)]
+        elif all(in_port):
+            acting = [(False, False), (True, False), (False, True)]  # at most one leaves the port
+        else:
+            acting = [(a, b) for a in (False, True) for b in (False, True)
+                      if (a or in_port[0]) and (b or in_port[1])]  # a river canoe acts; a port canoe may stay
+        pairs: dict[tuple[tuple[str, int], ...], int] = {}
+        for a, b in acting:
+            firsts, seconds = self._after(one, a, budget), self._after(two, b, budget)
+            for s1, g1 in firsts.items():
+                for s2, g2 in seconds.items():
+                    pair = (s1, s2) if s1 <= s2 else (s2, s1)
+                    if pairs.get(pair, -1) < g1 + g2:
+                        pairs[pair] = g1 + g2
+        found = self.moved[key] = tuple(sorted(pairs.items(), key=lambda item: -item[1]))
+        return found
 
-@lru_cache(maxsize=1 << 16)
-def _moves(board: Board, cap: int, must_move: bool, canoes: tuple[tuple[str, int], ...],
-           budget: int) -> tuple[tuple[tuple[tuple[tuple[str, int], ...], int], ...], ...]:
-    """The player's two canoes after a turn with a card of ``budget`` points (0: the cloud) and the flow, relaxed:
-    for each choice of acting canoes (R-TURN-3), the canoes' places and cargo after the flow, sorted, with the gems
-    banked (the most for each)."""
-    one, two = canoes
-    in_port = [c[0] == PORT for c in canoes]
-    if budget == 0:
-        acting: list[tuple[bool, bool]] = [(False, False)]
-    elif all(in_port):
-        acting = [(False, False), (True, False), (False, True)]  # at most one leaves the port
-    else:
-        acting = [(a, b) for a in (False, True) for b in (False, True)
-                  if (a or in_port[0]) and (b or in_port[1])]  # a river canoe acts; a port canoe may stay
-
-    def after(canoe: tuple[str, int], acts: bool) -> dict[tuple[str, int], int]:
+    def _after(self, canoe: tuple[str, int], acts: bool, budget: int) -> dict[tuple[str, int], int]:
+        """One canoe after its action (:func:`..solver.answers._turn_reach`, when it acts) and the flow
+        (:func:`..solver.answers._flowed`): each place and cargo with the most gems banked."""
         out: dict[tuple[str, int], int] = {}
-        steps = _turn_reach(board, cap, must_move, canoe, budget) if acts else ((canoe, 0),)
+        steps = _turn_reach(self.board, self.cap, self.must_move, canoe, budget) if acts else ((canoe, 0),)
         for moved, banked in steps:
-            for flowed in _flowed(board, moved):
+            for flowed in _flowed(self.board, moved):
                 if out.get(flowed, -1) < banked:
                     out[flowed] = banked
         return out
-
-    result = []
-    for a, b in acting:
-        firsts, seconds = after(one, a), after(two, b)
-        pairs: dict[tuple[tuple[str, int], ...], int] = {}
-        for s1, g1 in firsts.items():
-            for s2, g2 in seconds.items():
-                key = (s1, s2) if s1 <= s2 else (s2, s1)
-                if pairs.get(key, -1) < g1 + g2:
-                    pairs[key] = g1 + g2
-        result.append(tuple(sorted(pairs.items(), key=lambda item: -item[1])))
-    return tuple(result)
 
 
 def rounds_to_bank(pos: Position, x: int, gems: int, colour: Colour | None = None) -> int:

@@ -126,8 +126,9 @@ def test_replay_of_a_file_not_a_trace_is_bad_input(capsys: pytest.CaptureFixture
 
 
 @pytest.mark.parametrize("argv,says", [
-    (["reach", "bank(red) >= 1", "--rounds", "0"], "--rounds: a whole-game search looks 1 to 20 rounds ahead, got 0"),
-    (["reach", "bank(red) >= 1", "--rounds", "21"], "--rounds: a whole-game search looks 1 to 20 rounds ahead"),
+    (["reach", "bank(red) >= 1", "--rounds", "0"], "'--rounds': 0 is not in the range 1<=x<=20"),
+    (["reach", "bank(red) >= 1", "--rounds", "21"], "'--rounds': 21 is not in the range 1<=x<=20"),
+    (["reach", "bank(red) >= 1", "--players", "2-3"], "--players: a search starts from one game"),
     (["reach", "bank(pink) >= 1"], "column 6: unknown player 'pink'"),
     (["reach", "bank(red) >="], "column"),
     (["invariant", "bank(red) >= 1 and", "--rounds", "1"], "column"),

@@ -14,7 +14,8 @@ from typing import Any, Callable
 
 import click
 
-from niagara_solver.cli.common import emit_json, load, timeout_option
+from niagara_solver.cli.common import emit_json, load, players_option, timeout_option
+from niagara_solver.design.simulate import start_position
 from niagara_solver.engine.round import RoundRecord
 from niagara_solver.games.search import Level, ReachResult, invariant, reach
 from niagara_solver.games.trace import load_trace, replay, trace_json
@@ -25,13 +26,9 @@ from niagara_solver.model.position import Position
 from niagara_solver.model.verdict import ANSWER, INVARIANT, Verdict
 from niagara_solver.report.text import round_text
 
-#: The names of the seats of a game set up by ``--players N`` (the lifebuoy with the first).
-SEATS = ("red", "blue", "green", "yellow", "black", "white")
-
-
-def _start(from_path: str | None, players: int | None, ruleset_spec: str | None, board_spec: str | None) -> Position:
+def _start(from_path: str | None, players: str | None, ruleset_spec: str | None, board_spec: str | None) -> Position:
     """The position the search starts from: a position file (under ``--ruleset`` if given), or the setup of a game of
-    ``--players`` seats on ``--board`` under ``--ruleset`` (R-BOARD-5, R-COMP)."""
+    ``--players`` seats on ``--board`` under ``--ruleset`` (R-BOARD-5, R-COMP), as ``simulate`` sets one up."""
     if from_path is not None:
         if players is not None:
             raise InputError("--players", "give --from POSITION or --players N, not both", "FORMAT")
@@ -40,18 +37,12 @@ def _start(from_path: str | None, players: int | None, ruleset_spec: str | None,
         return load(from_path, ruleset_spec)[0]
     rules = load_ruleset(ruleset_spec or "standard")
     board = load_board(board_spec or "standard")
-    count = 2 if players is None else players
-    gems = rules.gems_for(count)
-    if not 2 <= count <= len(SEATS) or gems is None:
-        raise InputError("--players", f"the ruleset has no game of {count} players (R-COMP-1, X-GEMS-1)", "R-COMP-1")
-    return Position.initial(list(SEATS[:count]), board, rules)
-
-
-def _rounds(value: int) -> int:
-    if not 1 <= value <= MAX_REACH_ROUNDS:
-        raise InputError("--rounds", f"a whole-game search looks 1 to {MAX_REACH_ROUNDS} rounds ahead, got "
-                                     f"{quoted(value)}", "LIMITS")
-    return value
+    counts = players_option(players or "2")  # COUNTS as in every command (R-COMP-1), then one of them
+    if len(counts) != 1:
+        raise InputError("--players", f"a search starts from one game: give one count of players, not "
+                                      f"{quoted(players)}", "R-COMP-1")
+    rules.check_players(counts, "--players")
+    return start_position(board, rules, counts[0])
 
 
 def _progress(as_json: bool) -> Callable[[Level], None] | None:
@@ -128,15 +119,15 @@ def _search_options(command: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--from", "from_path", type=click.Path(dir_okay=False), metavar="POSITION",
                      help="Start from this position file (at the start of a round, or in phase II)."),
-        click.option("--players", type=int, metavar="N",
+        click.option("--players", metavar="COUNTS",
                      help="Start from the setup of a game of N players (default 2): every canoe in the port, every "
                           "cave full, the lifebuoy with the first seat."),
         click.option("--ruleset", "ruleset_spec", metavar="PRESET|FILE.json",
                      help="The rules (default: the position's own, or standard)."),
         click.option("--board", "board_spec", metavar="PRESET|FILE.json",
                      help="The river of the setup (with --players; default standard)."),
-        click.option("--rounds", "rounds_limit", type=int, default=3, show_default=True, metavar="K",
-                     help=f"Look this many rounds ahead (1 to {MAX_REACH_ROUNDS})."),
+        click.option("--rounds", "rounds_limit", type=click.IntRange(min=1, max=MAX_REACH_ROUNDS), default=3,
+                     show_default=True, help="Look this many rounds ahead (K)."),
         click.option("--trace", "trace_path", metavar="FILE.json",
                      help="Write the shortest trace here (docs/GAMES.md, \"Traces\"); replay it with replay."),
         click.option("--max-positions", type=click.IntRange(min=1), default=MAX_REACH_POSITIONS, show_default=True,
@@ -153,7 +144,7 @@ def _search_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.argument("target")
 @_search_options
 @click.option("--no-prune", is_flag=True, help="Breadth-first without the bounds (the plain search, to compare).")
-def reach_command(target: str, from_path: str | None, players: int | None, ruleset_spec: str | None,
+def reach_command(target: str, from_path: str | None, players: str | None, ruleset_spec: str | None,
                   board_spec: str | None, rounds_limit: int, trace_path: str | None, max_positions: int,
                   timeout: float, as_json: bool, no_prune: bool) -> int:
     """Can some play reach a position where TARGET holds within K rounds? (exit 0 yes, 1 no, 3 unknown)
@@ -164,13 +155,13 @@ def reach_command(target: str, from_path: str | None, players: int | None, rules
     \b
     Examples:
       niagara-solve reach 'fallen(any) >= 1' --players 2 --board puzzles/boards/short-fork.json --rounds 1
-      niagara-solve reach 'bank(red) >= 1' --players 2 --rounds 2 --trace first-bank.json
+      niagara-solve reach 'goal(any)' --players 3 --rounds 8 --timeout 3600
     """
     from niagara_solver.games.bounds import query_bound
     from niagara_solver.model.query import parse_query
     began = time.perf_counter()
     start = _start(from_path, players, ruleset_spec, board_spec)
-    limit = _rounds(rounds_limit)
+    limit = rounds_limit
     query = parse_query(target, [p.name for p in start.players], start.board)
     bound = None if no_prune else query_bound(query)
     result = reach(start, query, limit, bound=bound, max_positions=max_positions, progress=_progress(as_json))
@@ -187,7 +178,7 @@ def reach_command(target: str, from_path: str | None, players: int | None, rules
 @click.command(name="invariant")
 @click.argument("expr")
 @_search_options
-def invariant_command(expr: str, from_path: str | None, players: int | None, ruleset_spec: str | None,
+def invariant_command(expr: str, from_path: str | None, players: str | None, ruleset_spec: str | None,
                       board_spec: str | None, rounds_limit: int, trace_path: str | None, max_positions: int,
                       timeout: float, as_json: bool) -> int:
     """Does EXPR hold in every position reachable within K rounds? (exit 0 holds, 1 broken, 3 unknown)
@@ -201,7 +192,7 @@ def invariant_command(expr: str, from_path: str | None, players: int | None, rul
     from niagara_solver.model.query import parse_query
     began = time.perf_counter()
     start = _start(from_path, players, ruleset_spec, board_spec)
-    limit = _rounds(rounds_limit)
+    limit = rounds_limit
     query = parse_query(expr, [p.name for p in start.players], start.board)
     result = invariant(start, query, limit, max_positions=max_positions, progress=_progress(as_json))
     result.seconds = time.perf_counter() - began
@@ -231,7 +222,7 @@ def replay_command(trace: str, as_json: bool) -> int:
 
     \b
     Examples:
-      niagara-solve replay first-bank.json
+      niagara-solve replay puzzles/traces/fall-on-the-short-fork.json
     """
     read = load_trace(trace)
     result = replay(read)

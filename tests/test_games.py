@@ -21,7 +21,7 @@ from niagara_solver.games.bounds import player_reach, query_bound, rounds_to_ban
 from niagara_solver.games.rounds import rounds, steals_in
 from niagara_solver.games.search import Level, reach
 from niagara_solver.games.trace import replay, trace_from_json, trace_json
-from niagara_solver.model.atoms import Colour
+from niagara_solver.model.atoms import Card, Colour
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.format import dumps
@@ -496,3 +496,17 @@ def test_what_the_bound_of_a_query_reads() -> None:
     assert bound("bank(red, ruby) == 3") == 0
     assert bound("not goal(red)") is None and bound("cargo(any) >= 2") is None
     assert bound("fallen(any) == 2 and goal(that)") is None
+
+
+def test_a_round_begun_is_finished_first() -> None:
+    """From a position in phase II (red has acted), the rounds finish the round: blue's turns, the flow, phase IV;
+    each replays with play_round from that position, and they are the brute force's."""
+    start = small_start()
+    mid = next(o.position for o in legal_turns(begin_turns(start), 0, Card.parse(4)))
+    found = {}
+    for child, step in rounds(mid):
+        assert step.replay(mid).end == child and step.rescues == ()
+        found[child] = step
+    me = mid.players[1]
+    want = {end_round(o.position) for card in me.hand for o in legal_turns(mid, 1, card)}
+    assert set(found) == want and all(p.round == 2 for p in found)

@@ -72,8 +72,8 @@ CASE_TIMEOUT = 60.0
 MAX_FLOW_STEPS = 100
 
 #: The most positions a whole-game search (``reach``, ``invariant``) stores before it answers UNKNOWN: each stored
-#: position with its pointer to the one it was found from takes about 1.6 KB (benchmarks/bench_reach.py measures
-#: it), so two million fill about 3 GB, what a laptop can spare; the level being checked last is never stored.
+#: position with its pointer to the one it was found from takes about 2 KB (benchmarks/bench_reach.py measures
+#: it: 1.9 KB), so two million fill about 4 GB, what a laptop can spare; the level checked last is never stored.
 MAX_REACH_POSITIONS = 2_000_000
 
 #: The most rounds a whole-game search looks ahead (``reach --rounds``): a game from the setup lasts about ten

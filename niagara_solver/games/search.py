@@ -190,6 +190,8 @@ class _Search:
                 check_time()
                 for child, step in rounds(pos, events=self.events):
                     self.generated += 1
+                    if self.generated % 64 == 0:
+                        check_time()  # a position's rounds and their bounds may take seconds
                     after = tally.after(step.events) if tally is not None else None
                     if not last and not self.target.uses_events and self.key(child, after) in self.parents:
                         continue  # found before, and asked then (the target reads nothing of the round)

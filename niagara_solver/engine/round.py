@@ -52,16 +52,6 @@ def next_round(after_flow: Position, before_flow: Position) -> Position:
                   round=before_flow.round + 1, phase=Phase.CARDS, acted=())
 
 
-def next_round(after_flow: Position, before_flow: Position) -> Position:
-    """Phase IV and the start of the next round, from the position after the flow (``after_flow``) of a round whose
-    turns ended in ``before_flow``: the lifebuoy passes (R-BUOY-1), played cards stay out and empty hands are refilled
-    (R-CARD-2), the chosen cards are cleared."""
-    players = tuple(Player(p.name, p.canoes, p.hand or start_hand(after_flow.ruleset), p.bank, None)
-                    for p in after_flow.players)
-    return after_flow.replace(players=players, lifebuoy=(before_flow.lifebuoy + 1) % len(players),
-                              round=before_flow.round + 1, phase=Phase.CARDS, acted=())
-
-
 @dataclass(frozen=True)
 class TurnRecord:
     """One player's turn in a played round."""

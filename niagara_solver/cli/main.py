@@ -197,6 +197,7 @@ def cli() -> None:
     niagara-solve report [--out reports/] [--jobs N]
     niagara-solve sweep GRID.json [--jobs N | --scheduler ADDRESS]
     niagara-solve simulate [--ruleset R | --compare A B] [--players COUNTS] [--games G] [--out DIR]
+    niagara-solve mine [--players COUNTS] [--games G] [--goal win|steal|safe] [--horizon 1|2] [--out DIR]
 
     Each command's --help lists its options and examples. An option means the same in every command that takes it
     (README.md, "Options").
@@ -931,8 +932,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 from niagara_solver.cli.designer import COMMANDS  # noqa: E402  (the designers' commands register on the group above)
 from niagara_solver.cli.advice import COMMANDS as ADVICE  # noqa: E402
 from niagara_solver.cli.games import COMMANDS as GAMES  # noqa: E402
+from niagara_solver.cli.mining import COMMANDS as MINING  # noqa: E402
 
-for _command in [*COMMANDS, *ADVICE, *GAMES]:
+for _command in [*COMMANDS, *ADVICE, *GAMES, *MINING]:
     cli.add_command(_command)
 
 

@@ -464,6 +464,12 @@ class Search:
             for o in ordered:
                 yield prefix + str(o.turn), lambda o=o: self.turn_stage(o.position, left)
 
+    def after_turn(self, pos: Position, outcome: TurnOutcome) -> Node:
+        """X's value after X's turn ``outcome`` on ``pos``, a position of the question's first round (X to act):
+        which of X's turns win, not only the first found (``mine`` records every winning turn)."""
+        self.name = pos.players[self.x].name
+        return self._after_x(pos, outcome, self.horizon)
+
     def _after_x(self, pos: Position, outcome: TurnOutcome, left: int) -> Node:
         if (asked := self._ask("_after_x", pos, outcome, left)) is not None:
             return asked

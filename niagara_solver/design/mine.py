@@ -53,7 +53,7 @@ from niagara_solver.model.ruleset import Reveal, Ruleset
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.play.playout import Greedy, random_playout
 from niagara_solver.play.policy import Lookahead
-from niagara_solver.solver.answers import Goal, has_steal, x_choice
+from niagara_solver.solver.answers import Goal, bankable, could_reach_goal, has_steal, x_choice
 from niagara_solver.solver.certificate import Certificate, Claim, NodeKind
 from niagara_solver.solver.certify import check_certificate
 from niagara_solver.solver.proof import certificate as write_certificate
@@ -334,8 +334,9 @@ def themes_of(proof: Certificate, line: Sequence[str], pos: Position) -> list[st
       (X-CARDS-3); a rescue X pays for (R-RESCUE-1); a double canoe of X banking two gems (X-DOUBLE-1);
     * a flow in the certificate that carries a canoe of X past a fork, where the fork marker chose its branch
       (R-FLOW-4);
-    * a round's end in the certificate where X wins with another player at the goal too: the tie-break decides
-      (R-END-3);
+    * a round's end in the certificate where X wins with another player at the goal too, or a leaf where the rest
+      of the round decides with X at the goal and another player at it or able to bank enough to reach it: the
+      tie-break decides (R-END-3);
     * the solution's line: a rescue of X (R-RESCUE-1), a turn of X that steals (R-STEAL-1)."""
     x = proof.x
     found: set[str] = set()
@@ -363,6 +364,12 @@ def themes_of(proof: Certificate, line: Sequence[str], pos: Position) -> list[st
                 found.add("R-FLOW-4")
         elif node.kind is NodeKind.LEAF and node.value and node.claim in (Claim.END, Claim.OVER):
             if x in winners(at) and sum(1 for p in at.players if goal_reached(p)) > 1:
+                found.add("R-END-3")
+        elif node.kind is NodeKind.LEAF and node.value and node.claim is Claim.REST and proof.goal is Goal.WIN:
+            # The rest of the round decides, X at the goal: another player at the goal, or still to act and able to
+            # bank enough to reach it (an upper bound), leaves the winner to the tie-break.
+            if any(i != x and (goal_reached(p) or (i not in at.acted and could_reach_goal(at, i, bankable(at, i)[0])))
+                   for i, p in enumerate(at.players)):
                 found.add("R-END-3")
     for label in line:
         if label.startswith(f"{name} rescues ") and not label.startswith(f"{name} rescues none"):

@@ -1,0 +1,186 @@
+"""``niagara-solve mine``: puzzles found in play — one card forces the goal, every answer certified by the encoding,
+every refutation replayed by the engine, seeded, themed from the certificate, and read back by ``check``."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from typing import Any
+
+import pytest
+
+from niagara_solver.cli.main import main
+from niagara_solver.design import mine as mining
+from niagara_solver.design.check import check
+from niagara_solver.design.mine import (Dropped, MineReport, MineSettings, MinedPuzzle, canonical_key, examine,
+                                        load_mined, mine_job, puzzle_name, replay_problems, themes_of, write_puzzles)
+from niagara_solver.model.board import Board
+from niagara_solver.model.format import load_document, position_from_json
+from niagara_solver.model.notation import Turn
+from niagara_solver.model.position import Player
+from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.model.verdict import Verdict
+from niagara_solver.solver.answers import Goal
+from niagara_solver.solver.proof import certificate
+from niagara_solver.solver.puzzles import puzzle_question
+from niagara_solver.solver.search import Search, trace
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def steal_position(red_hand: list[Any], green_second: dict[str, Any]) -> Any:
+    """Blue acts first with a 1 (only a port canoe down to 1, R-MOVE-6), then red, whose canoe on 4 reaches green's
+    amber on 2 with a 2 (R-STEAL-1), then green."""
+    return position_from_json({
+        "format": "niagara-position/1", "phase": "turns", "acted": [], "lifebuoy": "blue", "players": [
+            {"name": "blue", "canoes": [{"at": "port"}, {"at": "port"}], "hand": [1]},
+            {"name": "red", "canoes": [{"at": "4"}, {"at": "port"}], "hand": red_hand},
+            {"name": "green", "canoes": [{"at": "2", "gem": "amber"}, green_second], "hand": [3]}]})
+
+
+def test_one_winning_card_is_kept_and_a_planted_second_is_rejected() -> None:
+    pos = steal_position([2, 5], {"at": "port"})
+    puzzle = examine(pos, 1, Goal.STEAL, 1)
+    assert (puzzle["card"], puzzle["turn"]) == (2, "4: <2 xgreen/amber")
+    assert [r["card"] for r in puzzle["refutations"]] == [5]
+    assert puzzle["refutations"][0]["line"][0] == "blue (1): port: >1"
+    # A ruby on 1 puts a second victim in reach of red's 3 (4 up to 1): two cards force the steal.
+    planted = steal_position([2, 3], {"at": "1", "gem": "ruby"})
+    with pytest.raises(Dropped) as dropped:
+        examine(planted, 1, Goal.STEAL, 1)
+    assert (dropped.value.why, str(dropped.value)) == ("several cards", "several cards: 3 forces it too")
+    # The same ruby with the 5 instead (red cannot stop on 1 with it): one card again.
+    assert examine(steal_position([2, 5], {"at": "1", "gem": "ruby"}), 1, Goal.STEAL, 1)["card"] == 2
+
+
+def test_a_refutation_the_engine_does_not_replay_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    pos = steal_position([2, 5], {"at": "port"})
+    puzzle = examine(pos, 1, Goal.STEAL, 1)
+    assert replay_problems(pos, puzzle) == []
+    # Blue's 1 cannot take a port canoe down to 2 (R-MOVE-3): not a reply the engine replays.
+    bad = copy.deepcopy(puzzle)
+    bad["refutations"][0]["line"][0] = "blue (1): port: >2"
+    assert replay_problems(pos, bad) == ["refutation of 5: the engine does not replay 'blue (1): port: >2' (step 1)"]
+    # A line whose last words are not its reason's.
+    bad = copy.deepcopy(puzzle)
+    bad["refutations"][0]["line"][-1] = "red cannot steal"
+    assert replay_problems(pos, bad) == ["refutation of 5: the engine does not replay 'red cannot steal' (step 2)"]
+    # A solution whose steal is taken out of red's turn: the line's reason says red steals, the engine says not.
+    bad = copy.deepcopy(puzzle)
+    bad["solution"]["line"][2] = "red (2): 4: <2"
+    assert replay_problems(pos, bad) == ["solution: X's turns on the line steal nothing (R-STEAL-1)"]
+    # examine() itself drops a puzzle whose refutation does not replay.
+    real = mining.refutation
+
+    def tampered(*args: Any) -> Any:
+        ref, search = real(*args)
+        return {**ref, "line": ["blue (1): port: >2", *ref["line"][1:]]}, search
+    monkeypatch.setattr(mining, "refutation", tampered)
+    with pytest.raises(Dropped) as dropped:
+        examine(pos, 1, Goal.STEAL, 1)
+    assert dropped.value.why == "not replayed"
+
+
+def _job() -> dict[str, Any]:
+    board = Board.from_json("standard").to_json()
+    out = mine_job("standard", board, 3, 0, 0, 1, ["steal"], [1], 10.0, 5, 6)
+    out.pop("seconds")
+    return out
+
+
+def test_seeded_runs_give_the_same_puzzles() -> None:
+    first, again = _job(), _job()
+    assert first == again
+    found = [(p["puzzle"]["player"], p["puzzle"]["source"]["round"], p["puzzle"]["card"]) for p in first["puzzles"]]
+    assert found == [("green", 6, 1)]
+    puzzle = first["puzzles"][0]["puzzle"]
+    assert puzzle["source"] == {"ruleset": "standard", "players": 3, "seed": 0, "game": 0, "game_seed": 0,
+                                "round": 6, "policy": "lookahead"}
+    assert puzzle["rating"]["samples"] == 5 and 0 <= puzzle["rating"]["difficulty"] <= 1
+
+
+def _proof(path: str) -> tuple[Any, Any, Any]:
+    pos, extras = load_document(os.path.join(ROOT, "puzzles", path))
+    q = puzzle_question(pos, extras)
+    assert q is not None
+    search = Search(q.player, q.goal, q.horizon, 60)
+    node = search.value(pos)
+    assert node.value
+    return certificate(search, pos, True), trace(node), pos
+
+
+@pytest.mark.parametrize("path, themes", [
+    ("a-sure-steal.json", ["R-STEAL-1"]),                 # X's turn in the certificate steals
+    ("win-on-the-tie-break.json", ["R-END-3"]),           # blue may reach the goal too: the tie-break decides
+    ("a-free-rescue-keeps-the-win.json", ["R-RESCUE-1"]),
+    ("expansion/moose-carries-the-win-home.json", ["X-MOOSE-1"]),
+    ("win-two-gems-home.json", []),                       # nothing but paddling home: no theme is guessed
+])
+def test_themes_are_the_rules_the_certificate_names(path: str, themes: list[str]) -> None:
+    proof, line, pos = _proof(path)
+    assert themes_of(proof, line, pos) == themes
+
+
+def test_a_steal_theme_is_a_steal_in_the_certificate() -> None:
+    proof, line, pos = _proof("a-sure-steal.json")
+    x_turns = [o.turn for n in proof.nodes if n.kind.value == "turn" and n.player == proof.x for o in n.options]
+    assert [str(t) for t in x_turns] == ["4: <2 xgreen/amber"]
+    # The same certificate with X's turn paddling without the steal names no steal.
+    bare = list(proof.nodes)
+    for k, n in enumerate(bare):
+        if n.kind.value == "turn" and n.player == proof.x:
+            bare[k] = type(n)(n.kind, n.at, n.player, tuple(type(o)(o.then, o.to, o.card, Turn.parse("4: <2"))
+                                                            for o in n.options))
+    assert themes_of(type(proof)(proof.x, proof.goal, proof.horizon, True, proof.positions, tuple(bare)), [],
+                     pos) == []
+
+
+def test_positions_equal_up_to_renaming_the_players_share_a_key() -> None:
+    pos = steal_position([2, 5], {"at": "port"})
+    renamed = pos.replace(players=tuple(Player(n, p.canoes, p.hand, p.bank)
+                                        for n, p in zip(("a", "b", "c"), pos.players)))
+    # The seats turned by one: the lifebuoy with the same player, who is now seat 1.
+    turned = pos.replace(players=(pos.players[2], pos.players[0], pos.players[1]), lifebuoy=1)
+    assert canonical_key(pos, 1, "steal", 1) == canonical_key(renamed, 1, "steal", 1)
+    assert canonical_key(pos, 1, "steal", 1) == canonical_key(turned, 2, "steal", 1)
+    assert canonical_key(pos, 1, "steal", 1) != canonical_key(pos, 2, "steal", 1)
+    assert canonical_key(pos, 1, "steal", 1) != canonical_key(pos, 1, "steal", 2)
+
+
+def test_a_mined_puzzle_round_trips_through_check_and_solve(tmp_path: Any) -> None:
+    pos = steal_position([2, 5], {"at": "port"})
+    puzzle = examine(pos, 1, Goal.STEAL, 1)
+    puzzle["rating"] = {"difficulty": 0.5, "missed": {"greedy": 0.5, "lookahead": 0.5}, "samples": 2,
+                        "certificate_nodes": puzzle.pop("certificate_nodes")}
+    puzzle["source"] = {"ruleset": "standard", "players": 3, "seed": 0, "game": 0, "game_seed": 0, "round": 1,
+                        "policy": "lookahead"}
+    settings = MineSettings(Ruleset(), Board.from_json("standard"), (3,))
+    report = MineReport(settings, [MinedPuzzle(pos, puzzle, puzzle_name(pos, puzzle))])
+    [path] = write_puzzles(report, str(tmp_path))
+    assert os.path.basename(path) == "standard-3p-steal-h1-g0-r1-red.json"
+    back = load_mined(path)
+    assert back.position == pos and back.puzzle == json.loads(json.dumps(puzzle))
+    result = check(Board.from_json("standard"), Ruleset(), str(tmp_path), [3], False, ids=["R-PROP-1"])
+    assert [p["name"] for p in result.puzzles_by(Verdict.CONFIRMED)] == ["standard-3p-steal-h1-g0-r1-red"]
+    assert result.puzzles[0]["answer"]["card"] == 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--players", "7"], "--players"),
+    (["--games", "0"], "--games: mine 1 to 10,000 games, not 0 (LIMITS)"),
+    (["--horizon", "3"], "--horizon: mine horizons 1 or 2, not 3 (LIMITS)"),
+])
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Any,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mine", *args, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+
+
+def test_an_unwritable_out_is_one_line_and_exit_2(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["mine", "--games", "1", "--out", str(blocker / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out" in err and not os.path.exists(blocker / "out")

@@ -70,10 +70,11 @@ def mine(ruleset_spec: str, board_spec: str, players_text: str, games: int, goal
         emit_json({**report.to_json(), "gallery": gallery})
         return 0
     d = report.to_json()
-    click.echo(f"mine · ruleset {ruleset_spec} · {', '.join(map(str, settings.players))} players · {games} games "
-               f"each · goals {', '.join(settings.goals)} · horizons {', '.join(map(str, settings.horizons))} · seed "
-               f"{seed} · {report.seconds:.1f} s")
-    click.echo(f"{d['asked']} questions asked, {d['kept']} puzzles kept ({d['per_minute']:.1f} a minute); dropped: "
+    click.echo(f"mine · ruleset {ruleset_spec} · {', '.join(map(str, settings.players))} players · "
+               f"{_count(games, 'game')} each · goals {', '.join(settings.goals)} · horizons "
+               f"{', '.join(map(str, settings.horizons))} · seed {seed} · {report.seconds:.1f} s")
+    click.echo(f"{_count(d['asked'], 'question')} asked, {_count(d['kept'], 'puzzle')} kept "
+               f"({d['per_minute']:.1f} a minute); dropped: "
                + ", ".join(f"{why} {report.dropped[why]}" for why in DROPS)
                + (f"; {report.unplayed} game(s) not played (--timeout)" if report.unplayed else ""))
     click.echo("time: " + ", ".join(f"{ph} {report.phases[ph]:.1f} s" for ph in PHASES))
@@ -85,6 +86,10 @@ def mine(ruleset_spec: str, board_spec: str, players_text: str, games: int, goal
                             disable_numparse=True))
     click.echo(f"\npuzzles: {out_dir} · gallery: {gallery}")
     return 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 COMMANDS = [mine]

@@ -57,6 +57,7 @@ report: $(TOOL)
 # What a CI pipeline runs for rule regressions (exit 0 pass, 1 fail, 3 unknown; JUnit XML for the CI's test view).
 check: $(TOOL)
 	$(BIN)/niagara-solve check --puzzles puzzles --junit check-results.xml --jobs 2
+	$(BIN)/niagara-solve check --puzzles puzzles/mined --property R-PROP-1 --junit check-mined.xml --jobs 2
 
 # Rewrite the golden transcripts after a deliberate change of output (review the diff before committing).
 golden: $(TOOL)

@@ -184,3 +184,40 @@ def test_an_unwritable_out_is_one_line_and_exit_2(tmp_path: Any, capsys: pytest.
     assert main(["mine", "--games", "1", "--out", str(blocker / "out")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--out" in err and not os.path.exists(blocker / "out")
+
+
+# -- the curated set: puzzles/mined/ --------------------------------------------------------------------------------
+
+MINED = os.path.join(ROOT, "puzzles", "mined")
+
+
+def _mined() -> list[MinedPuzzle]:
+    return [load_mined(os.path.join(MINED, n)) for n in sorted(os.listdir(MINED)) if n.endswith(".json")]
+
+
+def test_the_readme_counts_the_mined_puzzles_as_the_folder_holds_them() -> None:
+    import re
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = " ".join(f.read().split())
+    said = re.search(r"`puzzles/mined/` holds (\d+) puzzles mined from played games: (\d+), (\d+) and (\d+) of 3, 4 "
+                     r"and 5 players; (\d+) wins and (\d+) steals; (\d+) within one round and (\d+) within two; "
+                     r"(\d+) under the expansion presets", text)
+    assert said is not None
+    found = _mined()
+    expansion = [p for p in found if str(p.puzzle["source"]["ruleset"]).startswith("flussgeister")]
+    assert [int(n) for n in said.groups()] == [
+        len(found), *(sum(1 for p in found if len(p.position.players) == n) for n in (3, 4, 5)),
+        *(sum(1 for p in found if p.puzzle["goal"] == g) for g in ("win", "steal")),
+        *(sum(1 for p in found if p.puzzle["horizon"] == h) for h in (1, 2)), len(expansion)]
+
+
+def test_the_mined_puzzles_replay_and_check_answers_them_as_recorded() -> None:
+    found = _mined()
+    assert len(found) >= 40
+    for p in found:
+        assert replay_problems(p.position, p.puzzle) == [], p.name
+        assert set(p.puzzle["themes"]) <= set(mining.THEMES), p.name
+        assert p.name == puzzle_name(p.position, p.puzzle)
+    result = check(Board.from_json("standard"), Ruleset(), MINED, [3], False, timeout=120, ids=["R-PROP-1"])
+    assert len(result.puzzles_by(Verdict.CONFIRMED)) == len(found)
+    assert {p["name"]: p["answer"]["card"] for p in result.puzzles} == {p.name: p.puzzle["card"] for p in found}

@@ -3,11 +3,14 @@ gallery of :mod:`niagara_solver.report.gallery`."""
 
 from __future__ import annotations
 
+import os
+
 import click
 from tabulate import tabulate
 
 from niagara_solver.cli.common import (board_option, emit_json, jobs_option, players_counts, players_option,
                                        ruleset_option, scheduler_option, timeout_option)
+from niagara_solver.model.errors import InputError
 from niagara_solver.model.format import load_board, load_ruleset
 from niagara_solver.model.limits import REPORT_TIMEOUT
 
@@ -35,13 +38,15 @@ DEFAULT_OUT = "mined"
               help="Card choices sampled per policy (greedy, lookahead) to rate each puzzle.")
 @click.option("--rounds", type=click.IntRange(min=1), default=100, show_default=True,
               help="Stop a game after this many rounds.")
+@click.option("--gallery-of", "gallery_of", metavar="DIR",
+              help="Play no games: write the gallery of the mined puzzle files in DIR into --out (a curated set).")
 @jobs_option("the games (5 to a task)")
 @scheduler_option("the games (5 to a task)")
 @timeout_option(REPORT_TIMEOUT)
 @click.option("--json", "as_json", is_flag=True, help="The summary and every puzzle as JSON.")
 def mine(ruleset_spec: str, board_spec: str, players_text: str, games: int, goals: tuple[str, ...],
          horizons: tuple[int, ...], seed: int, out_dir: str, question_timeout: float, samples: int, rounds: int,
-         jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
+         gallery_of: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
     """Mine puzzles from seeded games: positions where exactly one card forces a win, a steal or a safe round.
 
     Each game is played by the lookahead policy; at every card choice each player is asked the goal within the
@@ -54,10 +59,20 @@ def mine(ruleset_spec: str, board_spec: str, players_text: str, games: int, goal
       niagara-solve mine --players 4 --games 10 --out mined
       niagara-solve mine --players 3-5 --goal steal --horizon 1 --horizon 2 --jobs 2
       niagara-solve mine --ruleset flussgeister --players 4 --games 5 --json
+      niagara-solve mine --gallery-of puzzles/mined --out reports/mined
     """
     from niagara_solver.design.mine import DROPS, PHASES, MineSettings, mine as run_mine, write_puzzles, \
         writable_folder
     from niagara_solver.report.gallery import theme_words, write_gallery
+    if gallery_of is not None:
+        from niagara_solver.design.mine import load_mined
+        from niagara_solver.model.puzzles import puzzle_paths
+        if not os.path.isdir(gallery_of):
+            raise InputError("--gallery-of", f"no folder {gallery_of!r}", "FORMAT")
+        curated = [load_mined(path) for path in puzzle_paths(gallery_of)]
+        page = write_gallery(writable_folder(out_dir), None, curated, f"Mined puzzles: {gallery_of}")
+        click.echo(f"gallery of {len(curated)} puzzles: {page}")
+        return 0
     settings = MineSettings(load_ruleset(ruleset_spec), load_board(board_spec), tuple(players_option(players_text)),
                             games, goals or ("win", "steal"), horizons or (1,), seed, question_timeout, samples,
                             rounds)

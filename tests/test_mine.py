@@ -217,7 +217,17 @@ def test_the_mined_puzzles_replay_and_check_answers_them_as_recorded() -> None:
     for p in found:
         assert replay_problems(p.position, p.puzzle) == [], p.name
         assert set(p.puzzle["themes"]) <= set(mining.THEMES), p.name
+        turns = p.puzzle["solution"].get("turns") if p.puzzle["horizon"] == 1 else None
+        assert p.puzzle["themes"] == mining.narrowed(p.puzzle["themes"], turns), p.name
         assert p.name == puzzle_name(p.position, p.puzzle)
     result = check(Board.from_json("standard"), Ruleset(), MINED, [3], False, timeout=120, ids=["R-PROP-1"])
     assert len(result.puzzles_by(Verdict.CONFIRMED)) == len(found)
     assert {p["name"]: p["answer"]["card"] for p in result.puzzles} == {p.name: p.puzzle["card"] for p in found}
+
+
+def test_a_theme_of_one_winning_turn_that_another_does_without_is_not_kept() -> None:
+    # Blue wins with its 6 either way home: once pushed by the whirlpool on 1 (X-WHIRL-2), once not.
+    turns = ["3: +amethyst <port; 4: +diamond <1 ~2", "3: +amethyst <port; 4: <port"]
+    assert mining.narrowed(["R-END-3", "X-WHIRL-2"], turns) == ["R-END-3"]
+    assert mining.narrowed(["R-END-3", "X-WHIRL-2"], turns[:1]) == ["R-END-3", "X-WHIRL-2"]
+    assert mining.narrowed(["R-STEAL-1"], None) == ["R-STEAL-1"]

@@ -233,9 +233,10 @@ def examine(pos: Position, x: int, goal: Goal, horizon: int, timeout: float = MI
     question = (f"{me.name} chooses a card ({n} players; {pos.players[pos.lifebuoy].name} holds the lifebuoy"
                 + (f", so {me.name} acts first" if first else "") + f"). Which card lets {me.name} "
                 f"{_GOAL_WORDS[goal]} within {horizon} round{'s' if horizon > 1 else ''}, whatever the others do?")
+    themes = narrowed(themes_of(proof, solution["line"], pos), turns if horizon == 1 else None)
     puzzle = {"question": question, "player": me.name, "goal": goal.value, "horizon": horizon, "answer": "yes",
               "card": card.to_json(), "turn": solution["turn"], "solution": solution, "refutations": refutations,
-              "themes": themes_of(proof, solution["line"], pos), "certificate_nodes": len(proof.nodes)}
+              "themes": themes, "certificate_nodes": len(proof.nodes)}
     with clock("replaying"):
         problems = replay_problems(pos, puzzle)
     if problems:
@@ -323,6 +324,20 @@ def _turn_themes(turn: Turn) -> set[str]:
             elif isinstance(step, Trade):
                 found.add("X-JOE-3")
     return found
+
+
+#: The themes read from a turn of X (:func:`_turn_themes`).
+TURN_THEMES = ("R-STEAL-1", "X-MOOSE-1", "X-WHIRL-2", "X-JOE-3")
+
+
+def narrowed(themes: Sequence[str], turns: Sequence[str] | None) -> list[str]:
+    """The themes a puzzle relies on when every winning turn is known (``turns``: X acts first, within one round):
+    a theme read from X's turn (:data:`TURN_THEMES`) is kept only when every winning turn has it, not only the turn
+    the certificate chose (a whirlpool's push on the way home that another winning turn does without)."""
+    if turns is None:
+        return list(themes)
+    every = [_turn_themes(Turn.parse(t)) for t in turns]
+    return [t for t in themes if t not in TURN_THEMES or all(t in found for found in every)]
 
 
 def themes_of(proof: Certificate, line: Sequence[str], pos: Position) -> list[str]:

@@ -168,8 +168,8 @@ def test_a_mined_puzzle_round_trips_through_check_and_solve(tmp_path: Any) -> No
 
 @pytest.mark.parametrize("args, message", [
     (["--players", "7"], "--players"),
-    (["--games", "0"], "--games: mine 1 to 10,000 games, not 0 (LIMITS)"),
-    (["--horizon", "3"], "--horizon: mine horizons 1 or 2, not 3 (LIMITS)"),
+    (["--games", "0"], "invalid value for '--games': 0 is not in the range 1<=x<=10000"),
+    (["--horizon", "3"], "invalid value for '--horizon': 3 is not in the range 1<=x<=2"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Any,
                                           capsys: pytest.CaptureFixture[str]) -> None:
@@ -231,3 +231,11 @@ def test_a_theme_of_one_winning_turn_that_another_does_without_is_not_kept() -> 
     assert mining.narrowed(["R-END-3", "X-WHIRL-2"], turns) == ["R-END-3"]
     assert mining.narrowed(["R-END-3", "X-WHIRL-2"], turns[:1]) == ["R-END-3", "X-WHIRL-2"]
     assert mining.narrowed(["R-STEAL-1"], None) == ["R-STEAL-1"]
+
+
+def test_the_library_refuses_what_the_command_line_cannot_ask() -> None:
+    settings = MineSettings(Ruleset(), Board.from_json("standard"), (4,), games=0)
+    with pytest.raises(mining.InputError, match=r"^--games: mine 1 to 10,000 games, not 0 \(LIMITS\)$"):
+        settings.check()
+    with pytest.raises(mining.InputError, match=r"^--horizon: mine horizons 1 or 2, not 3 \(LIMITS\)$"):
+        MineSettings(Ruleset(), Board.from_json("standard"), (4,), horizons=(3,)).check()

@@ -10,6 +10,7 @@ from tabulate import tabulate
 
 from niagara_solver.cli.common import (board_option, emit_json, jobs_option, players_counts, players_option,
                                        ruleset_option, scheduler_option, timeout_option)
+from niagara_solver.design.mine import HORIZONS, MAX_GAMES
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.format import load_board, load_ruleset
 from niagara_solver.model.limits import REPORT_TIMEOUT
@@ -22,10 +23,11 @@ DEFAULT_OUT = "mined"
 @ruleset_option
 @board_option
 @players_counts("4", "Player counts of the games")
-@click.option("--games", type=int, default=20, show_default=True, help="Games per player count.")
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=20, show_default=True,
+              help="Games per player count.")
 @click.option("--goal", "goals", multiple=True, type=click.Choice(["win", "steal", "safe"]),
               help="A goal to ask at each card choice (repeat for several; default: win and steal).")
-@click.option("--horizon", "horizons", multiple=True, type=int,
+@click.option("--horizon", "horizons", multiple=True, type=click.IntRange(min(HORIZONS), max(HORIZONS)),
               help="Rounds to look ahead, 1 or 2 (repeat for both; default: 1).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same games, same "
                                                                      "puzzles).")

@@ -239,3 +239,30 @@ def test_the_library_refuses_what_the_command_line_cannot_ask() -> None:
         settings.check()
     with pytest.raises(mining.InputError, match=r"^--horizon: mine horizons 1 or 2, not 3 \(LIMITS\)$"):
         MineSettings(Ruleset(), Board.from_json("standard"), (4,), horizons=(3,)).check()
+
+
+def test_the_gallery_links_a_picture_and_a_page_per_puzzle_easiest_first(tmp_path: Any) -> None:
+    from niagara_solver.games.lines import LineReplay
+    from niagara_solver.report.gallery import puzzle_answer, write_gallery, write_pages
+    pos = steal_position([2, 5], {"at": "port"})
+    puzzle = examine(pos, 1, Goal.STEAL, 1)
+    puzzle["rating"] = {"difficulty": 0.25, "missed": {"greedy": 0.5, "lookahead": 0.0}, "samples": 2,
+                        "certificate_nodes": puzzle.pop("certificate_nodes")}
+    puzzle["source"] = {"ruleset": "standard", "players": 3, "seed": 0, "game": 0, "game_seed": 0, "round": 1,
+                        "policy": "lookahead"}
+    easy = MinedPuzzle(pos, puzzle, "easy")
+    hard = MinedPuzzle(pos, {**puzzle, "rating": {**puzzle["rating"], "difficulty": 0.75}}, "hard")
+    answer = puzzle_answer(easy)
+    # The others' answer to red's 5, as the page replays it: red's card, then blue's turn, then the reason.
+    assert answer.refutations == [{"option": "red plays 5", "answer": puzzle["refutations"][0]["line"]}]
+    replay = LineReplay(pos, 1)
+    assert all(replay.step(label) is not None for label in ["red plays 5", *answer.refutations[0]["answer"][:-1]])
+    pages = write_pages(str(tmp_path / "pages"), str(tmp_path), [hard, easy])
+    page = write_gallery(str(tmp_path), None, [hard, easy], pages=pages)
+    text = open(page, encoding="utf-8").read()
+    assert text.index("## 1. easy") < text.index("## 2. hard")  # easiest first
+    assert "![easy](pictures/easy.svg)" in text and "[Step through the solution and the refutations](pages/easy.html)" \
+        in text
+    assert text.count("<details><summary>Solution</summary>") == 2
+    assert "Play **2**, turn `4: <2 xgreen/amber`." in text
+    assert os.path.isfile(tmp_path / "pictures" / "hard.svg") and os.path.isfile(tmp_path / "pages" / "hard.html")

@@ -40,6 +40,9 @@ DEFAULT_OUT = "mined"
               help="Card choices sampled per policy (greedy, lookahead) to rate each puzzle.")
 @click.option("--rounds", type=click.IntRange(min=1), default=100, show_default=True,
               help="Stop a game after this many rounds.")
+@click.option("--html", "html_dir", metavar="DIR",
+              help="Also write a page to step through per puzzle here (NAME.html: the solution and each refutation "
+                   "replayed by the engine), linked from the gallery.")
 @click.option("--gallery-of", "gallery_of", metavar="DIR",
               help="Play no games: write the gallery of the mined puzzle files in DIR into --out (a curated set).")
 @jobs_option("the games (5 to a task)")
@@ -48,7 +51,8 @@ DEFAULT_OUT = "mined"
 @click.option("--json", "as_json", is_flag=True, help="The summary and every puzzle as JSON.")
 def mine(ruleset_spec: str, board_spec: str, players_text: str, games: int, goals: tuple[str, ...],
          horizons: tuple[int, ...], seed: int, out_dir: str, question_timeout: float, samples: int, rounds: int,
-         gallery_of: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
+         html_dir: str | None, gallery_of: str | None, jobs: int, scheduler: str | None, timeout: float,
+         as_json: bool) -> int:
     """Mine puzzles from seeded games: positions where exactly one card forces a win, a steal or a safe round.
 
     Each game is played by the lookahead policy; at every card choice each player is asked the goal within the
@@ -65,24 +69,28 @@ def mine(ruleset_spec: str, board_spec: str, players_text: str, games: int, goal
     """
     from niagara_solver.design.mine import DROPS, PHASES, MineSettings, mine as run_mine, write_puzzles, \
         writable_folder
-    from niagara_solver.report.gallery import theme_words, write_gallery
+    from niagara_solver.report.gallery import theme_words, write_gallery, write_pages
     if gallery_of is not None:
         from niagara_solver.design.mine import load_mined
         from niagara_solver.model.puzzles import puzzle_paths
         if not os.path.isdir(gallery_of):
             raise InputError("--gallery-of", f"no folder {gallery_of!r}", "FORMAT")
         curated = [load_mined(path) for path in puzzle_paths(gallery_of)]
-        page = write_gallery(writable_folder(out_dir), None, curated, f"Mined puzzles: {gallery_of}")
+        pages = write_pages(html_dir, writable_folder(out_dir), curated) if html_dir else None
+        page = write_gallery(out_dir, None, curated, f"Mined puzzles: {gallery_of}", pages)
         click.echo(f"gallery of {len(curated)} puzzles: {page}")
         return 0
     settings = MineSettings(load_ruleset(ruleset_spec), load_board(board_spec), tuple(players_option(players_text)),
                             games, goals or ("win", "steal"), horizons or (1,), seed, question_timeout, samples,
                             rounds)
     settings.check()
-    writable_folder(out_dir)  # refused now, not after the games
+    for folder in (out_dir, html_dir):
+        if folder:
+            writable_folder(folder)  # refused now, not after the games
     report = run_mine(settings, jobs, scheduler, show_progress=not as_json)
     write_puzzles(report, out_dir)
-    gallery = write_gallery(out_dir, report, report.puzzles)
+    pages = write_pages(html_dir, out_dir, report.puzzles) if html_dir else None
+    gallery = write_gallery(out_dir, report, report.puzzles, pages=pages)
     if as_json:
         emit_json({**report.to_json(), "gallery": gallery})
         return 0

@@ -8,12 +8,47 @@ from typing import Any, Sequence
 
 from niagara_solver.design.mine import DROPS, PHASES, THEMES, MinedPuzzle, MineReport
 from niagara_solver.model.atoms import Card
+from niagara_solver.model.notation import Turn
+from niagara_solver.model.verdict import Verdict
+from niagara_solver.report.html import solve_page, write_page
 from niagara_solver.report.svg import render_svg
+from niagara_solver.solver.answers import Answer, AnsweredBy, Goal
+from niagara_solver.solver.reasons import Reason
 
 #: The gallery page's name in the output folder.
 GALLERY = "gallery.md"
 #: The folder of the pictures, beside the page.
 PICTURES = "pictures"
+
+
+def puzzle_answer(p: MinedPuzzle) -> Answer:
+    """A mined puzzle's solution as the solver's answer, with each other card's refutation as an option of the
+    player and the others' answer to it (as ``solve --html`` shows a "no"), for its page."""
+    z = p.puzzle
+    solution = z["solution"]
+    refutations = []
+    for ref in z["refutations"]:
+        option = f"{z['player']} plays {_card(ref['card'])}"
+        if ref.get("answers"):
+            refutations += [{"option": option, "answer": [f"{z['player']}: {a['turn']}", *a["line"]]}
+                            for a in ref["answers"]]
+        else:
+            refutations.append({"option": option, "answer": list(ref["line"])})
+    reason = solution.get("reason")
+    return Answer(Verdict.CONFIRMED, z["player"], Goal(z["goal"]), z["horizon"], AnsweredBy.SEARCH,
+                  Card.parse(str(z["card"])), Turn.parse(z["turn"]) if z.get("turn") else None,
+                  list(solution["line"]), refutations, reason=Reason.from_json(reason) if reason else None)
+
+
+def write_pages(pages: str, folder: str, puzzles: Sequence[MinedPuzzle]) -> dict[str, str]:
+    """A page to step through per puzzle (``pages/NAME.html``): the solution's line and each other card's
+    refutation, replayed by the engine; each page's path as the gallery in ``folder`` links it, by puzzle name."""
+    out = {}
+    for p in puzzles:
+        path = write_page(os.path.join(pages, f"{p.name}.html"),
+                          solve_page(p.position, puzzle_answer(p), p.name, [p.puzzle["question"]]))
+        out[p.name] = os.path.relpath(path, folder).replace(os.sep, "/")
+    return out
 
 
 def theme_words(themes: Sequence[str]) -> str:
@@ -25,7 +60,7 @@ def _card(value: Any) -> str:
     return Card.parse(str(value)).label
 
 
-def _puzzle_section(k: int, p: MinedPuzzle, picture: str) -> list[str]:
+def _puzzle_section(k: int, p: MinedPuzzle, picture: str, page: str | None = None) -> list[str]:
     z = p.puzzle
     rating, source, solution = z["rating"], z["source"], z["solution"]
     missed = ", ".join(f"{name} {share:.0%}" for name, share in rating["missed"].items())
@@ -35,6 +70,7 @@ def _puzzle_section(k: int, p: MinedPuzzle, picture: str) -> list[str]:
              f"{rating['difficulty']:.0%} (missed by {missed}; {rating['samples']} choices each) · proof "
              f"{rating['certificate_nodes']} certificate nodes · themes: {theme_words(z['themes'])}", "",
              f"![{p.name}]({picture})", "", z["question"], "",
+             *([f"[Step through the solution and the refutations]({page})", ""] if page else []),
              "<details><summary>Solution</summary>", "",
              f"Play **{_card(z['card'])}**" + (f", turn `{z['turn']}`" if z.get("turn") else "") + ".", ""]
     if solution.get("turns"):
@@ -55,9 +91,10 @@ def _puzzle_section(k: int, p: MinedPuzzle, picture: str) -> list[str]:
 
 
 def write_gallery(folder: str, report: MineReport | None, puzzles: Sequence[MinedPuzzle],
-                  title: str = "Mined puzzles") -> str:
+                  title: str = "Mined puzzles", pages: dict[str, str] | None = None) -> str:
     """Write ``folder/gallery.md`` and a picture per puzzle (``folder/pictures/NAME.svg``); the page's path.
-    ``report``: the run's summary (None for a gallery of puzzle files read back)."""
+    ``report``: the run's summary (None for a gallery of puzzle files read back); ``pages``: each puzzle's page to
+    step through (:func:`write_pages`), linked from its entry."""
     os.makedirs(os.path.join(folder, PICTURES), exist_ok=True)
     ordered = sorted(puzzles, key=MinedPuzzle.sort_key)
     lines = [f"# {title}", "",
@@ -78,7 +115,7 @@ def write_gallery(folder: str, report: MineReport | None, puzzles: Sequence[Mine
                                            f"{p.puzzle['goal']} within {p.puzzle['horizon']}")
         with open(os.path.join(folder, picture), "w") as f:
             f.write(svg)
-        lines += _puzzle_section(k, p, picture)
+        lines += _puzzle_section(k, p, picture, (pages or {}).get(p.name))
     path = os.path.join(folder, GALLERY)
     with open(path, "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")

@@ -55,7 +55,6 @@ from niagara_solver.play.playout import Greedy, random_playout
 from niagara_solver.play.policy import Lookahead
 from niagara_solver.solver.answers import Goal, bankable, could_reach_goal, has_steal, x_choice
 from niagara_solver.solver.certificate import Certificate, Claim, NodeKind
-from niagara_solver.solver.certify import check_certificate
 from niagara_solver.solver.proof import certificate as write_certificate
 from niagara_solver.solver.search import Node, Search, line_reason, trace
 
@@ -136,6 +135,7 @@ def with_card(pos: Position, x: int, card: Card) -> Position:
 
 def _certified(search: Search, pos: Position, answer: bool, timeout: float, clock: Clock) -> Certificate:
     """The search's answer written as a certificate and checked by the encoding (:class:`Dropped` unless accepted)."""
+    from niagara_solver.solver.certify import check_certificate  # z3, loaded once a certificate is checked
     with clock("certifying"):
         try:
             proof = write_certificate(search, pos, answer)

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
-from niagara_solver.design.simulate import SEATS, SEED_STRIDE, start_position
+from niagara_solver.design.simulate import SEED_STRIDE, start_position
 from niagara_solver.engine.rescue import begin_turns
 from niagara_solver.engine.round import RoundRecord, goal_reached, is_finished, winners
 from niagara_solver.engine.turns import legal_turns
@@ -44,7 +44,7 @@ from niagara_solver.jobs import Progress, Task, run_all, task_key
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import InputError
-from niagara_solver.model.format import dumps_position, load_document
+from niagara_solver.model.format import dumps_position, load_document, loads_position
 from niagara_solver.model.limits import LIMITS, OutOfTime, out_of_time
 from niagara_solver.model.notation import Push, Steal, TakeMoose, Trade, Turn
 from niagara_solver.model.position import Player, Position
@@ -594,7 +594,7 @@ def mine(settings: MineSettings, jobs: int = 1, scheduler: str | None = None,
         for phase, seconds in done["seconds"].items():
             report.phases[phase] += seconds
         for item in done["puzzles"]:
-            pos = _position(item["position"])
+            pos = loads_position(item["position"])
             puzzle = item["puzzle"]
             names = [p.name for p in pos.players]
             key = canonical_key(pos, names.index(puzzle["player"]), puzzle["goal"], puzzle["horizon"])
@@ -606,11 +606,6 @@ def mine(settings: MineSettings, jobs: int = 1, scheduler: str | None = None,
     report.puzzles.sort(key=MinedPuzzle.sort_key)
     report.seconds = time.perf_counter() - begin
     return report
-
-
-def _position(text: str) -> Position:
-    from niagara_solver.model.format import loads_position
-    return loads_position(text)
 
 
 def writable_folder(out: str) -> str:
@@ -645,7 +640,7 @@ def load_mined(path: str) -> MinedPuzzle:
     return MinedPuzzle(pos, extras["puzzle"], os.path.splitext(os.path.basename(path))[0])
 
 
-__all__ = ["CHUNK", "DROPS", "HORIZONS", "MAX_GAMES", "PHASES", "SEATS", "THEMES", "Clock", "Dropped",
+__all__ = ["CHUNK", "DROPS", "HORIZONS", "MAX_GAMES", "PHASES", "THEMES", "TURN_THEMES", "Clock", "Dropped",
            "MineReport", "MineSettings", "MinedPuzzle", "canonical_key", "card_position", "examine", "load_mined",
-           "mine", "mine_job", "puzzle_name", "rate", "replay_problems", "themes_of", "winning_turns", "with_card",
-           "write_puzzles", "writable_folder"]
+           "mine", "mine_job", "narrowed", "puzzle_name", "rate", "refutation", "replay_problems", "themes_of",
+           "winning_turns", "with_card", "write_puzzles", "writable_folder"]

@@ -22,7 +22,8 @@ line (:func:`themes_of`), never guessed from the position.
 
 The games are independent tasks (:data:`CHUNK` games each), run in this process, in local processes or on a Dask
 cluster (:mod:`niagara_solver.jobs`); game *g* of a run with seed *s* is played from seed ``s * 1_000_003 + g``,
-as ``simulate`` plays it, so ``niagara-solve play --players N --seed SEED`` plays the game a puzzle came from.
+as ``simulate`` plays it, so ``niagara-solve play --players N --seed SEED --rounds ROUND-1`` plays the game a puzzle
+came from up to the start of its round.
 """
 
 from __future__ import annotations

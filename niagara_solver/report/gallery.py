@@ -84,9 +84,14 @@ def _puzzle_section(k: int, p: MinedPuzzle, picture: str, page: str | None = Non
         more = ref.get("turns", 0) - min(3, len(ref.get("answers", [])))
         if ref.get("answers") and more > 0:
             lines.append(f"  - and {more} more turn(s), each answered in the file and the certificate")
+    replay = (f"`niagara-solve play --players {source['players']} --seed {source['game_seed']} --rounds "
+              f"{source['round'] - 1}` plays the game to the start of that round" if source["round"] > 1 else
+              "the game's first round")
+    ruleset = source["ruleset"]
+    if isinstance(ruleset, str) and ruleset != "standard" and source["round"] > 1:
+        replay = replay.replace("niagara-solve play ", f"niagara-solve play --ruleset {ruleset} ")
     lines += ["", f"From game {source['game']} (seed {source['game_seed']}) of a run with seed {source['seed']}, "
-                  f"round {source['round']}: `niagara-solve play --players {source['players']} --seed "
-                  f"{source['game_seed']} --rounds {source['round']}`.", "", "</details>", ""]
+                  f"round {source['round']}, before the cards are chosen: {replay}.", "", "</details>", ""]
     return lines
 
 

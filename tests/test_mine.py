@@ -266,3 +266,18 @@ def test_the_gallery_links_a_picture_and_a_page_per_puzzle_easiest_first(tmp_pat
     assert text.count("<details><summary>Solution</summary>") == 2
     assert "Play **2**, turn `4: <2 xgreen/amber`." in text
     assert os.path.isfile(tmp_path / "pictures" / "hard.svg") and os.path.isfile(tmp_path / "pages" / "hard.html")
+
+
+def test_a_mined_puzzle_comes_from_the_game_its_source_names() -> None:
+    from niagara_solver.design.mine import card_position
+    from niagara_solver.design.simulate import start_position
+    from niagara_solver.play.playout import random_playout
+    found = {p.name: p for p in _mined()}
+    for name in ("standard-4p-steal-h1-g1000003-r6-blue", "standard-3p-steal-h2-g7000021-r4-red",
+                 "flussgeister-4p-steal-h1-g11000036-r6-blue"):
+        p = found[name]
+        source = p.puzzle["source"]
+        rules = Ruleset.from_json(source["ruleset"])
+        start = start_position(p.position.board, rules, source["players"])
+        records = list(random_playout(start, source["game_seed"], source["round"], source["policy"]))
+        assert card_position(records[source["round"] - 1]) == p.position, name

@@ -6,6 +6,7 @@ object ``{"base": PRESET, SWITCH: VALUE, ...}``. Unknown switches and bad values
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass
 from enum import StrEnum
@@ -198,14 +199,15 @@ class Ruleset:
 
     def to_json(self) -> str | dict[str, Any]:
         """The ruleset as a file writes it: a preset name, or the nearest preset and the differences."""
-        best_name, best_diff = "standard", self._diff(PRESETS["standard"])
-        for name, preset in PRESETS.items():
-            diff = self._diff(preset)
-            if len(diff) < len(best_diff):
-                best_name, best_diff = name, diff
-        if not best_diff:
-            return best_name
-        return {"base": best_name, **best_diff}
+        known: str | dict[str, Any] | None = self.__dict__.get("_json")
+        if known is None:  # written with every position (a playout writes thousands): found once, handed out as copies
+            best_name, best_diff = "standard", self._diff(PRESETS["standard"])
+            for name, preset in PRESETS.items():
+                diff = self._diff(preset)
+                if len(diff) < len(best_diff):
+                    best_name, best_diff = name, diff
+            known = self.__dict__["_json"] = best_name if not best_diff else {"base": best_name, **best_diff}
+        return copy.deepcopy(known)
 
     def _diff(self, preset: "Ruleset") -> dict[str, Any]:
         mine, theirs = self.switches(), preset.switches()

@@ -380,7 +380,10 @@ def test_report_writes_markdown_whose_pictures_exist_and_show_every_canoe(tmp_pa
     folder = puzzle_folder(tmp_path, "steal-after-unloading", "a-rescue-that-costs-the-win")
     settings = ReportSettings(standard_board(), [2], str(folder), mutants=["two-gems"], crosscheck_count=0,
                               simulate_games=2, simulate_players=2)
-    written = make_report(str(tmp_path / "out"), settings, jobs=2)
+    # In this process, so that the proofs, witnesses and goal positions the other tests of its group found are
+    # reused (tests/shared.py); tasks in a pool of processes give the same results (test_verdict.py, and
+    # test_witnesses_do_not_depend_on_which_process_finds_them below).
+    written = make_report(str(tmp_path / "out"), settings)
     text = (tmp_path / "out" / "README.md").read_text()
     for heading in ("## Rule properties per preset", "### `standard`", "### `bga-2013-05-09`", "## Mutation table",
                     "## Cross-check coverage per rule", "## Puzzles", "## Preset differences",

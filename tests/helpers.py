@@ -8,7 +8,7 @@ every gem not on a canoe or in a bank in its own cave.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.model.notation import Turn
@@ -144,3 +144,29 @@ def lookahead_start(players: int, seed: int, round_: int) -> Position:
         _LOOKAHEAD[key] = next(r.start for r in random_playout(start, seed, rounds=round_, policy="lookahead")
                                if r.start.round == round_)
     return _LOOKAHEAD[key]
+
+
+E = TypeVar("E")
+
+#: Enumerators by kind and the relations they ask (board, ruleset, player count), with the z3 context they were built
+#: in; the oldest dropped past :data:`KEPT_ENUMERATORS`.
+_ENUMERATORS: dict[Any, tuple[Any, Any]] = {}
+KEPT_ENUMERATORS = 12
+
+
+def kept_enumerator(kind: type[E], pos: Position) -> E:
+    """An enumerator of ``kind`` (``Enumerator`` or ``IncrementalEnumerator``) for the relations ``pos`` is played
+    under, kept for the later questions of this test process about positions of the same board, ruleset and player
+    count: building a turn's relation takes longer than most questions asked of it. Each question pins its own
+    position in a scope of its own, so the answers are those of a new enumerator. Kept per z3 context (a job starts
+    a fresh one: encoding/solver.py, ``fresh_context``); not for a test that patches the encoding (a planted bug)."""
+    import z3
+
+    context = z3.main_ctx()
+    key = (kind, pos.board, pos.ruleset, len(pos.players))
+    entry = _ENUMERATORS.get(key)
+    if entry is None or entry[0] is not context:
+        while len(_ENUMERATORS) >= KEPT_ENUMERATORS:
+            del _ENUMERATORS[next(iter(_ENUMERATORS))]
+        entry = _ENUMERATORS[key] = (context, kind.of(pos))  # type: ignore[attr-defined]
+    return entry[1]  # type: ignore[no-any-return]

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import P, position
+from helpers import P, kept_enumerator, position
 from niagara_solver.encoding.enumerate import Enumerator, IncrementalEnumerator
-from niagara_solver.encoding.relations import Relations
 from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card
@@ -24,7 +23,7 @@ def both_readings(pos, card):
     turn of the engine's given to it) and to those it finds checking the engine's turns; the engine's outcomes."""
     outcomes = legal_turns(pos, 0, card)
     engine = {o.position for o in outcomes}
-    enumerator = Enumerator.of(pos)
+    enumerator = kept_enumerator(Enumerator, pos)  # its relations built once per ruleset (helpers.kept_enumerator)
     assert set(enumerator.turns(pos, 0, card)) == engine
     assert set(enumerator.check_turns(pos, 0, card, {o.position: o.turn for o in outcomes})) == engine
     return outcomes
@@ -68,7 +67,7 @@ def test_a_load_written_before_the_unload_that_makes_room_is_refused(capacity, c
     # Checking a claimed set (the cross-check): the claimed turn is refused, so its position is not confirmed (the
     # cross-check reports it as the engine's alone); every other outcome is found, and the same position claimed
     # by the legal order is confirmed.
-    enumerator = IncrementalEnumerator(Relations.of(pos))  # its relations built once for both claims
+    enumerator = kept_enumerator(IncrementalEnumerator, pos)  # its relations built once for both claims, and kept
     engine = {o.position for o in legal_turns(pos, 0, card)}
     found = enumerator.check_turns(pos, 0, card, {after: bad})
     assert set(found) == engine - {after}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import P, doc
+from helpers import P, doc, kept_enumerator
 from niagara_solver.encoding.enumerate import Enumerator, IncrementalEnumerator
 from niagara_solver.engine.flow import flow_outcomes, flow_value
 from niagara_solver.engine.turns import legal_turns
@@ -26,9 +26,10 @@ def same_turns(pos: Position, name: str, card: Card) -> set[Position]:
     engine = {o.position for o in outcomes}
     # The encoding pins each of the engine's turns, then looks for any result outside them (check_turns), as the
     # cross-check asks it (the incremental enumerator; tests/test_evaluated.py and tests/test_crosscheck.py hold it
-    # to the fresh solvers of Enumerator.check_turns).
-    encoding = set(IncrementalEnumerator.of(pos).check_turns(pos, player, card,
-                                                             {o.position: o.turn for o in outcomes}))
+    # to the fresh solvers of Enumerator.check_turns). Its relations are built once for the positions of one ruleset
+    # and player count (helpers.kept_enumerator).
+    encoding = set(kept_enumerator(IncrementalEnumerator, pos).check_turns(pos, player, card,
+                                                                           {o.position: o.turn for o in outcomes}))
     only = [str(o.turn) for o in outcomes if o.position not in encoding]
     assert engine == encoding, f"engine only: {only}; encoding only: {len(encoding - engine)}"
     return engine
@@ -58,7 +59,7 @@ def test_moored_canoes_stay_through_the_flow_in_both_readings():
                  P("blue", "6L", "port", card=7, hand=[1, 2]), acted=["red", "blue"], weather=1)
     assert flow_value(pos) == 8  # the 7 is the smallest paddle; the Lasso counts for nothing (X-CARDS-2)
     engine = {p for _, p in flow_outcomes(pos, flow_value(pos))}
-    encoding = Enumerator.of(pos).flows(pos, None)
+    encoding = kept_enumerator(Enumerator, pos).flows(pos, None)
     assert engine == encoding and len(engine) == 1
     (after,) = engine
     assert [c.place for c in after.players[0].canoes] == ["7L", "fallen"]  # saved by the Lasso, put back
@@ -145,7 +146,7 @@ def test_the_beaver_jumps_on_and_calms_the_weather_in_both_readings():
                                                                               hand=[1]),
                                      ruleset={"x_beaver": True}, weather=2, beaver="7L", acted=["red", "blue"]))
     engine = {p for _, p in flow_outcomes(falling, flow_value(falling))}
-    assert engine == Enumerator.of(falling).flows(falling, None)
+    assert engine == kept_enumerator(Enumerator, falling).flows(falling, None)
     (after,) = engine
     assert (after.beaver, after.weather) == (None, 0)
 
@@ -198,7 +199,7 @@ def test_the_moose_returns_after_its_canoe_falls_in_both_readings():
     pos = moose_of(P("red", {"at": "7L", "gem": "ruby", "moose": True}, "port", card=2, hand=[1]),
                    P("blue", "port", "port", card=3, hand=[1]), moose="held", acted=["red", "blue"])
     engine = {p for _, p in flow_outcomes(pos, flow_value(pos))}
-    assert engine == Enumerator.of(pos).flows(pos, None)
+    assert engine == kept_enumerator(Enumerator, pos).flows(pos, None)
     (after,) = engine
     assert after.moose.value == "waiting" and not any(c.moose for p in after.players for c in p.canoes)
 
@@ -211,7 +212,7 @@ def same_flows(pos: Position, steps: int | None = None) -> set[Position]:
     """Both readings' outcomes of phase III (``steps`` single steps, or the flow of the cards), asserted equal."""
     from niagara_solver.engine.flow import flow_choices
     engine = {o.position for o in flow_choices(pos, flow_value(pos) if steps is None else steps)}
-    assert Enumerator.of(pos).flows(pos, steps) == engine
+    assert kept_enumerator(Enumerator, pos).flows(pos, steps) == engine
     return engine
 
 

@@ -1,6 +1,7 @@
 """Set-up shared by every test: the helpers on the import path, the Hypothesis profile, the ``shared`` fixture
 (answers reused between tests, tests/shared.py) and, with pytest-xdist, how the tests are spread over the workers."""
 
+import json
 import os
 import sys
 from collections import defaultdict
@@ -21,6 +22,18 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 #: Where the seconds each test took last time are kept (pytest's cache, .pytest_cache/).
 DURATIONS = "niagara-solver/durations"
 
+#: The seconds of the longer tests of one whole run, committed: the order of a run whose cache knows none (a fresh
+#: clone, CI, ``-p no:cacheprovider``). ``NIAGARA_DURATIONS=write pytest -n 2`` writes it anew from that run.
+COMMITTED = os.path.join(os.path.dirname(__file__), "durations.json")
+
+
+def _committed() -> dict[str, float]:
+    try:
+        with open(COMMITTED, encoding="utf-8") as f:
+            return dict(json.load(f))
+    except (OSError, ValueError):
+        return {}
+
 
 @pytest.fixture
 def shared(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -35,14 +48,14 @@ def shared(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> N
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """With ``-n`` (the default distribution), each group of tests sharing answers goes to one worker, as one unit;
     every other test is a unit of its own. Units are handed out one at a time to a worker running out of work, the
-    longest first (by the seconds their tests took last time, when pytest's cache knows them), so that no long test
-    is left to run alone at the end."""
+    longest first (by the seconds their tests took last time, as pytest's cache knows them, else as tests/durations.json
+    has them), so that no long test is left to run alone at the end."""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
     cache = getattr(config, "cache", None)
-    last: dict[str, float] = cache.get(DURATIONS, {}) if cache is not None else {}
+    last: dict[str, float] = (cache.get(DURATIONS, {}) if cache is not None else {}) or _committed()
 
     class GroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
         ordered = False
@@ -69,7 +82,12 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    cache = getattr(session.config, "cache", None)
-    if hasattr(session.config, "workerinput") or cache is None or not _seconds:
+    if hasattr(session.config, "workerinput") or not _seconds:
         return  # the controller (or a run without pytest-xdist) keeps the record
-    cache.set(DURATIONS, {**cache.get(DURATIONS, {}), **_seconds})
+    cache = getattr(session.config, "cache", None)
+    if cache is not None:
+        cache.set(DURATIONS, {**cache.get(DURATIONS, {}), **_seconds})
+    if os.environ.get("NIAGARA_DURATIONS") == "write":  # the tests of a second or more: enough to order the rest
+        with open(COMMITTED, "w", encoding="utf-8") as f:
+            json.dump({t: round(s, 1) for t, s in sorted(_seconds.items()) if s >= 1.0}, f, indent=0)
+            f.write("\n")

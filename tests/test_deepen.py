@@ -65,3 +65,22 @@ def test_the_goal_needs_five_rounds_by_the_bound() -> None:
     assert rounds_needed(parse_query("bank(red) >= 2 or bank(blue) >= 1", NAMES), start, 9) == 2
     assert rounds_needed(parse_query("bank(red) >= 2 and bank(blue) >= 3", NAMES), start, 9) == 4
     assert rounds_needed(parse_query("cave(ruby) == 0", NAMES), start, 9) == 0
+
+
+@pytest.mark.parametrize("text", ["bank(any) >= 1", "bank(red) >= 2", "goal(blue) or bank(red) >= 1"])
+def test_the_two_walks_of_reach_give_the_same_fewest_rounds_and_a_trace_that_replays(text: str) -> None:
+    from niagara_solver.games.bounds import query_bound
+    from niagara_solver.games.search import reach
+
+    start = _setup(SHORT)
+    query = parse_query(text, NAMES, SHORT)
+    decisions = reach(start, query, 4, bound=query_bound(query), walk="decisions")
+    levels = reach(start, query, 4, bound=query_bound(query))
+    assert (decisions.verdict, decisions.rounds) == (levels.verdict, levels.rounds)
+    assert decisions.rounds is not None and len(decisions.trace) == decisions.rounds
+    pos = start
+    for step in decisions.trace:
+        record = step.record(pos)
+        assert record.end == step.position
+        pos = record.end
+    assert query.holds(pos)

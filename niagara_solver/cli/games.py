@@ -73,6 +73,13 @@ def _why_minimal(result: ReachResult, what: str) -> str:
     if result.verdict is Verdict.UNKNOWN:
         done = (f"no play of rounds 1..{result.depth} {what}" if result.depth else "no level completed")
         return f"out of {result.stopped} ({done})"
+    if result.excluded and result.verdict is not Verdict.UNKNOWN:
+        explored = result.rounds - 1 if result.rounds is not None else result.limit
+        searched = (f", every play of rounds {result.excluded + 1}..{explored} explored, cut after each turn by the "
+                    "bound" if explored > result.excluded else "")
+        proved = "proved minimal" if result.rounds is not None else "proved"
+        return (f"{proved}: no play of rounds 1..{result.excluded} {what} by the bound on banking alone "
+                f"(docs/GAMES.md, \"Bounds\"){searched}")
     if result.rounds is not None:
         if result.rounds == 0:
             return "proved minimal: the start itself"
@@ -144,9 +151,12 @@ def _search_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.argument("target")
 @_search_options
 @click.option("--no-prune", is_flag=True, help="Breadth-first without the bounds (the plain search, to compare).")
+@click.option("--walk", type=click.Choice(["decisions", "levels"]), default="decisions", show_default=True,
+              help="With a bound: deepen decision by decision, depth first, cut after every turn (decisions), or "
+                   "level by level, breadth first (levels). Both give the fewest rounds.")
 def reach_command(target: str, from_path: str | None, players: str | None, ruleset_spec: str | None,
                   board_spec: str | None, rounds_limit: int, trace_path: str | None, max_positions: int,
-                  timeout: float, as_json: bool, no_prune: bool) -> int:
+                  timeout: float, as_json: bool, no_prune: bool, walk: str) -> int:
     """Can some play reach a position where TARGET holds within K rounds? (exit 0 yes, 1 no, 3 unknown)
 
     TARGET is a position predicate (docs/QUERIES.md). Every choice of every player is explored, breadth-first by
@@ -164,7 +174,8 @@ def reach_command(target: str, from_path: str | None, players: str | None, rules
     limit = rounds_limit
     query = parse_query(target, [p.name for p in start.players], start.board)
     bound = None if no_prune else query_bound(query)
-    result = reach(start, query, limit, bound=bound, max_positions=max_positions, progress=_progress(as_json))
+    result = reach(start, query, limit, bound=bound, max_positions=max_positions, progress=_progress(as_json),
+                   walk=walk)
     result.seconds = time.perf_counter() - began
     _write_trace(trace_path, result, str(query))
     word = ANSWER(result.verdict)

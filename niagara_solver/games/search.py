@@ -35,7 +35,7 @@ from niagara_solver.engine.round import RoundRecord
 from niagara_solver.games.rounds import RoundStep, rounds
 from niagara_solver.model.limits import MAX_REACH_POSITIONS, OutOfTime, check_time
 from niagara_solver.model.position import Position
-from niagara_solver.model.query import RoundEvents, Tally
+from niagara_solver.model.query import Query, RoundEvents, Tally
 from niagara_solver.model.verdict import Verdict
 
 
@@ -115,6 +115,8 @@ class ReachResult:
     exhausted: bool = False
     pruned: int = 0
     bounded: bool = False
+    #: Rounds 1..excluded: the bound alone proves no play of so few rounds reaches the target (the deepening walk).
+    excluded: int = 0
 
     @property
     def exit_status(self) -> int:
@@ -249,16 +251,22 @@ class _Search:
 
 
 def reach(start: Position, target: Target, rounds_limit: int, *, bound: Bound | None = None,
-          max_positions: int = MAX_REACH_POSITIONS, progress: Callable[[Level], None] | None = None) -> ReachResult:
+          max_positions: int = MAX_REACH_POSITIONS, progress: Callable[[Level], None] | None = None,
+          walk: str = "levels") -> ReachResult:
     """Does some play from ``start`` reach, within ``rounds_limit`` rounds, a position where ``target`` holds?
 
     Without ``bound``: one breadth-first search to ``rounds_limit`` levels. With ``bound`` (a lower bound on the rounds
     still needed, sound: :mod:`.bounds`): iterative deepening, budgets K from the start's bound up to the limit, each a
     breadth-first search that drops a position at depth ``g`` once ``g + bound > K``. Either way the answer's round
     count is the fewest: a shorter play would have been found by an earlier level (or iteration), every position on
-    it kept by the bound. Past the time limit or ``max_positions`` stored positions the verdict is UNKNOWN with the
-    depth completed (the rounds within which the target was proved not to hold)."""
+    it kept by the bound. With ``walk="decisions"`` and a query with a bound, the deepening search of
+    :mod:`.deepen` answers instead: each budget walked decision by decision, depth first, cut after every turn by
+    its own bound (the same fewest rounds: tests/test_deepen.py holds the two to it). Past the time limit or
+    ``max_positions`` stored positions the verdict is UNKNOWN with the depth completed (the rounds within which the
+    target was proved not to hold)."""
     began = time.perf_counter()
+    if bound is not None and walk == "decisions" and isinstance(target, Query):
+        return _deepened(start, target, rounds_limit, max_positions, progress, began)
     result = ReachResult(Verdict.UNKNOWN, start, rounds_limit, bounded=bound is not None)
     if bound is None:
         budgets: Iterator[int] = iter([rounds_limit])
@@ -336,3 +344,33 @@ def invariant(start: Position, target: Target, rounds_limit: int, *, max_positio
     if result.verdict is not Verdict.UNKNOWN:
         result.verdict = Verdict.REFUTED if result.verdict is Verdict.CONFIRMED else Verdict.CONFIRMED
     return result
+
+
+def _deepened(start: Position, query: Query, rounds_limit: int, max_positions: int,
+              progress: Callable[[Level], None] | None, began: float) -> ReachResult:
+    """:func:`reach` answered by the deepening search (:class:`.deepen.Deepening`), its play as a trace."""
+    from niagara_solver.games.deepen import Deepening, round_events
+
+    def report(depth: int, positions: int, seconds: float) -> None:
+        if progress is not None:
+            progress(Level(depth, positions, positions, 0, positions / max(seconds, 1e-9), memory_mb(), depth))
+
+    found = Deepening(start, query, rounds_limit, max_positions, report).run()
+    result = ReachResult(Verdict.UNKNOWN, start, rounds_limit, bounded=True, distinct=found.positions,
+                         generated=found.positions, depth=found.completed, stopped=found.stopped,
+                         excluded=found.excluded_below)
+    if found.rounds is not None:
+        result.verdict, result.rounds = Verdict.CONFIRMED, found.rounds
+        for choices, record in zip(found.play, found.records):
+            events = round_events(record.before_flow, record.end, choices.rescues, choices.turns)
+            step = RoundStep(choices.rescues, choices.cards, choices.turns,
+                             tuple(choices.branches) if choices.branches else None,  # type: ignore[arg-type]
+                             tuple(choices.pushes), events.steals, events.falls, events.lost, events.rescues)
+            result.trace.append(TraceRound(step, record.end))
+    elif found.stopped is None:
+        result.verdict, result.depth = Verdict.REFUTED, rounds_limit
+    else:
+        result.stopped = "memory" if "memory" in found.stopped else "time"
+    result.seconds = time.perf_counter() - began
+    return result
+

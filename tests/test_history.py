@@ -2,6 +2,7 @@
 built to break exactly one of them."""
 
 import dataclasses
+import os
 
 import pytest
 
@@ -79,3 +80,65 @@ def test_the_setup_of_a_later_round_hands_the_lifebuoy_back() -> None:
     assert setup_for(pos).lifebuoy == 0
     assert setup_for(pos.replace(lifebuoy=1)).lifebuoy == 1
     assert setup_for(_after(3)).lifebuoy == 0 and _after(3).lifebuoy == 1
+
+
+# -- the search ---------------------------------------------------------------------------------------------------
+
+def _played(rounds: int, seed: int) -> Position:
+    from niagara_solver.play.playout import random_playout
+    records = list(random_playout(Position.initial(NAMES, lifebuoy=1), seed, rounds=rounds, policy="greedy"))
+    assert len(records) == rounds
+    return records[-1].end
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_a_played_position_gets_a_history_the_engine_replays_to_it(seed: int) -> None:
+    from niagara_solver.games.history import history
+    pos = _played(2, seed)
+    found = history(pos)
+    assert (found.word, len(found.records)) == ("reachable", 2)
+    assert found.records[0].start == setup_for(pos) and found.records[-1].end == pos
+    assert found.exit_status == 0
+
+
+def test_a_position_one_canoe_away_from_a_played_one_is_proved_unreachable_by_the_search() -> None:
+    from niagara_solver.games.history import history
+    pos = _played(1, 3)
+    moved = [c for c in pos.players[0].canoes if c.on_river]
+    assert moved, "the greedy first round moves a canoe"
+    # The same canoe one disc further down: no first round leaves it there with everything else as it is.
+    canoe = moved[0]
+    below = pos.board.below(canoe.place, 1)[0]
+    other = [c for c in pos.players[0].canoes if c is not canoe]
+    changed = pos.with_player(0, dataclasses.replace(pos.players[0], canoes=(*other, dataclasses.replace(
+        canoe, place=below))))
+    found = history(changed)
+    assert (found.word, found.exit_status) == ("not reachable", 1)
+    assert found.reason == "no play of the 1 round before round 2 reaches it (every play explored)"
+    assert found.positions > 0  # proved by the search, not by counting
+
+
+def test_history_of_a_round_beyond_the_limit_is_unknown_and_of_the_setup_is_immediate() -> None:
+    from niagara_solver.games.history import history
+    assert history(Position.initial(NAMES)).word == "reachable"
+    late = _after(9)
+    found = history(late, rounds_limit=4)
+    assert (found.word, found.rule, found.exit_status) == ("unknown", "LIMITS", 3)
+
+
+def test_every_bundled_puzzle_says_whether_a_game_reaches_it() -> None:
+    # Each puzzle file records its history's answer ("history" in its "puzzle" object); asked again, the same.
+    from niagara_solver.games.history import history
+    from niagara_solver.model.format import load_document
+    from niagara_solver.model.puzzles import bundled_puzzles, puzzle_paths
+    folder = bundled_puzzles()
+    assert folder is not None
+    paths = puzzle_paths(folder) + puzzle_paths(os.path.join(folder, "expansion"))
+    recorded = 0
+    for path in paths:
+        pos, extras = load_document(path)
+        if "puzzle" not in extras:
+            continue
+        assert extras["puzzle"].get("history") == history(pos, rounds_limit=4).to_json(), path
+        recorded += 1
+    assert recorded == 40

@@ -254,5 +254,57 @@ def replay_command(trace: str, as_json: bool) -> int:
     return result.exit_status
 
 
+@click.command(name="history")
+@click.argument("position", type=click.Path(dir_okay=False))
+@click.option("--rounds", "rounds_limit", type=click.IntRange(1, MAX_REACH_ROUNDS), default=4, show_default=True,
+              metavar="K", help="Search histories of at most K rounds (a later round is answered only by counting).")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write the history found as a trace file (replay it with `replay FILE`).")
+@click.option("--ruleset", "ruleset_spec", default=None, help="Ruleset preset or file (default: the position's).")
+@timeout_option(REACH_TIMEOUT)
+@click.option("--json", "as_json", is_flag=True, help="The answer as JSON.")
+def history_command(position: str, rounds_limit: int, trace_path: str | None, ruleset_spec: str | None,
+                    timeout: float, as_json: bool) -> int:
+    """Can POSITION arise in a real game, and by what history? (exit 0 reachable, 1 not, 3 unknown)
+
+    A proof game: a shortest history from the setup of the position's game (its players, ruleset and board; the
+    lifebuoy passed once a round) that ends in exactly this position, hands, round and lifebuoy included; or why
+    none does — a counting argument (the hands a round leaves, the gems no play banks so soon, round 1 is the
+    setup), or every play of the rounds before its round explored (docs/GAMES.md, "Proof games").
+
+    \b
+    Examples:
+      niagara-solve history puzzles/start-4p.json
+      niagara-solve history puzzles/the-game-is-over.json
+    """
+    from niagara_solver.games.history import history
+    pos, _ = load(position, ruleset_spec)
+    result = history(pos, rounds_limit)
+    if trace_path is not None:
+        if result.verdict is not Verdict.CONFIRMED:
+            raise InputError("--trace", "no trace to write: no history was found", "FORMAT")
+        with open(trace_path, "w", encoding="utf-8") as f:
+            f.write(dumps(_history_trace(result)) + "\n")
+    if as_json:
+        emit_json({"command": "history", **result.to_json(), "positions": result.positions,
+                   "seconds": round(result.seconds, 3)})
+        return result.exit_status
+    rounds = f" in {len(result.records)} round{'s' if len(result.records) != 1 else ''}" if result.records else ""
+    click.echo(f"history of {position} · round {pos.round} · {len(pos.players)} players")
+    click.echo(f"{result.word}{rounds}" + (f": {result.reason}" + (f" ({result.rule})" if result.rule else "")
+                                          if result.reason else ""))
+    for record in result.records:
+        click.echo(round_text(record))
+        click.echo(_facts(record.end))
+    return result.exit_status
+
+
+def _history_trace(result: Any) -> dict[str, Any]:
+    from niagara_solver.games.trace import TRACE_FORMAT, TRACE_VERSION
+    from niagara_solver.model.format import position_to_json
+    return {"format": TRACE_FORMAT, "version": TRACE_VERSION, "setup": position_to_json(result.setup),
+            "target": "the position itself", "rounds": [r.to_json() for r in result.records]}
+
+
 #: The commands this module adds to ``niagara-solve``.
-COMMANDS = [reach_command, invariant_command, replay_command]
+COMMANDS = [reach_command, invariant_command, replay_command, history_command]

@@ -12,9 +12,12 @@ leaves (R-CARD-2), the gems no play can bank in the rounds played (R-GEM-5, R-MO
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
+from niagara_solver.engine.round import RoundRecord
 from niagara_solver.model.atoms import Phase
+from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.position import Position, start_hand
 from niagara_solver.solver.answers import bank_reach
 
@@ -92,8 +95,8 @@ def cheap_arguments(pos: Position, any_round: bool = False) -> Unreachable | Non
     if not any_round:
         expected = hand_size_at(pos, pos.round)
         if len(pos.players[0].hand) != expected:
-            return Unreachable(f"at the start of round {pos.round} every hand holds {expected} cards, here "
-                               f"{len(pos.players[0].hand)}", "R-CARD-2")
+            return Unreachable(f"at the start of round {pos.round} every hand holds {expected} "
+                               f"card{'s' if expected != 1 else ''}, here {len(pos.players[0].hand)}", "R-CARD-2")
         if pos.round == 1:
             setup = setup_for(pos)
             if pos != setup:
@@ -149,3 +152,124 @@ def _differences(setup: Position, pos: Position) -> str:
         if getattr(setup, name) != getattr(pos, name):
             out.append(f"the {name} has moved")
     return "; ".join(out[:3]) + ("; ..." if len(out) > 3 else "")
+
+
+# -- the search for a proof game ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SamePosition:
+    """A target: the very position (as the format compares positions), with a sound bound on the round ends still
+    needed read from the round number, the hands (R-CARD-2) and the banks (:func:`..solver.answers.bank_reach`)."""
+
+    position: Position
+
+    @property
+    def uses_events(self) -> bool:
+        return False
+
+    @property
+    def uses_tally(self) -> bool:
+        return False
+
+    def holds(self, pos: Position, events: object = None, tally: object = None) -> bool:
+        return pos == self.position
+
+    def rounds_needed(self, pos: Position, limit: int) -> int:
+        target = self.position
+        at_start = pos.phase is Phase.CARDS and not pos.acted
+        left = target.round - pos.round
+        if left < (0 if at_start else 1):
+            return limit + 1
+        if left == 0:
+            return 0 if pos == target else limit + 1
+        full = len(start_hand(pos.ruleset))
+        for i, (now, then) in enumerate(zip(pos.players, target.players)):
+            plays = left - (1 if i in pos.acted else 0)  # the cards still to be played before the target's round
+            if not _hand_reaches(set(now.hand), set(then.hand), plays, full):
+                return limit + 1
+            if not pos.ruleset.modules:
+                gained = then.bank.total - now.bank.total
+                if gained > 0 and bank_reach(pos, i, left, one_departure=True, own_hand=True) < gained:
+                    return limit + 1
+        return left
+
+
+def _hand_reaches(now: set[object], then: set[object], plays: int, full: int) -> bool:
+    """Can a hand go from ``now`` to ``then`` in ``plays`` cards played, one a round, refilled when empty (R-CARD-2)?"""
+    if plays < len(now):
+        return then <= now and len(then) == len(now) - plays
+    return len(then) == full - (plays - len(now)) % full
+
+
+@dataclass
+class HistoryResult:
+    """The answer of :func:`history`: ``verdict`` CONFIRMED (a history reaches the position: ``records``, round by
+    round from ``setup``), REFUTED (no game reaches it: ``reason`` says why — a counting argument, or every play
+    of the rounds before its round explored) or UNKNOWN (the search stopped, or the position's round is beyond
+    ``rounds_limit``: ``reason`` says which)."""
+
+    verdict: Verdict
+    position: Position
+    setup: Position
+    reason: str = ""
+    rule: str = ""
+    records: tuple[RoundRecord, ...] = ()
+    positions: int = 0
+    seconds: float = 0.0
+
+    @property
+    def exit_status(self) -> int:
+        """0 reachable, 1 not reachable, 3 unknown (as ``reach``)."""
+        return self.verdict.exit_status
+
+    @property
+    def word(self) -> str:
+        """``reachable``, ``not reachable`` or ``unknown``."""
+        return {Verdict.CONFIRMED: "reachable", Verdict.REFUTED: "not reachable"}.get(self.verdict, "unknown")
+
+    def to_json(self) -> dict[str, object]:
+        """The answer as ``history --json`` writes it (and a puzzle file's ``"history"`` records it)."""
+        out: dict[str, object] = {"verdict": self.word}
+        if self.verdict is Verdict.CONFIRMED:
+            out["rounds"] = len(self.records)
+        if self.reason:
+            out["reason"] = self.reason
+        if self.rule:
+            out["rule"] = self.rule
+        return out
+
+
+def history(pos: Position, rounds_limit: int = 4, max_positions: int = 2_000_000) -> HistoryResult:
+    """A shortest history from the setup of ``pos``'s game to ``pos`` (a position at the start of a round), by the
+    deepening search over the engine's rounds, cut by :class:`SamePosition`'s bound; or why there is none.
+
+    The position's round fixes the history's length (``round - 1`` rounds): a search that explores every play of
+    those rounds without meeting the position proves it unreachable. Beyond ``rounds_limit`` rounds the answer is
+    unknown, unless counting settles it first (:func:`cheap_arguments`)."""
+    began = time.monotonic()
+    setup = setup_for(pos)
+    if pos.phase is not Phase.CARDS or pos.acted or any(p.card is not None for p in pos.players):
+        return HistoryResult(Verdict.UNKNOWN, pos, setup, "history answers positions at the start of a round "
+                             "(phase I, no card chosen)", "FORMAT")
+    cheap = cheap_arguments(pos)
+    if cheap is not None:
+        return HistoryResult(Verdict.REFUTED, pos, setup, cheap.reason, cheap.rule, seconds=time.monotonic() - began)
+    rounds = pos.round - 1
+    if rounds == 0:
+        return HistoryResult(Verdict.CONFIRMED, pos, setup, "the setup itself", seconds=time.monotonic() - began)
+    if rounds > rounds_limit:
+        return HistoryResult(Verdict.UNKNOWN, pos, setup, f"its round needs {rounds} rounds of history, beyond the "
+                             f"{rounds_limit} searched", "LIMITS", seconds=time.monotonic() - began)
+    from niagara_solver.games.deepen import Deepening
+
+    found = Deepening(setup, SamePosition(pos), rounds, max_positions).run()
+    seconds = time.monotonic() - began
+    if found.rounds is not None:
+        return HistoryResult(Verdict.CONFIRMED, pos, setup, records=found.records, positions=found.positions,
+                             seconds=seconds)
+    if found.stopped is not None:
+        return HistoryResult(Verdict.UNKNOWN, pos, setup, f"the search stopped: {found.stopped}", "LIMITS",
+                             positions=found.positions, seconds=seconds)
+    return HistoryResult(Verdict.REFUTED, pos, setup, f"no play of the {rounds} round{'s' if rounds != 1 else ''} "
+                         f"before round {pos.round} reaches it (every play explored)", "R-ROUND-1",
+                         positions=found.positions, seconds=seconds)

@@ -53,10 +53,15 @@ def test_reach_yes_with_a_shortest_trace_that_replays(capsys: pytest.CaptureFixt
 
 
 def test_reach_no_within_the_rounds(capsys: pytest.CaptureFixture[str], small: str) -> None:
-    status, out, _ = run(capsys, "reach", "bank(blue) >= 1", "--from", small, "--rounds", "2")
+    status, out, _ = run(capsys, "reach", "bank(blue) >= 1", "--from", small, "--rounds", "2", "--walk", "levels")
     assert status == 1
     lines = out.splitlines()
     assert lines[1].startswith("no · ") and lines[2].startswith("proved: every play of rounds 1..2 explored")
+    status, out, _ = run(capsys, "reach", "bank(blue) >= 1", "--from", small, "--rounds", "2")
+    assert status == 1
+    assert out.splitlines()[2] == ("proved: no play of rounds 1..1 reaches it by the bound on banking alone "
+                                   "(docs/GAMES.md, \"Bounds\"), every play of rounds 2..2 explored, cut after each "
+                                   "turn by the bound")
 
 
 def test_reach_json(capsys: pytest.CaptureFixture[str], small: str) -> None:
@@ -68,7 +73,7 @@ def test_reach_json(capsys: pytest.CaptureFixture[str], small: str) -> None:
 
 
 def test_the_bound_prunes_and_says_so(capsys: pytest.CaptureFixture[str], small: str) -> None:
-    status, out, _ = run(capsys, "reach", "bank(red) >= 2", "--from", small, "--rounds", "2")
+    status, out, _ = run(capsys, "reach", "bank(red) >= 2", "--from", small, "--rounds", "2", "--walk", "levels")
     assert status == 1
     # Every position after the first round is dropped: none banks a gem in it, and a canoe banks one a turn.
     assert out.splitlines()[1] == "no · 1 distinct positions, 85 generated · " + out.splitlines()[1].split(" · ")[-1]

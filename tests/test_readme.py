@@ -55,6 +55,7 @@ FILES = {"bad.json": doc(P("red", "port:ruby", "3"), P("blue", "port", "port"))}
 STATUS = {
     "niagara-solve prove --ruleset puzzles/rulesets/free-fork.json --players 2 --property R-PROP-2": 1,
     "niagara-solve sweep puzzles/grids/steal-after-unload.json": 1,
+    "niagara-solve history puzzles/the-game-is-over.json": 1,
 }
 
 

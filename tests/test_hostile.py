@@ -106,7 +106,8 @@ def test_every_timeout_option_is_the_one_shared_type():
     options = {(name, p.name): p.type for name, command in cli.commands.items() for p in command.params
                if p.name == "timeout"}
     assert {name for name, _ in options} == {"analyze", "prove", "mutants", "crosscheck", "solve", "certify", "check",
-                                             "diff", "report", "reach", "invariant", "mine"}
+                                             "diff", "report", "reach", "invariant", "mine",
+                                             "history"}
     assert all(kind is TIMEOUT for kind in options.values())
     assert TIMEOUT.convert("0.5", None, None) == 0.5 and TIMEOUT.convert(86400, None, None) == 86400.0
 

@@ -256,11 +256,13 @@ def replay_command(trace: str, as_json: bool) -> int:
 
 @click.command(name="history")
 @click.argument("position", type=click.Path(dir_okay=False))
-@click.option("--rounds", "rounds_limit", type=click.IntRange(1, MAX_REACH_ROUNDS), default=4, show_default=True,
-              metavar="K", help="Search histories of at most K rounds (a later round is answered only by counting).")
-@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write the history found as a trace file (replay it with `replay FILE`).")
-@click.option("--ruleset", "ruleset_spec", default=None, help="Ruleset preset or file (default: the position's).")
+@click.option("--rounds", "rounds_limit", type=click.IntRange(min=1, max=MAX_REACH_ROUNDS), default=4,
+              show_default=True, help="Search histories of at most this many rounds (K); a later round is answered "
+                                      "only by counting.")
+@click.option("--trace", "trace_path", metavar="FILE.json",
+              help="Write the history found as a trace file (replay it with replay).")
+@click.option("--ruleset", "ruleset_spec", metavar="PRESET|FILE.json",
+              help="The rules (default: the position's own).")
 @timeout_option(REACH_TIMEOUT)
 @click.option("--json", "as_json", is_flag=True, help="The answer as JSON.")
 def history_command(position: str, rounds_limit: int, trace_path: str | None, ruleset_spec: str | None,

@@ -313,11 +313,14 @@ class Deepening:
               rescues: tuple[tuple[int, Rescue], ...], done: int, depth: int, tally: Tally,
               play: tuple[RoundChoices, ...]) -> tuple[RoundChoices, ...] | None:
         steps = flow_value(pos)
+        counted = self.query.uses_events or self.query.uses_tally
         for outcome in flow_choices(pos, steps):
             nxt = next_round(outcome.position, pos)
             choices = RoundChoices(rescues, cards, turns, outcome.choices, outcome.pushes)
-            events = round_events(pos, outcome.position, rescues, turns)
-            after_tally = tally.after(events)
+            # A target that reads neither the round's events nor the tally is asked without them (counting them was
+            # a tenth of a walk without a bound).
+            events = round_events(pos, outcome.position, rescues, turns) if counted else None
+            after_tally = tally.after(events) if events is not None else tally
             if self.query.holds(nxt, events, after_tally):
                 return (*play, choices)
             found = self._round(nxt, done + 1, depth, after_tally, (*play, choices))

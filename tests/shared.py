@@ -31,6 +31,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "the standard rules and the presets: cross-check, proofs, puzzles, witnesses": (
         "test_crosscheck.py::test_bounded_crosscheck_agrees_on_every_goal_a_playout_and_first_rounds",
         "test_crosscheck.py::test_crosscheck_command",
+        "test_crosscheck.py::test_crosscheck_in_two_processes_reports_what_one_process_reports",
         "test_designer.py::test_check_passes_with_junit_xml_one_case_per_property_and_puzzle",
         "test_designer.py::test_check_fails_naming_the_refuted_property_and_the_changed_puzzle",
         "test_designer.py::test_the_readme_ci_job_runs_the_check_it_documents",

@@ -430,9 +430,10 @@ def test_the_encodings_turns_name_the_victim_and_the_canoe_as_the_position_does(
     assert len(steals) == 2 and all("4: <3 xbob/ruby" in label and "blue" not in label for label in steals), steals
 
 
-def test_crosscheck_in_two_processes_reports_what_one_process_reports():
+def test_crosscheck_in_two_processes_reports_what_one_process_reports(shared):
     # --jobs: the goal positions are found first, in this process; each position is compared in a pool of two
-    # spawned processes. The report is the same, case for case, its seconds aside.
+    # spawned processes. The report is the same, case for case, its seconds aside. (With ``shared``, the goal
+    # positions are found once for both runs, as the same question; the pool's comparisons are its own.)
     args = dict(count=2, seed=1, goals=["steal", "fall-with-a-gem", "steal-a-stolen-gem"], rounds=True, timeout=120)
     one, two = (crosscheck(standard_board(), Ruleset(), jobs=jobs, **args).to_json() for jobs in (1, 2))
     one.pop("seconds"), two.pop("seconds")

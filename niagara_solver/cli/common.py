@@ -12,7 +12,8 @@ import click
 from niagara_solver.model.atoms import MIN_PLAYERS, MOST_PLAYERS, Card
 from niagara_solver.model.errors import InputError, quoted
 from niagara_solver.model.format import dumps, load_document, load_ruleset
-from niagara_solver.model.limits import LIMITS, check_flow_steps, check_timeout, deadline_at
+from niagara_solver.model.limits import (HISTORY_ROUNDS, LIMITS, MAX_REACH_ROUNDS, check_flow_steps, check_timeout,
+                                         deadline_at)
 from niagara_solver.model.position import Position
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -149,6 +150,14 @@ def timeout_option(default: float) -> Callable[[F], F]:
                                    "answered by then is UNKNOWN.")
         return option(within)  # type: ignore[return-value]
     return decorate
+
+
+#: ``--history-rounds K`` wherever counterexamples are printed (prove, check, diff, sweep): does a game reach each?
+history_rounds_option = click.option(
+    "--history-rounds", "history_rounds", type=click.IntRange(min=0, max=MAX_REACH_ROUNDS), default=HISTORY_ROUNDS,
+    show_default=True, metavar="K",
+    help="Ask of each counterexample whether a game reaches it, searching histories of at most K rounds within the "
+         "time limit (0: counting alone).")
 
 
 def players_counts(default: str, what: str = "Player counts") -> Callable[[F], F]:

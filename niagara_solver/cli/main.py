@@ -36,7 +36,7 @@ from niagara_solver.cli.common import parse_card as _card
 from niagara_solver.cli.common import player_index as _player_index
 from niagara_solver.cli.common import players_option as _players_option
 from niagara_solver.cli.common import (STEPS, TIMEOUT, began_at_process_start, board_option, jobs_option,
-                                       players_counts, ruleset_option, timeout_option)
+                                       history_rounds_option, players_counts, ruleset_option, timeout_option)
 
 
 class NoSuchCommand(NiagaraError):
@@ -511,16 +511,26 @@ def _save_counterexample(folder: str, name: str, ce: Any) -> str:
     return path
 
 
+def _save_trace(folder: str, name: str, trace: dict[str, Any]) -> str:
+    import os
+    path = os.path.join(folder, f"{name}.json")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(dumps(trace) + "\n")
+    return path
+
+
 @cli.command()
 @ruleset_option
 @board_option
 @players_counts("2-5")
 @click.option("--property", "ids", multiple=True, metavar="R-PROP-N", help="Check only these (repeatable).")
 @timeout_option(PROVE_TIMEOUT)
-@click.option("--save", "save_dir", metavar="DIR", help="Write each counterexample as a position file here.")
+@click.option("--save", "save_dir", metavar="DIR", help="Write each counterexample as a position file here (and the "
+              "history of one a game reaches as a trace file).")
+@history_rounds_option
 @click.option("--json", "as_json", is_flag=True, help="An object with a \"properties\" array.")
 def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str, ...], timeout: float,
-          save_dir: str | None, as_json: bool) -> int:
+          save_dir: str | None, history_rounds: int, as_json: bool) -> int:
     """Prove the rule properties R-PROP-1..16 for all valid positions (exit 0 proved, 1 refuted, 3 unknown).
 
     \b
@@ -528,7 +538,8 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
       niagara-solve prove --ruleset bga-2013-05-09 --players 2 --property R-PROP-3
       niagara-solve prove --ruleset puzzles/rulesets/free-fork.json --players 2 --property R-PROP-2 --save cex
     """
-    from niagara_solver.verify.catalogue import check_ids, prove_catalogue
+    from niagara_solver.design.histories import history_line, prove_with_histories
+    from niagara_solver.verify.catalogue import check_ids
     rules, board = load_ruleset(ruleset_spec), load_board(board_spec)
     if save_dir:
         import os
@@ -540,8 +551,8 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
     asked = [BY_ID[i] for i in ids] if ids else catalogue_for(rules)
     steps = sum(not not_applicable(p, rules) for p in asked) * len(counts)
     with Progress(steps, "prove", not as_json) as bar:  # on a terminal only
-        report = prove_catalogue(board, rules, counts, list(ids) or None, timeout,
-                                 progress=bar.step if bar.enabled else None)
+        report = prove_with_histories(board, rules, counts, list(ids) or None, timeout,
+                                      progress=bar.step if bar.enabled else None, history_rounds=history_rounds)
     rows, items = [], []
     for merged in report.properties:
         result = merged.result
@@ -550,6 +561,8 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
             n, refuted = merged.refuted
             assert refuted.counterexample is not None
             item["saved"] = _save_counterexample(save_dir, f"{merged.id}-{n}p", refuted.counterexample)
+            if merged.history is not None and "trace" in merged.history:
+                item["history"]["saved"] = _save_trace(save_dir, f"{merged.id}-{n}p-history", merged.history["trace"])
         items.append(item)
         rows.append([merged.id, result.title, PROOF.word(merged.verdict).upper(),
                      f"{merged.seconds:.2f}" if merged.verdict is not None else "-", result.method,
@@ -569,6 +582,10 @@ def prove(ruleset_spec: str, board_spec: str, players_text: str, ids: tuple[str,
             for line in item["trace"]:
                 click.echo(f"  {line}")
             click.echo(f"  replay: {item['replay']}")
+            if "history" in item:
+                click.echo(f"  history: {history_line(item['history'])}")
+                if "saved" in item["history"]:
+                    click.echo(f"  its history written to {item['history']['saved']} (replay plays it)")
             if "saved" in item:
                 click.echo(f"  counterexample written to {item['saved']}")
             else:

@@ -15,10 +15,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from typing import Any
+
+from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord
-from niagara_solver.model.atoms import Phase
+from niagara_solver.model.atoms import Card, Phase
+from niagara_solver.model.limits import HISTORY_ROUNDS, out_of_time
+from niagara_solver.model.errors import NiagaraError
+from niagara_solver.model.notation import Rescue
 from niagara_solver.model.verdict import Verdict
-from niagara_solver.model.position import Position, start_hand
+from niagara_solver.model.position import Player, Position, start_hand
 from niagara_solver.solver.answers import bank_reach
 
 
@@ -216,6 +222,10 @@ class HistoryResult:
     records: tuple[RoundRecord, ...] = ()
     positions: int = 0
     seconds: float = 0.0
+    #: The round the position was found in (:func:`arises` leaves the round free; :func:`history` keeps its own).
+    round: int | None = None
+    #: What happens after the last round of ``records`` to reach a position in phase II: the rescues and the cards.
+    then: str = ""
 
     @property
     def exit_status(self) -> int:
@@ -236,7 +246,19 @@ class HistoryResult:
             out["reason"] = self.reason
         if self.rule:
             out["rule"] = self.rule
+        if self.round is not None:
+            out["round"] = self.round
+        if self.then:
+            out["then"] = self.then
         return out
+
+    def trace_json(self) -> dict[str, Any]:
+        """The history as a trace file (docs/GAMES.md, "Traces"): ``replay`` plays it again from the setup."""
+        from niagara_solver.games.trace import TRACE_FORMAT, TRACE_VERSION
+        from niagara_solver.model.format import position_to_json
+        return {"format": TRACE_FORMAT, "version": TRACE_VERSION, "setup": position_to_json(self.setup),
+                "target": "the position itself" + (f", then {self.then}" if self.then else ""),
+                "rounds": [r.to_json() for r in self.records]}
 
 
 def history(pos: Position, rounds_limit: int = 4, max_positions: int = 2_000_000) -> HistoryResult:
@@ -273,3 +295,183 @@ def history(pos: Position, rounds_limit: int = 4, max_positions: int = 2_000_000
     return HistoryResult(Verdict.REFUTED, pos, setup, f"no play of the {rounds} round{'s' if rounds != 1 else ''} "
                          f"before round {pos.round} reaches it (every play explored)", "R-ROUND-1",
                          positions=found.positions, seconds=seconds)
+
+
+# -- a position of any round: a counterexample's history -------------------------------------------------------------
+
+#: How many rounds of history :func:`arises` searches unless told (``model.limits.HISTORY_ROUNDS``).
+ARISES_ROUNDS = HISTORY_ROUNDS
+
+
+def before_turns(pos: Position) -> bool:
+    """Is ``pos`` in phase II before anyone acted: phase I done (rescues made, cards chosen), no turn taken?"""
+    return pos.phase is Phase.TURNS and not pos.acted
+
+
+def at_round_start(pos: Position) -> bool:
+    """Is ``pos`` at the start of a round: phase I, before any rescue or card?"""
+    return pos.phase is Phase.CARDS and not pos.acted and all(p.card is None for p in pos.players)
+
+
+def _as_round_start(pos: Position) -> Position:
+    """A phase II position before anyone acted, read as the start of its round with its hands, its round and its
+    lifebuoy (what phase I leaves unchanged, R-RESCUE-1, R-CARD-1); the canoes, banks and caves are the rescues' and
+    may differ from the start's (:class:`AfterRescues` compares them)."""
+    players = tuple(Player(p.name, p.canoes, p.hand, p.bank) for p in pos.players)
+    return pos.replace(phase=Phase.CARDS, players=players)
+
+
+def phase_one(start: Position, pos: Position) -> tuple[tuple[tuple[int, Rescue], ...], Position] | None:
+    """The rescues (in seat order from the lifebuoy holder, R-RESCUE-1) and cards (R-CARD-1) that lead from ``start``
+    (at the start of a round) to ``pos`` (phase II, before anyone acted; its known cards chosen, the others hidden),
+    or None when none does. Every rescue the engine allows is tried (:func:`..engine.rescue.rescue_options`)."""
+    if not at_round_start(start) or not before_turns(pos) or start.round != pos.round:
+        return None
+    cards: dict[int, Card] = {i: p.card for i, p in enumerate(pos.players) if p.card is not None}
+    states: list[tuple[tuple[tuple[int, Rescue], ...], Position]] = [((), start)]
+    for seat in start.turn_order():
+        states = [((*done, (seat, option)), apply_rescue(state, seat, option))
+                  for done, state in states for option in rescue_options(state, seat)]
+    for done, state in states:
+        try:
+            after = begin_turns(state, dict(done), cards)
+        except NiagaraError:  # a known card not in this hand: not this start
+            continue
+        if after == pos:
+            return done, after
+    return None
+
+
+@dataclass(frozen=True)
+class AfterRescues:
+    """A target: a start of round from which phase I (the rescues, the cards) leads to ``position``, a phase II
+    position before anyone acted. Phase I keeps the hands, the round and the lifebuoy and only takes gems from the
+    banks (a rescue is paid, R-RESCUE-1), so :class:`SamePosition`'s bound for the start with those hands and
+    ``position``'s banks is a bound here too."""
+
+    position: Position
+
+    @property
+    def uses_events(self) -> bool:
+        return False
+
+    @property
+    def uses_tally(self) -> bool:
+        return False
+
+    def holds(self, pos: Position, events: object = None, tally: object = None) -> bool:
+        return phase_one(pos, self.position) is not None
+
+    def rounds_needed(self, pos: Position, limit: int) -> int:
+        if pos.round == self.position.round:
+            return 0 if self.holds(pos) else limit + 1
+        return SamePosition(_as_round_start(self.position)).rounds_needed(pos, limit)
+
+
+def _hands_in_round(pos: Position) -> Unreachable | None:
+    """Hands within a round: every player holds as many cards at its start, and a player who has acted holds one card
+    fewer (the card played left the hand, R-CARD-2); None when the hands agree with that."""
+    sizes = {len(p.hand) + (1 if i in pos.acted else 0) for i, p in enumerate(pos.players)}
+    if len(sizes) == 1:
+        return None
+    hands = ", ".join(f"{p.name} {len(p.hand)}" + (" (has played)" if i in pos.acted else "")
+                      for i, p in enumerate(pos.players))
+    return Unreachable("every player plays one card a round, so all hands hold as many cards at the start of a round "
+                       f"and one fewer once played; here {hands}", "R-CARD-2")
+
+
+def arises(pos: Position, rounds_limit: int = ARISES_ROUNDS, max_positions: int = 2_000_000) -> HistoryResult:
+    """Does some game reach ``pos`` in some round? The position's round number is left free (a prover's position
+    stands for every round: its round is written 1 by default), the lifebuoy of its game's setup chosen so that it is
+    the position's in that round (R-COMP-5, R-BUOY-1).
+
+    Counting settles some positions for every round (gems of each colour all there, R-PROP-3; the hands all of one
+    size, R-CARD-2): not reachable. Otherwise the rounds its hands allow (R-CARD-2: round ``first``, ``first + 7``,
+    ...) are searched in turn while their history has at most ``rounds_limit`` rounds — the deepening walk to the very
+    position, for a position at the start of a round (:func:`history`), or to a start of round from which phase I's
+    rescues and cards lead to it, for a position in phase II before anyone acted (:class:`AfterRescues`): reachable
+    with the shortest history found. A position further into a round (a turn taken, the flow to come) is not searched.
+    Past the rounds searched, or out of time (the command's time limit, read by the walk), the answer is unknown,
+    with the rounds excluded said: a later round may still reach it."""
+    began = time.monotonic()
+
+    def answer(verdict: Verdict, reason: str = "", rule: str = "", setup: Position | None = None,
+               records: tuple[RoundRecord, ...] = (), positions: int = 0, round_: int | None = None,
+               then: str = "") -> HistoryResult:
+        return HistoryResult(verdict, pos, setup or setup_for(pos), reason, rule, records, positions,
+                             time.monotonic() - began, round_, then)
+
+    totals = pos.gem_totals()
+    per_colour = pos.gems_per_colour
+    if per_colour is not None and any(n != per_colour for n in totals):
+        return answer(Verdict.REFUTED, f"the game has {per_colour} gems of each colour, this position "
+                                       f"{_counts(totals)}", "R-PROP-3")
+    hands = _hands_in_round(pos)
+    if hands is not None:
+        return answer(Verdict.REFUTED, hands.reason, hands.rule)
+    in_phase_two = before_turns(pos)
+    if at_round_start(pos):
+        start = pos
+    elif in_phase_two:
+        start = _as_round_start(pos)
+    else:
+        return answer(Verdict.UNKNOWN, "a position within a round (a turn taken, or the flow to come): only a start "
+                                       "of round, or phase II before anyone acted, is searched", "FORMAT")
+    first, period = rounds_for_hands(start) or (1, 1)
+    excluded: list[str] = []
+    positions = 0
+    round_ = first
+    while round_ - 1 <= rounds_limit:
+        if out_of_time():
+            return answer(Verdict.UNKNOWN, _excluded(excluded, "the time limit ran out"), "LIMITS",
+                          positions=positions)
+        there = start.replace(round=round_)
+        target_pos = pos.replace(round=round_)
+        cheap = cheap_arguments(there)
+        game = setup_for(there)
+        if cheap is not None:
+            excluded.append(f"round {round_}: {cheap}")
+            round_ += period
+            continue
+        from niagara_solver.games.deepen import Deepening
+
+        target: SamePosition | AfterRescues = AfterRescues(target_pos) if in_phase_two else SamePosition(there)
+        if round_ == 1:
+            found_rounds: int | None = 0 if target.holds(game) else None
+            records: tuple[RoundRecord, ...] = ()
+            stopped = None
+        else:
+            found = Deepening(game, target, round_ - 1, max_positions).run()
+            positions += found.positions
+            found_rounds, records, stopped = found.rounds, found.records, found.stopped
+        if found_rounds is not None:
+            reached = records[-1].end if records else game
+            then = ""
+            if in_phase_two:
+                steps = phase_one(reached, target_pos)
+                assert steps is not None  # the target held there
+                then = _phase_one_text(target_pos, steps[0])
+            return answer(Verdict.CONFIRMED, setup=game, records=records, positions=positions, round_=round_,
+                          then=then)
+        if stopped is not None:
+            return answer(Verdict.UNKNOWN, _excluded(excluded, f"the search of round {round_} stopped: {stopped}"),
+                          "LIMITS", positions=positions)
+        excluded.append(f"round {round_}: every play of rounds 1..{round_ - 1} explored")
+        round_ += period
+    cards = len(start.players[0].hand)
+    later = (f"its hands ({cards} card{'s' if cards != 1 else ''} each) are those of rounds {first}, {first + period}, "
+             f"... (R-CARD-2); round {round_} needs {round_ - 1} rounds of history, more than the {rounds_limit} "
+             "searched")
+    return answer(Verdict.UNKNOWN, _excluded(excluded, later), "LIMITS", positions=positions)
+
+
+def _excluded(excluded: list[str], then: str) -> str:
+    """Why the answer is unknown: the rounds excluded, then what stopped the search."""
+    return ("no game reaches it in " + "; ".join(excluded) + "; " if excluded else "") + then
+
+
+def _phase_one_text(pos: Position, rescues: tuple[tuple[int, Rescue], ...]) -> str:
+    """Phase I in words: each rescue made, the cards known."""
+    done = [f"{pos.players[seat].name} rescues {rescue}" for seat, rescue in rescues if rescue.payments]
+    cards = [f"{p.name} chooses {p.card.label}" for p in pos.players if p.card is not None]
+    return "; ".join([*(done or ["no rescue"]), *cards])

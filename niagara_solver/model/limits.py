@@ -80,6 +80,11 @@ MAX_REACH_POSITIONS = 2_000_000
 #: rounds (docs/GAMES.md); twenty is beyond any game, and a bigger number is a typo, not a plan.
 MAX_REACH_ROUNDS = 20
 
+#: The rounds of history ``prove``, ``check``, ``diff`` and ``sweep`` search for each counterexample by default
+#: (``--history-rounds``), within the command's time limit: a counterexample's hands fix the rounds it may arise in
+#: (R-CARD-2), and three rounds from a 2-player setup take seconds (docs/PROVER.md, "Does a game reach it?").
+HISTORY_ROUNDS = 3
+
 #: The most gems of each colour a ruleset may set (``gems_per_colour``; the game has 8). Pictures draw every gem
 #: and the solver counts them one by one; two digits keep every count of a cave readable.
 MAX_GEMS_PER_COLOUR = 99

@@ -9,7 +9,7 @@ apply").
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
@@ -31,6 +31,9 @@ class MergedProperty:
     by_players: tuple[tuple[int, Verdict | None], ...]
     seconds: float
     refuted: tuple[int, PropertyResult] | None   # the first refuted player count and its result
+    #: Whether a game reaches the counterexample shown (JSON, docs/PROVER.md "Does a game reach it?"), told by a
+    #: floor that asks whole games (``design.histories``); None where nobody asked.
+    history: Mapping[str, Any] | None = None
 
     @property
     def id(self) -> str:
@@ -63,6 +66,8 @@ class MergedProperty:
             n, refuted = self.refuted
             item.update({k: v for k, v in refuted.to_json().items() if k in _COUNTEREXAMPLE_KEYS})
             item["counterexample_players"] = n
+            if self.history is not None:
+                item["history"] = dict(self.history)
         return item
 
 

@@ -19,6 +19,7 @@ from niagara_solver.design.check import CheckReport
 from niagara_solver.design.check import check as _check
 from niagara_solver.design.diff import DiffReport
 from niagara_solver.design.diff import diff as _diff
+from niagara_solver.design.histories import prove_with_histories
 from niagara_solver.design.simulate import Comparison, Settings, Simulation
 from niagara_solver.design.simulate import compare as _compare
 from niagara_solver.design.simulate import simulate as _simulate
@@ -31,8 +32,8 @@ from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.format import load_board as _load_board
-from niagara_solver.model.limits import (ANALYZE_TIMEOUT, CASE_TIMEOUT, CROSSCHECK_TIMEOUT, PROVE_TIMEOUT,
-                                         SOLVE_TIMEOUT, time_limit)
+from niagara_solver.model.limits import (ANALYZE_TIMEOUT, CASE_TIMEOUT, CROSSCHECK_TIMEOUT, HISTORY_ROUNDS,
+                                         PROVE_TIMEOUT, SOLVE_TIMEOUT, time_limit)
 from niagara_solver.model.format import load_position as _load_position
 from niagara_solver.model.format import load_ruleset as _load_ruleset
 from niagara_solver.model.notation import Turn
@@ -47,7 +48,7 @@ from niagara_solver.solver.answers import Backend, Goal
 from niagara_solver.solver.certificate import load_certificate
 from niagara_solver.solver.certify import CertificateCheck
 from niagara_solver.solver.solve import Solution, check_saved_certificate, solve_with
-from niagara_solver.verify.catalogue import CatalogueReport, prove_catalogue
+from niagara_solver.verify.catalogue import CatalogueReport
 from niagara_solver.verify.crosscheck import CrosscheckReport
 from niagara_solver.verify.crosscheck import crosscheck as _crosscheck
 from niagara_solver.verify.mutants import MutantReport, mutant_report
@@ -157,9 +158,13 @@ def why(pos: Position, player: PlayerRef, card: CardRef, turn: Turn | str, timeo
 
 
 def prove(ruleset: RulesetRef = "standard", board: BoardRef = "standard", players: list[int] | None = None,
-          ids: list[str] | None = None, timeout: float | None = PROVE_TIMEOUT) -> CatalogueReport:
-    """Prove the rule properties R-PROP-1..16 for all valid positions with 2 to 5 players (or ``players``)."""
-    return prove_catalogue(load_board(board), load_ruleset(ruleset), players or [2, 3, 4, 5], ids, timeout)
+          ids: list[str] | None = None, timeout: float | None = PROVE_TIMEOUT,
+          history_rounds: int = HISTORY_ROUNDS) -> CatalogueReport:
+    """Prove the rule properties R-PROP-1..16 for all valid positions with 2 to 5 players (or ``players``); each
+    counterexample says whether a game reaches it (``MergedProperty.history``: histories of at most
+    ``history_rounds`` rounds, within ``timeout``)."""
+    return prove_with_histories(load_board(board), load_ruleset(ruleset), players or [2, 3, 4, 5], ids, timeout,
+                                history_rounds=history_rounds)
 
 
 def crosscheck(ruleset: RulesetRef = "standard", board: BoardRef = "standard", count: int = 10, seed: int = 0,

@@ -25,7 +25,7 @@ from niagara_solver.play.playout import POLICIES
 from niagara_solver.model.format import dumps_position, load_board, load_ruleset
 from niagara_solver.cli.common import (BUNDLED, PUZZLES, board_option, command_time_limit, emit_json, jobs_option,
                                        load, parse_card, player_index, players_counts, players_option, scheduler_option,
-                                       timeout_option)
+                                       history_rounds_option, timeout_option)
 
 
 @click.command()
@@ -104,9 +104,11 @@ def render(position: str, ruleset_spec: str | None, out_path: str | None, player
 @jobs_option("the proofs (one per player count) and the puzzles")
 @scheduler_option("the proofs (one per player count) and the puzzles")
 @timeout_option(PROVE_TIMEOUT)
+@history_rounds_option
 @click.option("--json", "as_json", is_flag=True, help="The whole report as JSON.")
 def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, players_text: str, ids: tuple[str, ...],
-          junit_path: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
+          junit_path: str | None, jobs: int, scheduler: str | None, timeout: float, history_rounds: int,
+          as_json: bool) -> int:
     """Rule regressions for CI: prove the catalogue, answer every puzzle (exit 0 pass, 1 fail, 3 unknown).
 
     \b
@@ -115,6 +117,7 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
       niagara-solve check --puzzles puzzles --junit check-results.xml --jobs 2
     """
     from niagara_solver.design.check import check as run_check
+    from niagara_solver.design.histories import history_line
     from niagara_solver.model.verdict import PROOF, STATUS, Verdict
     rules = load_ruleset(ruleset_spec or "standard")
     board = load_board(board_spec)
@@ -122,7 +125,7 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
     if junit_path and not os.path.isdir(os.path.dirname(os.path.abspath(junit_path))):
         raise FileNotFoundError(errno.ENOENT, "No such file or directory", junit_path)  # now, not after the run
     report = run_check(board, rules, puzzles_dir, counts, ruleset_spec is not None, timeout, jobs, scheduler,
-                       show_progress=not as_json, ids=list(ids) or None)
+                       show_progress=not as_json, ids=list(ids) or None, history_rounds=history_rounds)
     if junit_path:
         with open(junit_path, "w", encoding="utf-8") as f:
             f.write(report.junit())
@@ -151,6 +154,8 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
             click.echo(f"  {line}")
         if "replay" in p:
             click.echo(f"  replay: {p['replay']}")
+        if "history" in p:
+            click.echo(f"  history: {history_line(p['history'])}")
     for p in changed:
         answer = p["answer"]
         click.echo(f"\nFAIL puzzle {p['name']}: recorded {p['recorded'].upper()}, now {answer['verdict'].upper()}")
@@ -186,10 +191,12 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
 @jobs_option("the proofs, the puzzles and the witnesses")
 @scheduler_option("the proofs, the puzzles and the witnesses")
 @timeout_option(PROVE_TIMEOUT)
+@history_rounds_option
 @click.option("--json", "as_json", is_flag=True,
               help="The whole comparison as JSON: switches, properties, puzzles and witnesses.")
 def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puzzles_dir: str | None,
-         save_dir: str | None, jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
+         save_dir: str | None, jobs: int, scheduler: str | None, timeout: float, history_rounds: int,
+         as_json: bool) -> int:
     """What changes between two rulesets: properties, puzzle answers, and a witness per switch (0, or 3 unknown).
 
     RULESET_A and RULESET_B are preset names or ruleset files.
@@ -201,6 +208,7 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
     """
     from niagara_solver.design.diff import diff as run_diff
     from niagara_solver.design.diff import fewest_players
+    from niagara_solver.design.histories import history_line
     from niagara_solver.report.svg import render_svg
     from niagara_solver.model.catalogue import sentence
     a, b = load_ruleset(ruleset_a, "RULESET_A"), load_ruleset(ruleset_b, "RULESET_B")
@@ -210,7 +218,8 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
     counts = players_option(players_text)
     if save_dir:
         os.makedirs(save_dir, exist_ok=True)  # fail now, not after the whole run
-    report = run_diff(board, a, b, counts, puzzles_dir, timeout, jobs, scheduler, show_progress=not as_json)
+    report = run_diff(board, a, b, counts, puzzles_dir, timeout, jobs, scheduler, show_progress=not as_json,
+                      history_rounds=history_rounds)
     saved: dict[str, list[str]] = {}
     if save_dir:
         os.makedirs(save_dir, exist_ok=True)
@@ -243,6 +252,14 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
     click.echo("\nproperties (for all positions):")
     click.echo(tabulate([[p.id, p.title, *(w.upper() for w in p.words), p.change]
                          for p in report.properties], headers=["id", "property", "A", "B", "A → B"]))
+    for p in report.properties:
+        for side, trace, history in zip("AB", p.traces, p.histories):
+            if trace is not None:
+                click.echo(f"\n{p.id} is refuted under {side}:")
+                for line in trace:
+                    click.echo(f"  {line}")
+                if history is not None:
+                    click.echo(f"  history: {history_line(history)}")
     if report.puzzles:
         moved = report.changed_puzzles
         click.echo(f"\npuzzles: {len(report.puzzles) - len(moved)} of {len(report.puzzles)} answer the same; "
@@ -305,8 +322,9 @@ def report(out_dir: str, board_spec: str, players_text: str, puzzles_dir: str, c
 @click.argument("grid_path", metavar="GRID.json", type=click.Path(dir_okay=False))
 @jobs_option("the grid's proofs and puzzles")
 @scheduler_option("the grid's proofs and puzzles")
+@history_rounds_option
 @click.option("--json", "as_json", is_flag=True, help="Every combination's verdicts and the puzzles' answers as JSON.")
-def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> int:
+def sweep(grid_path: str, jobs: int, scheduler: str | None, history_rounds: int, as_json: bool) -> int:
     """Prove the catalogue and answer the puzzles for every combination of a grid (exit 0, 1 or 3 as check).
 
     GRID.json lists values for some switches, boards and player counts (docs/DIFF.md).
@@ -316,11 +334,12 @@ def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> in
       niagara-solve sweep puzzles/grids/steal-after-unload.json
       niagara-solve sweep puzzles/grids/disputed-readings.json --jobs 2
     """
+    from niagara_solver.design.histories import history_line
     from niagara_solver.design.sweep import load_grid
     from niagara_solver.design.sweep import sweep as run_sweep
     grid = load_grid(grid_path)
     with command_time_limit(grid.timeout):  # the grid's time limit, for the whole sweep
-        result = run_sweep(grid, jobs, scheduler, show_progress=not as_json)
+        result = run_sweep(grid, jobs, scheduler, show_progress=not as_json, history_rounds=history_rounds)
     if as_json:
         emit_json(result.to_json())
         return result.exit_status
@@ -350,6 +369,8 @@ def sweep(grid_path: str, jobs: int, scheduler: str | None, as_json: bool) -> in
                        f"{r['players']} players:")
             for line in trace:
                 click.echo(f"  {line}")
+            if pid in r["histories"]:
+                click.echo(f"  history: {history_line(r['histories'][pid])}")
     return result.exit_status
 
 

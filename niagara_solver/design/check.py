@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from niagara_solver.design.histories import history_line, with_histories
+from niagara_solver.model.limits import HISTORY_ROUNDS, time_limit
 from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
 from niagara_solver.model.ruleset import Ruleset
@@ -80,8 +82,10 @@ class CheckReport:
 
         for p in self.properties:
             verdict = PROOF.parse_applicable(p["verdict"])
+            history = [f"history: {history_line(p['history'])}"] if "history" in p else []
             case("properties", p["id"] + " " + p["title"], p["seconds"],
-                 (p["id"] + " refuted", "\n".join(p.get("trace", []))) if verdict is Verdict.REFUTED else None,
+                 (p["id"] + " refuted", "\n".join([*p.get("trace", []), *history]))
+                 if verdict is Verdict.REFUTED else None,
                  "unknown: the solver gave no answer in time" if verdict is Verdict.UNKNOWN else
                  f"{NOT_APPLICABLE}: {p.get('reason', '')}" if verdict is None else "")
         for p in self.puzzles:
@@ -114,24 +118,31 @@ def check_tasks(board: Board, rules: Ruleset, puzzles: str | None, players: list
     return tasks
 
 
-def check_from(tasks: list[Task], results: Results, seconds: float = 0.0) -> CheckReport:
-    """The report from the tasks' results."""
+def check_from(tasks: list[Task], results: Results, seconds: float = 0.0,
+               history_rounds: int = HISTORY_ROUNDS) -> CheckReport:
+    """The report from the tasks' results, each counterexample with whether a game reaches it (histories of at most
+    ``history_rounds`` rounds, within the time left)."""
     done = [results[task_key(t)] for t in tasks]
     report = CheckReport(seconds=seconds)
-    report.properties = merge_properties([r for r in done if r["kind"] == "prove"])
+    report.properties = with_histories(merge_properties([r for r in done if r["kind"] == "prove"]), history_rounds)
     report.puzzles = [r for r in done if r["kind"] == "puzzle" and r["status"] != NOT_A_PUZZLE]
     return report
 
 
 def check(board: Board, rules: Ruleset, puzzles: str | None, players: list[int], override: bool,
           timeout: float = 60, jobs: int = 1, scheduler: str | None = None, show_progress: bool = False,
-          ids: list[str] | None = None) -> CheckReport:
+          ids: list[str] | None = None, history_rounds: int = HISTORY_ROUNDS) -> CheckReport:
     """Prove the catalogue (or the properties ``ids``) for each player count and answer every puzzle in the folder.
 
     ``override``: answer the puzzles under ``rules`` instead of the ruleset each puzzle file names. A property asked
     by ID whose module is off is not applicable: a skipped case in the JUnit XML, neither a pass nor a failure.
+    Each counterexample says whether a game reaches it (histories of at most ``history_rounds`` rounds), within
+    ``timeout`` seconds in all.
     """
     start = time.perf_counter()
-    tasks = check_tasks(board, rules, puzzles, players, override, timeout, ids)
-    results = run_all(tasks, jobs, scheduler, Progress(len(tasks), "check", show_progress))
-    return check_from(tasks, results, time.perf_counter() - start)
+    with time_limit(timeout):
+        tasks = check_tasks(board, rules, puzzles, players, override, timeout, ids)
+        results = run_all(tasks, jobs, scheduler, Progress(len(tasks), "check", show_progress))
+        report = check_from(tasks, results, history_rounds=history_rounds)
+    report.seconds = time.perf_counter() - start
+    return report

@@ -11,13 +11,16 @@ unknown (3).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from niagara_solver.design.histories import counterexample_history
 from niagara_solver.design.witnesses import Witness, witness_from_json, witness_task
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
 from niagara_solver.model.errors import InputError
+from niagara_solver.model.limits import HISTORY_ROUNDS, time_limit
 from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
@@ -70,6 +73,8 @@ class PropertyDiff:
     traces: tuple[list[str] | None, list[str] | None] = (None, None)   # None: not refuted there
     counterexamples: tuple[Any, Any] = (None, None)                     # position files (JSON)
     reasons: tuple[str, str] = ("", "")                                 # why it does not apply, per side
+    #: Whether a game reaches each side's counterexample (JSON, :func:`.histories.counterexample_history`).
+    histories: tuple[Any, Any] = (None, None)
 
     @property
     def changed(self) -> bool:
@@ -108,6 +113,9 @@ class PropertyDiff:
             if trace is not None:
                 out[f"trace_{side}"] = trace
                 out[f"counterexample_{side}"] = counterexample
+        for side, history in zip("ab", self.histories):
+            if history is not None:
+                out[f"history_{side}"] = history
         return out
 
 
@@ -247,11 +255,22 @@ def diff_from(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles:
 
 def diff(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles: str | None = None,
          timeout: float = 60, jobs: int = 1, scheduler: str | None = None, show_progress: bool = False,
-         witness_players: int | None = None) -> DiffReport:
+         witness_players: int | None = None, history_rounds: int = HISTORY_ROUNDS) -> DiffReport:
     """Compare two rulesets: properties for each player count, every puzzle of a folder, a witness per switch
-    (sought with ``witness_players`` players; by default as :func:`players_for_witnesses` says)."""
+    (sought with ``witness_players`` players; by default as :func:`players_for_witnesses` says), and whether a game
+    reaches each counterexample (histories of at most ``history_rounds`` rounds), within ``timeout`` seconds in all."""
     start = time.perf_counter()
-    seats = witness_players if witness_players is not None else players_for_witnesses(a, b, players)
-    tasks = diff_tasks(board, a, b, players, puzzles, timeout, seats)
-    results = run_all(tasks, jobs, scheduler, Progress(len(tasks), "diff", show_progress))
-    return diff_from(board, a, b, players, puzzles, timeout, results, time.perf_counter() - start, seats)
+    with time_limit(timeout):
+        seats = witness_players if witness_players is not None else players_for_witnesses(a, b, players)
+        tasks = diff_tasks(board, a, b, players, puzzles, timeout, seats)
+        results = run_all(tasks, jobs, scheduler, Progress(len(tasks), "diff", show_progress))
+        report = diff_from(board, a, b, players, puzzles, timeout, results, 0.0, seats)
+        report.properties = [with_side_histories(p, history_rounds) for p in report.properties]
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def with_side_histories(prop: PropertyDiff, rounds: int = HISTORY_ROUNDS) -> PropertyDiff:
+    """A property's diff with whether a game reaches each side's counterexample."""
+    histories = tuple(None if ce is None else counterexample_history(ce, rounds) for ce in prop.counterexamples)
+    return dataclasses.replace(prop, histories=(histories[0], histories[1]))

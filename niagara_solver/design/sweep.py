@@ -24,11 +24,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from niagara_solver.design.histories import with_histories
 from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
 from niagara_solver.model.atoms import MIN_PLAYERS, MOST_PLAYERS
 from niagara_solver.model.errors import InputError, RulesetError, did_you_mean, quoted
-from niagara_solver.model.limits import LIMITS, MAX_GRID_PROOFS, PROVE_TIMEOUT, check_timeout
+from niagara_solver.model.limits import (HISTORY_ROUNDS, LIMITS, MAX_GRID_PROOFS, PROVE_TIMEOUT, check_timeout,
+                                         time_limit)
 from niagara_solver.model.format import load_board, read_json_file
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
@@ -211,8 +213,10 @@ def _puzzle_task(path: str, changes: dict[str, Any], timeout: float) -> Task:
     return puzzle_task(path, None, timeout, changes)
 
 
-def sweep_from(grid: Grid, results: Results, seconds: float = 0.0) -> SweepReport:
-    """The table from the tasks' results."""
+def sweep_from(grid: Grid, results: Results, seconds: float = 0.0,
+               history_rounds: int = HISTORY_ROUNDS) -> SweepReport:
+    """The table from the tasks' results, each counterexample with whether a game reaches it (histories of at most
+    ``history_rounds`` rounds, within the time left)."""
     report = SweepReport(seconds=seconds)
     for changes, rules in grid.variants:
         for name, board in grid.boards:
@@ -220,13 +224,15 @@ def sweep_from(grid: Grid, results: Results, seconds: float = 0.0) -> SweepRepor
                 result = results[task_key(prove_task(rules.to_json(), board.to_json(), n, None, grid.timeout))]
                 # The catalogue of each variant: the X-PROP of the modules it has on, none that does not apply (a
                 # property not applicable would be in none of these lists: never a pass, nor a failure).
-                props = [(p, PROOF.parse_applicable(p["verdict"])) for p in merge_properties([result])]
+                props = [(p, PROOF.parse_applicable(p["verdict"]))
+                         for p in with_histories(merge_properties([result]), history_rounds)]
                 report.rows.append({
                     "switches": changes, "ruleset": rules.to_json(), "board": board.name or name, "players": n,
                     "proved": [p["id"] for p, v in props if v is Verdict.PROVED],
                     "refuted": [p["id"] for p, v in props if v is Verdict.REFUTED],
                     "unknown": [p["id"] for p, v in props if v is Verdict.UNKNOWN],
                     "counterexamples": {p["id"]: p["trace"] for p, _ in props if "trace" in p},
+                    "histories": {p["id"]: p["history"] for p, _ in props if "history" in p},
                     "seconds": round(result["seconds"], 3)})
         answers = [results[task_key(_puzzle_task(path, changes, grid.timeout))] for path in puzzle_paths(grid.puzzles)]
         answers = [a for a in answers if a["status"] != NOT_A_PUZZLE]
@@ -241,9 +247,13 @@ def sweep_from(grid: Grid, results: Results, seconds: float = 0.0) -> SweepRepor
     return report
 
 
-def sweep(grid: Grid, jobs: int = 1, scheduler: str | None = None, show_progress: bool = False) -> SweepReport:
-    """Run the whole grid."""
+def sweep(grid: Grid, jobs: int = 1, scheduler: str | None = None, show_progress: bool = False,
+          history_rounds: int = HISTORY_ROUNDS) -> SweepReport:
+    """Run the whole grid within its time limit, whether a game reaches each counterexample included."""
     start = time.perf_counter()
-    tasks = sweep_tasks(grid)
-    results = run_all(tasks, jobs, scheduler, Progress(len(tasks), "sweep", show_progress))
-    return sweep_from(grid, results, time.perf_counter() - start)
+    with time_limit(grid.timeout):
+        tasks = sweep_tasks(grid)
+        results = run_all(tasks, jobs, scheduler, Progress(len(tasks), "sweep", show_progress))
+        report = sweep_from(grid, results, history_rounds=history_rounds)
+    report.seconds = time.perf_counter() - start
+    return report

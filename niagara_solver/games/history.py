@@ -332,9 +332,9 @@ def phase_one(start: Position, pos: Position) -> tuple[tuple[tuple[int, Rescue],
     for seat in start.turn_order():
         states = [((*done, (seat, option)), apply_rescue(state, seat, option))
                   for done, state in states for option in rescue_options(state, seat)]
-    for done, state in states:
-        try:
-            after = begin_turns(state, dict(done), cards)
+    for done, _ in states:
+        try:  # phase I from the start: these rescues in seat order, then the cards
+            after = begin_turns(start, dict(done), cards)
         except NiagaraError:  # a known card not in this hand: not this start
             continue
         if after == pos:

@@ -198,10 +198,11 @@ def check(ruleset: RulesetRef = "standard", board: BoardRef = "standard", puzzle
 
 def diff(ruleset_a: RulesetRef, ruleset_b: RulesetRef, board: BoardRef = "standard",
          players: list[int] | None = None, puzzles: str | None = None, timeout: float = PROVE_TIMEOUT,
-         jobs: int = 1) -> DiffReport:
-    """What changes between two rulesets: properties, puzzle answers, a witness per switch."""
+         jobs: int = 1, fastest_win: bool = False) -> DiffReport:
+    """What changes between two rulesets: properties, puzzle answers, a witness per switch; with ``fastest_win``
+    the fewest rounds from the setup to a win under each (``DiffReport.fastest_wins``)."""
     return _diff(load_board(board), load_ruleset(ruleset_a), load_ruleset(ruleset_b), players or [2, 3, 4, 5],
-                 puzzles, timeout, jobs)
+                 puzzles, timeout, jobs, fastest_win=fastest_win)
 
 
 def simulate(ruleset: RulesetRef = "standard", players: int = 4, games: int = 100, policy: str = "lookahead",

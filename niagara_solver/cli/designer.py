@@ -192,11 +192,14 @@ def check(ruleset_spec: str | None, board_spec: str, puzzles_dir: str | None, pl
 @scheduler_option("the proofs, the puzzles and the witnesses")
 @timeout_option(PROVE_TIMEOUT)
 @history_rounds_option
+@click.option("--fastest-win", is_flag=True,
+              help="Also the fewest rounds from the setup to a win under each ruleset, per player count (a whole-game "
+                   "search: minutes on the standard board, within the time limit; docs/DIFF.md).")
 @click.option("--json", "as_json", is_flag=True,
               help="The whole comparison as JSON: switches, properties, puzzles and witnesses.")
 def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puzzles_dir: str | None,
          save_dir: str | None, jobs: int, scheduler: str | None, timeout: float, history_rounds: int,
-         as_json: bool) -> int:
+         fastest_win: bool, as_json: bool) -> int:
     """What changes between two rulesets: properties, puzzle answers, and a witness per switch (0, or 3 unknown).
 
     RULESET_A and RULESET_B are preset names or ruleset files.
@@ -219,7 +222,7 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
     if save_dir:
         os.makedirs(save_dir, exist_ok=True)  # fail now, not after the whole run
     report = run_diff(board, a, b, counts, puzzles_dir, timeout, jobs, scheduler, show_progress=not as_json,
-                      history_rounds=history_rounds)
+                      history_rounds=history_rounds, fastest_win=fastest_win)
     saved: dict[str, list[str]] = {}
     if save_dir:
         os.makedirs(save_dir, exist_ok=True)
@@ -260,6 +263,10 @@ def diff(ruleset_a: str, ruleset_b: str, board_spec: str, players_text: str, puz
                     click.echo(f"  {line}")
                 if history is not None:
                     click.echo(f"  history: {history_line(history)}")
+    if report.fastest_wins:
+        click.echo("\nfastest possible win (from the setup, every play of all the players):")
+        click.echo(tabulate([[f.players, f.a.text, f.b.text, f.change] for f in report.fastest_wins],
+                            headers=["players", "A", "B", "A → B"], disable_numparse=True))
     if report.puzzles:
         moved = report.changed_puzzles
         click.echo(f"\npuzzles: {len(report.puzzles) - len(moved)} of {len(report.puzzles)} answer the same; "

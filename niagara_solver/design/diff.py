@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from niagara_solver.design.fastest import FastestWin, FastestWinDiff, compare_wins, fastest_win_task
 from niagara_solver.design.histories import counterexample_history
 from niagara_solver.design.witnesses import Witness, witness_from_json, witness_task
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
@@ -173,13 +174,16 @@ class DiffReport:
     puzzles: list[PuzzleDiff] = field(default_factory=list)
     witnesses: list[Witness] = field(default_factory=list)
     seconds: float = 0.0
+    #: The fastest possible win under A and B per player count (``diff --fastest-win``; empty when not asked).
+    fastest_wins: list[FastestWinDiff] = field(default_factory=list)
 
     @property
     def verdicts(self) -> list[Verdict]:
         """Every verdict of the diff: both sides of each property and each valid puzzle, and each witness."""
         return ([v for p in self.properties for v in (p.a, p.b) if v is not None]
                 + [v for p in self.puzzles for v in (p.a, p.b) if v is not None]
-                + [w.verdict for w in self.witnesses])
+                + [w.verdict for w in self.witnesses]
+                + [Verdict.CONFIRMED if f.decided else Verdict.UNKNOWN for f in self.fastest_wins])
 
     @property
     def changed_puzzles(self) -> list[PuzzleDiff]:
@@ -198,19 +202,25 @@ class DiffReport:
     status = exit_status  # its earlier name
 
     def to_json(self) -> dict[str, Any]:
-        return {"a": self.a.to_json(), "b": self.b.to_json(), "board": self.board.to_json(),
-                "players": self.players, "switches": {s: [self.a.switches()[s], self.b.switches()[s]]
-                                                      for s in differing_switches(self.a, self.b)},
-                "properties": [p.to_json() for p in self.properties], "puzzles": [p.to_json() for p in self.puzzles],
-                "witnesses": [w.to_json() for w in self.witnesses], "seconds": round(self.seconds, 3)}
+        out = {"a": self.a.to_json(), "b": self.b.to_json(), "board": self.board.to_json(),
+               "players": self.players, "switches": {s: [self.a.switches()[s], self.b.switches()[s]]
+                                                     for s in differing_switches(self.a, self.b)},
+               "properties": [p.to_json() for p in self.properties], "puzzles": [p.to_json() for p in self.puzzles],
+               "witnesses": [w.to_json() for w in self.witnesses], "seconds": round(self.seconds, 3)}
+        if self.fastest_wins:
+            out["fastest_win"] = [f.to_json() for f in self.fastest_wins]
+        return out
 
 
 def diff_tasks(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles: str | None = None,
-               timeout: float = 60, witness_players: int = 2) -> list[Task]:
+               timeout: float = 60, witness_players: int = 2, fastest_win: bool = False) -> list[Task]:
     """The independent tasks of a diff: both catalogues, every puzzle under both rulesets, one witness per switch
-    (sought with ``witness_players`` players: :func:`players_for_witnesses` says how many)."""
+    (sought with ``witness_players`` players: :func:`players_for_witnesses` says how many), and with
+    ``fastest_win`` the fastest win from the setup under each ruleset for each player count, last (minutes each)."""
     for rules in (a, b):  # refused before any task runs
         require(rules, "encoding")
+        if fastest_win:
+            require(rules, "engine")
         rules.check_players(players)
     # The quick tasks first (a witness or a puzzle takes seconds, a catalogue under the expansion many minutes), so a
     # time limit that runs out leaves the slow proofs unknown rather than every witness unsought.
@@ -220,11 +230,14 @@ def diff_tasks(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles
         tasks += [puzzle_task(path, rules.to_json(), timeout) for path in puzzle_paths(puzzles)]
     for rules in (a, b):
         tasks += [prove_task(rules.to_json(), board.to_json(), n, None, timeout) for n in players]
+    if fastest_win:
+        tasks += [fastest_win_task(rules.to_json(), board.to_json(), n) for n in players for rules in (a, b)]
     return tasks
 
 
 def diff_from(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles: str | None, timeout: float,
-              results: Results, seconds: float = 0.0, witness_players: int = 2) -> DiffReport:
+              results: Results, seconds: float = 0.0, witness_players: int = 2,
+              fastest_win: bool = False) -> DiffReport:
     """The diff from the results of :func:`diff_tasks` (same arguments)."""
     report = DiffReport(a, b, board, players, seconds=seconds)
     merged = [{p["id"]: p for p in merge_properties(
@@ -250,21 +263,27 @@ def diff_from(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles:
     report.witnesses = [
         witness_from_json(results[task_key(witness_task(a.to_json(), b.to_json(), s, board.to_json(), witness_players,
                                                         timeout))]["witness"]) for s in differing_switches(a, b)]
+    if fastest_win:
+        report.fastest_wins = [compare_wins(*(FastestWin.from_json(
+            results[task_key(fastest_win_task(rules.to_json(), board.to_json(), n))]) for rules in (a, b)))
+            for n in players]
     return report
 
 
 def diff(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles: str | None = None,
          timeout: float = 60, jobs: int = 1, scheduler: str | None = None, show_progress: bool = False,
-         witness_players: int | None = None, history_rounds: int = HISTORY_ROUNDS) -> DiffReport:
+         witness_players: int | None = None, history_rounds: int = HISTORY_ROUNDS,
+         fastest_win: bool = False) -> DiffReport:
     """Compare two rulesets: properties for each player count, every puzzle of a folder, a witness per switch
-    (sought with ``witness_players`` players; by default as :func:`players_for_witnesses` says), and whether a game
-    reaches each counterexample (histories of at most ``history_rounds`` rounds), within ``timeout`` seconds in all."""
+    (sought with ``witness_players`` players; by default as :func:`players_for_witnesses` says), whether a game
+    reaches each counterexample (histories of at most ``history_rounds`` rounds), and with ``fastest_win`` the fewest
+    rounds from the setup to a win under each (:mod:`.fastest`), within ``timeout`` seconds in all."""
     start = time.perf_counter()
     with time_limit(timeout):
         seats = witness_players if witness_players is not None else players_for_witnesses(a, b, players)
-        tasks = diff_tasks(board, a, b, players, puzzles, timeout, seats)
+        tasks = diff_tasks(board, a, b, players, puzzles, timeout, seats, fastest_win)
         results = run_all(tasks, jobs, scheduler, Progress(len(tasks), "diff", show_progress))
-        report = diff_from(board, a, b, players, puzzles, timeout, results, 0.0, seats)
+        report = diff_from(board, a, b, players, puzzles, timeout, results, 0.0, seats, fastest_win)
         report.properties = [with_side_histories(p, history_rounds) for p in report.properties]
     report.seconds = time.perf_counter() - start
     return report

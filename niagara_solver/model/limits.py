@@ -85,6 +85,10 @@ MAX_REACH_ROUNDS = 20
 #: (R-CARD-2), and three rounds from a 2-player setup take seconds (docs/PROVER.md, "Does a game reach it?").
 HISTORY_ROUNDS = 3
 
+#: The rounds ``diff --fastest-win`` searches for a win from the setup: a game lasts about ten rounds (docs/GAMES.md);
+#: the time limit stops the walk long before on the standard board (5 rounds for 2 players take minutes).
+FASTEST_WIN_ROUNDS = 10
+
 #: The most gems of each colour a ruleset may set (``gems_per_colour``; the game has 8). Pictures draw every gem
 #: and the solver counts them one by one; two digits keep every count of a cave readable.
 MAX_GEMS_PER_COLOUR = 99

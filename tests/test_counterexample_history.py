@@ -201,3 +201,23 @@ def test_out_of_time_is_unknown_never_a_guess() -> None:
 def test_a_position_file_is_read_as_the_prover_writes_it() -> None:
     _, turns = _short_game()
     assert counterexample_history(position_to_json(turns.replace(round=1)))["verdict"] == "reachable"
+
+
+def test_history_asks_a_phase_two_position_about_the_start_of_its_round(capsys: pytest.CaptureFixture[str],
+                                                                         tmp_path: Path) -> None:
+    from niagara_solver.games.history import history
+    _, turns = _short_game()
+    found = history(turns)
+    assert (found.word, len(found.records), found.round, found.then) == ("reachable", 2, 3, "no rescue; red chooses 5")
+    assert found.records[0].start == setup_for(turns)
+    assert phase_one(found.records[-1].end, turns) is not None
+    # The same position written in round 4 has round 3's hands: counting refuses it (R-CARD-2).
+    assert str(history(turns.replace(round=4)).reason) == ("at the start of round 4 every hand holds 4 cards, here 5")
+    path = tmp_path / "turns.json"
+    path.write_text(json.dumps(position_to_json(turns)))
+    trace = tmp_path / "trace.json"
+    assert main(["history", str(path), "--trace", str(trace)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[1] == "reachable in 2 rounds"
+    assert out.rstrip().splitlines()[-1] == "then, in round 3: no rescue; red chooses 5"
+    assert main(["replay", str(trace)]) == 0

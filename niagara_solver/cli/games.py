@@ -286,7 +286,7 @@ def history_command(position: str, rounds_limit: int, trace_path: str | None, ru
         if result.verdict is not Verdict.CONFIRMED:
             raise InputError("--trace", "no trace to write: no history was found", "FORMAT")
         with open(trace_path, "w", encoding="utf-8") as f:
-            f.write(dumps(_history_trace(result)) + "\n")
+            f.write(dumps(result.trace_json()) + "\n")
     if as_json:
         emit_json({"command": "history", **result.to_json(), "positions": result.positions,
                    "seconds": round(result.seconds, 3)})
@@ -298,14 +298,9 @@ def history_command(position: str, rounds_limit: int, trace_path: str | None, ru
     for record in result.records:
         click.echo(round_text(record))
         click.echo(_facts(record.end))
+    if result.then:
+        click.echo(f"then, in round {pos.round}: {result.then}")
     return result.exit_status
-
-
-def _history_trace(result: Any) -> dict[str, Any]:
-    from niagara_solver.games.trace import TRACE_FORMAT, TRACE_VERSION
-    from niagara_solver.model.format import position_to_json
-    return {"format": TRACE_FORMAT, "version": TRACE_VERSION, "setup": position_to_json(result.setup),
-            "target": "the position itself", "rounds": [r.to_json() for r in result.records]}
 
 
 #: The commands this module adds to ``niagara-solve``.

@@ -262,39 +262,73 @@ class HistoryResult:
 
 
 def history(pos: Position, rounds_limit: int = 4, max_positions: int = 2_000_000) -> HistoryResult:
-    """A shortest history from the setup of ``pos``'s game to ``pos`` (a position at the start of a round), by the
-    deepening search over the engine's rounds, cut by :class:`SamePosition`'s bound; or why there is none.
+    """A shortest history from the setup of ``pos``'s game to ``pos`` (a position at the start of a round, or in phase
+    II before anyone acted), by the deepening search over the engine's rounds, cut by :class:`SamePosition`'s bound;
+    or why there is none. For a position in phase II the search looks for a start of its round from which phase I's
+    rescues and cards lead to it (:class:`AfterRescues`), and ``then`` says which.
 
     The position's round fixes the history's length (``round - 1`` rounds): a search that explores every play of
     those rounds without meeting the position proves it unreachable. Beyond ``rounds_limit`` rounds the answer is
     unknown, unless counting settles it first (:func:`cheap_arguments`)."""
     began = time.monotonic()
     setup = setup_for(pos)
-    if pos.phase is not Phase.CARDS or pos.acted or any(p.card is not None for p in pos.players):
+    in_phase_two = before_turns(pos)
+    if not (at_round_start(pos) or in_phase_two):
         return HistoryResult(Verdict.UNKNOWN, pos, setup, "history answers positions at the start of a round "
-                             "(phase I, no card chosen)", "FORMAT")
-    cheap = cheap_arguments(pos)
+                             "(phase I, no card chosen) or in phase II before anyone acted", "FORMAT")
+    start = _as_round_start(pos) if in_phase_two else pos
+    cheap = cheap_arguments(start)
     if cheap is not None:
         return HistoryResult(Verdict.REFUTED, pos, setup, cheap.reason, cheap.rule, seconds=time.monotonic() - began)
     rounds = pos.round - 1
-    if rounds == 0:
-        return HistoryResult(Verdict.CONFIRMED, pos, setup, "the setup itself", seconds=time.monotonic() - began)
     if rounds > rounds_limit:
         return HistoryResult(Verdict.UNKNOWN, pos, setup, f"its round needs {rounds} rounds of history, beyond the "
                              f"{rounds_limit} searched", "LIMITS", seconds=time.monotonic() - began)
-    from niagara_solver.games.deepen import Deepening
-
-    found = Deepening(setup, SamePosition(pos), rounds, max_positions).run()
+    walked = _walk(setup, pos, in_phase_two, max_positions)
     seconds = time.monotonic() - began
-    if found.rounds is not None:
-        return HistoryResult(Verdict.CONFIRMED, pos, setup, records=found.records, positions=found.positions,
-                             seconds=seconds)
-    if found.stopped is not None:
-        return HistoryResult(Verdict.UNKNOWN, pos, setup, f"the search stopped: {found.stopped}", "LIMITS",
-                             positions=found.positions, seconds=seconds)
+    if walked.rounds is not None:
+        return HistoryResult(Verdict.CONFIRMED, pos, setup, "the setup itself" if rounds == 0 else "",
+                             records=walked.records, positions=walked.positions, seconds=seconds, round=pos.round,
+                             then=walked.then)
+    if walked.stopped is not None:
+        return HistoryResult(Verdict.UNKNOWN, pos, setup, f"the search stopped: {walked.stopped}", "LIMITS",
+                             positions=walked.positions, seconds=seconds)
     return HistoryResult(Verdict.REFUTED, pos, setup, f"no play of the {rounds} round{'s' if rounds != 1 else ''} "
                          f"before round {pos.round} reaches it (every play explored)", "R-ROUND-1",
-                         positions=found.positions, seconds=seconds)
+                         positions=walked.positions, seconds=seconds)
+
+
+@dataclass(frozen=True)
+class _Walked:
+    """What the walk from a setup to a position of its round found: its rounds (None: none, or ``stopped``)."""
+
+    rounds: int | None
+    records: tuple[RoundRecord, ...]
+    positions: int
+    stopped: str | None
+    then: str
+
+
+def _walk(game: Position, pos: Position, in_phase_two: bool, max_positions: int) -> _Walked:
+    """The deepening walk from ``game`` (a setup) over ``pos.round - 1`` rounds to ``pos`` itself, or, for a position
+    in phase II before anyone acted, to a start of its round from which phase I leads to it."""
+    target: SamePosition | AfterRescues = AfterRescues(pos) if in_phase_two else SamePosition(pos)
+    rounds = pos.round - 1
+    if rounds == 0:
+        found_rounds: int | None = 0 if target.holds(game) else None
+        records: tuple[RoundRecord, ...] = ()
+        positions, stopped = 0, None
+    else:
+        from niagara_solver.games.deepen import Deepening
+
+        found = Deepening(game, target, rounds, max_positions).run()
+        found_rounds, records, positions, stopped = found.rounds, found.records, found.positions, found.stopped
+    then = ""
+    if found_rounds is not None and in_phase_two:
+        steps = phase_one(records[-1].end if records else game, pos)
+        assert steps is not None  # the target held there
+        then = _phase_one_text(pos, steps[0])
+    return _Walked(found_rounds, records, positions, stopped, then)
 
 
 # -- a position of any round: a counterexample's history -------------------------------------------------------------
@@ -433,26 +467,12 @@ def arises(pos: Position, rounds_limit: int = ARISES_ROUNDS, max_positions: int 
             excluded.append(f"round {round_}: {cheap}")
             round_ += period
             continue
-        from niagara_solver.games.deepen import Deepening
-
-        target: SamePosition | AfterRescues = AfterRescues(target_pos) if in_phase_two else SamePosition(there)
-        if round_ == 1:
-            found_rounds: int | None = 0 if target.holds(game) else None
-            records: tuple[RoundRecord, ...] = ()
-            stopped = None
-        else:
-            found = Deepening(game, target, round_ - 1, max_positions).run()
-            positions += found.positions
-            found_rounds, records, stopped = found.rounds, found.records, found.stopped
-        if found_rounds is not None:
-            reached = records[-1].end if records else game
-            then = ""
-            if in_phase_two:
-                steps = phase_one(reached, target_pos)
-                assert steps is not None  # the target held there
-                then = _phase_one_text(target_pos, steps[0])
-            return answer(Verdict.CONFIRMED, setup=game, records=records, positions=positions, round_=round_,
-                          then=then)
+        walked = _walk(game, target_pos, in_phase_two, max_positions)
+        positions += walked.positions
+        if walked.rounds is not None:
+            return answer(Verdict.CONFIRMED, setup=game, records=walked.records, positions=positions, round_=round_,
+                          then=walked.then)
+        stopped = walked.stopped
         if stopped is not None:
             return answer(Verdict.UNKNOWN, _excluded(excluded, f"the search of round {round_} stopped: {stopped}"),
                           "LIMITS", positions=positions)

@@ -54,9 +54,9 @@ def test_the_issue_s_no_deadlock_counterexample_is_unknown_for_its_hands(issue_b
     assert [len(p.hand) for p in pos.players] == [1, 1]
     assert [r for r in range(1, 15) if hand_size_at(pos, r) == 1] == [7, 14]
     assert merged.history == {
-        "verdict": "unknown", "rule": "LIMITS", "searched": 3,
+        "verdict": "unknown", "rule": "LIMITS", "searched": 2,
         "reason": "its hands (1 card each) are those of rounds 7, 14, ... (R-CARD-2); round 7 needs 6 rounds of "
-                  "history, more than the 3 searched"}
+                  "history, more than the 2 searched"}
     assert report.to_json()["properties"][0]["history"] == merged.history
 
 
@@ -66,7 +66,7 @@ def test_prove_prints_and_writes_the_history(capsys: pytest.CaptureFixture[str],
     out = capsys.readouterr().out
     assert status == 1
     assert ("  history: whether a game reaches it is unknown: its hands (1 card each) are those of rounds 7, 14, ... "
-            "(R-CARD-2); round 7 needs 6 rounds of history, more than the 3 searched (LIMITS)\n") in out
+            "(R-CARD-2); round 7 needs 6 rounds of history, more than the 2 searched (LIMITS)\n") in out
     status = main(["prove", "--board", issue_board, "--players", "2", "--property", "R-PROP-10", "--json",
                    "--history-rounds", "0"])
     item = json.loads(capsys.readouterr().out)["properties"][0]
@@ -112,7 +112,7 @@ def test_a_planted_counterexample_in_phase_two_is_reachable_and_its_trace_replay
     planted = turns.replace(round=1)  # as the prover writes every position: the round is left free
     history = counterexample_history(planted)
     assert {k: v for k, v in history.items() if k != "trace"} == {
-        "verdict": "reachable", "rounds": 2, "round": 3, "then": "no rescue; red chooses 5", "searched": 3}
+        "verdict": "reachable", "rounds": 2, "round": 3, "then": "no rescue; red chooses 5", "searched": 2}
     path = tmp_path / "history.json"
     path.write_text(json.dumps(history["trace"]))
     trace = load_trace(path)
@@ -131,7 +131,7 @@ def test_a_planted_counterexample_in_phase_two_is_reachable_and_its_trace_replay
                                      "chooses 5 (its trace: --json, history.trace; replay plays it)")
     # The start of round 3 itself (a rescue's counterexample is one): reachable too, nothing after the rounds.
     assert {k: v for k, v in counterexample_history(start.replace(round=1)).items() if k != "trace"} == {
-        "verdict": "reachable", "rounds": 2, "round": 3, "searched": 3}
+        "verdict": "reachable", "rounds": 2, "round": 3, "searched": 2}
 
 
 def test_the_catalogue_report_carries_a_planted_counterexample_s_history() -> None:
@@ -170,7 +170,7 @@ def test_counting_refutes_every_round() -> None:
     setup = Position.initial(["red", "blue"])
     uneven = setup.with_player(1, dataclasses.replace(setup.players[1], hand=FULL_HAND[:4]))
     assert counterexample_history(uneven) == {
-        "verdict": "not reachable", "rule": "R-CARD-2", "searched": 3,
+        "verdict": "not reachable", "rule": "R-CARD-2", "searched": 2,
         "reason": "every player plays one card a round, so all hands hold as many cards at the start of a round and "
                   "one fewer once played; here red 7, blue 4"}
     caves = list(setup.caves)
@@ -186,7 +186,7 @@ def test_a_position_after_a_turn_is_not_searched() -> None:
     after = legal_turns(turns, 0, Card(5))[0].position
     assert after.phase is Phase.TURNS and after.acted == (0,)
     assert counterexample_history(after) == {
-        "verdict": "unknown", "rule": "FORMAT", "searched": 3,
+        "verdict": "unknown", "rule": "FORMAT", "searched": 2,
         "reason": "a position within a round (a turn taken, or the flow to come): only a start of round, or phase "
                   "II before anyone acted, is searched"}
 
@@ -194,7 +194,7 @@ def test_a_position_after_a_turn_is_not_searched() -> None:
 def test_out_of_time_is_unknown_never_a_guess() -> None:
     _, turns = _short_game()
     with time_limit(0.0):
-        assert counterexample_history(turns) == {"verdict": "unknown", "rule": "LIMITS", "searched": 3,
+        assert counterexample_history(turns) == {"verdict": "unknown", "rule": "LIMITS", "searched": 2,
                                                  "reason": "the time limit ran out before it was asked"}
 
 

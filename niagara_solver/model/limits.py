@@ -82,8 +82,9 @@ MAX_REACH_ROUNDS = 20
 
 #: The rounds of history ``prove``, ``check``, ``diff`` and ``sweep`` search for each counterexample by default
 #: (``--history-rounds``), within the command's time limit: a counterexample's hands fix the rounds it may arise in
-#: (R-CARD-2), and three rounds from a 2-player setup take seconds (docs/PROVER.md, "Does a game reach it?").
-HISTORY_ROUNDS = 3
+#: (R-CARD-2). Two rounds take seconds for 2 to 5 players; three take 4 s for 2 players but over five minutes for 3
+#: (docs/PROVER.md, "Does a game reach it?").
+HISTORY_ROUNDS = 2
 
 #: The rounds ``diff --fastest-win`` searches for a win from the setup: a game lasts about ten rounds (docs/GAMES.md);
 #: the time limit stops the walk long before on the standard board (5 rounds for 2 players take minutes).

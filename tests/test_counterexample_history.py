@@ -221,3 +221,19 @@ def test_history_asks_a_phase_two_position_about_the_start_of_its_round(capsys: 
     assert out.splitlines()[1] == "reachable in 2 rounds"
     assert out.rstrip().splitlines()[-1] == "then, in round 3: no rescue; red chooses 5"
     assert main(["replay", str(trace)]) == 0
+
+
+def test_sweep_and_diff_give_each_counterexample_its_history(issue_board: str, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from niagara_solver.design.sweep import parse_grid, sweep
+    grid = parse_grid({"switches": {"must_move": [False]}, "boards": [issue_board], "players": 2, "timeout": 120})
+    (row,) = sweep(grid).rows
+    assert row["refuted"] == ["R-PROP-10"]
+    assert row["histories"]["R-PROP-10"]["verdict"] == "unknown"
+    assert row["histories"]["R-PROP-10"]["reason"].startswith("its hands (1 card each) are those of rounds 7, 14")
+    empty = tmp_path / "puzzles"
+    empty.mkdir()
+    assert main(["diff", "standard", "bga-2013-05-09", "--board", issue_board, "--players", "2", "--puzzles",
+                 str(empty), "--json"]) == 0
+    (prop,) = [p for p in json.loads(capsys.readouterr().out)["properties"] if p["id"] == "R-PROP-10"]
+    assert prop["history_a"]["verdict"] == prop["history_b"]["verdict"] == "unknown"

@@ -26,7 +26,7 @@ from niagara_solver.model.verdict import Verdict
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.verify.catalogue import CatalogueReport, prove_catalogue
 
-__all__ = ["ARISES_ROUNDS", "counterexample_history", "history_line", "with_histories", "histories_of",
+__all__ = ["ARISES_ROUNDS", "counterexample_history", "history_line", "with_histories",
            "catalogue_with_histories", "prove_with_histories"]
 
 #: The words of a history's verdict, as the JSON's ``"verdict"`` says them.
@@ -82,11 +82,6 @@ def with_histories(properties: list[dict[str, Any]], rounds: int = ARISES_ROUNDS
     """Merged properties as JSON (``check``'s, ``sweep``'s: :func:`..verify.jobs.merge_properties`), each with a
     counterexample under ``key`` given its ``"history"`` (new dicts; the others as they were)."""
     return [{**p, "history": counterexample_history(p[key], rounds)} if key in p else p for p in properties]
-
-
-def histories_of(properties: list[dict[str, Any]], rounds: int = ARISES_ROUNDS) -> dict[str, dict[str, Any]]:
-    """The history of each counterexample of merged properties (JSON), by property ID."""
-    return {p["id"]: counterexample_history(p["counterexample"], rounds) for p in properties if "counterexample" in p}
 
 
 def catalogue_with_histories(report: CatalogueReport, rounds: int = ARISES_ROUNDS) -> CatalogueReport:

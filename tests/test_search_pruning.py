@@ -178,3 +178,27 @@ def test_the_line_has_a_budget_of_its_own():
     search = Search(0, Goal.STEAL, 3, 60)
     assert search.value(pos).value is True
     assert search.nodes < LINE_NODES + 1000
+
+
+def test_the_steal_goal_s_last_round_is_told_apart_only_by_what_a_turn_reads():
+    # Card-choice positions of a seeded 4-player game as `mine` asks them (p0's 3 in round 2: three players act
+    # before it): the same value with `focus` as without it and as the plain search, in fewer positions, since the
+    # acted players' empty canoes, banks and cards no longer tell positions apart (Search._steal_projection).
+    from niagara_solver.design.mine import card_position, with_card
+    from niagara_solver.design.simulate import start_position
+    from niagara_solver.model.atoms import Card
+    from niagara_solver.model.board import standard_board
+    from niagara_solver.model.ruleset import PRESETS
+    start = start_position(standard_board(), PRESETS["standard"], 4)
+    records = list(random_playout(start, 11, 10, "lookahead"))
+    fewer = 0
+    for k, x, card in [(1, 0, Card.THREE), (1, 3, Card.THREE), (9, 3, Card.THREE)]:
+        pos = with_card(card_position(records[k]), x, card)
+        found = []
+        for pruning in (Pruning(), Pruning().without("focus"), PLAIN):
+            search = Search(x, Goal.STEAL, 1, 120, pruning=pruning, _lines=False)
+            found.append((search.value(pos).value, search.nodes))
+        assert found[0][0] is found[1][0] is found[2][0], (k, x, card)
+        assert found[0][1] <= found[1][1]
+        fewer += found[0][1] < found[1][1]
+    assert fewer == 3

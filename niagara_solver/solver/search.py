@@ -91,7 +91,9 @@ class Pruning:
     #: first (a killer move).
     killers: bool = True
     #: The others' choices told apart only by what matters for the goal: for the safe goal in the horizon's last
-    #: round once X has acted, positions that differ only in what no longer touches X's gems share one value.
+    #: round once X has acted, positions that differ only in what no longer touches X's gems share one value; for
+    #: the steal goal in the last round before X has acted, positions that differ only in the acted players' empty
+    #: canoes, banks and cards share one.
     focus: bool = True
     #: For the safe goal, X's blind cards tried by their budget, the highest first (the cloud last): the card that
     #: carries a gem home, or furthest from a thief, is most often the one that keeps it.
@@ -528,13 +530,29 @@ class Search:
 
     def _view(self, pos: Position, left: int) -> Any:
         """What a turn's value depends on: the position, or less of it in the last round (:meth:`_projection`,
-        and with ``focus`` :meth:`_safe_projection`)."""
+        and with ``focus`` :meth:`_safe_projection` and :meth:`_steal_projection`)."""
         if left == 1 and self.goal is Goal.WIN:
             return self._projection(pos)
         if (left == 1 and self.active.focus and self.goal is Goal.SAFE and self.x in pos.acted
                 and not pos.ruleset.modules and pos.ruleset.capacity == 1):
             return self._safe_projection(pos)
+        if (left == 1 and self.active.focus and self.goal is Goal.STEAL and self.x not in pos.acted
+                and not pos.ruleset.modules):
+            return self._steal_projection(pos)
         return pos
+
+    def _steal_projection(self, pos: Position) -> Any:
+        """What decides the steal goal in the last round before X has acted (no expansion module): whether X's turn,
+        once the players before X have acted, steals (after it nothing can: a steal is only ever X's own). A turn
+        reads its player's canoes, card and hand, the caves, the weather (the cloud's steps, R-TURN-2) and, of the
+        other players, only the canoes carrying a gem (the victims, R-STEAL-1: nobody steals from an empty canoe, and
+        no canoe blocks another); banks and the acted players' cards and hands enter no turn. So a player who has
+        acted (not X) counts only by the places and cargo of its loaded canoes; the players still to act, X with
+        them, count whole, as do the turn order and who has acted."""
+        players = tuple((i, pos.players[i]) if i not in pos.acted else
+                        (i, tuple((c.place, c.gems) for c in pos.players[i].canoes if c.gems))
+                        for i in pos.turn_order())
+        return ("steal, last round", players, frozenset(pos.acted), pos.weather, pos.caves, pos.ruleset, pos.board)
 
     def _safe_projection(self, pos: Position) -> Any:
         """What decides the safe goal in the last round once X has acted (no expansion module, canoes of one gem):

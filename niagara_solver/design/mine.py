@@ -223,8 +223,10 @@ def examine(pos: Position, x: int, goal: Goal, horizon: int, timeout: float = MI
     proof = _certified(search, pos, True, timeout, clock)
     for c, _, again in refuted:  # each "no" certified as well
         _certified(again, with_card(pos, x, c), False, timeout, clock)
-    pinned_search, _ = _search(with_card(pos, x, card), x, goal, horizon, timeout, clock)
-    turns = winning_turns(with_card(pos, x, card), x, pinned_search, clock)
+    # Which turns win with the card, where X acts first: asked of the search that proved the "yes" (its tables hold
+    # the card's positions already; a fresh search gives the same values), with a budget of its own.
+    search.renew(timeout)
+    turns = winning_turns(with_card(pos, x, card), x, search, clock)
     solution: dict[str, Any] = {"card": card.to_json(), "turn": str(turn) if turn is not None else None,
                                 **_line_json(root)}
     if turns is not None:

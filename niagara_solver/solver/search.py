@@ -466,6 +466,15 @@ class Search:
             for o in ordered:
                 yield prefix + str(o.turn), lambda o=o: self.turn_stage(o.position, left)
 
+    def renew(self, timeout: float | None) -> None:
+        """A fresh time budget (``timeout`` seconds, within the command's time limit) for a further question on the
+        same search: its tables stay, and every value in them is exact, so a later answer is the one a fresh search
+        gives, found sooner."""
+        left = time_left(timeout if timeout else None)
+        self.deadline = time.perf_counter() + left if left is not None else None
+        if self.oracle is not None:
+            self.oracle.deadline = self.deadline
+
     def after_turn(self, pos: Position, outcome: TurnOutcome) -> Node:
         """X's value after X's turn ``outcome`` on ``pos``, a position of the question's first round (X to act):
         which of X's turns win, not only the first found (``mine`` records every winning turn)."""

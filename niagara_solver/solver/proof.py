@@ -46,6 +46,14 @@ class _Writer:
         self.nodes: list[CNode | None] = []
         self.memo: dict[Any, int] = {}
 
+    def holds(self, stage: str, *args: Any) -> bool:
+        """Does the branch below hold for X? The value of the search's stage there, asked of its pruned search
+        (:attr:`.search.Search.values`: the values are exact, so the certificate is the one the plain walk gives,
+        without walking the plain search's line to each value), with the safe goal's count of X's gems."""
+        values = self.search.values
+        values.baseline, values.name = self.search.baseline, self.search.name
+        return bool(getattr(values, stage)(*args).value)
+
     def at(self, pos: Position) -> int:
         if pos not in self.index:
             self.index[pos] = len(self.positions)
@@ -101,7 +109,7 @@ class _Writer:
 
         def branch(o: Rescue) -> _Branch:
             after = apply_rescue(pos, p, o)
-            return (Option(0, self.at(after), rescue=o), lambda: self.search.rescue_stage(after, i + 1, left).value,
+            return (Option(0, self.at(after), rescue=o), lambda: self.holds("rescue_stage", after, i + 1, left),
                     lambda: self.rescues(after, i + 1, left))
         return self.decide(NodeKind.RESCUE, pos, p, (i, left), [branch(o) for o in options])
 
@@ -145,14 +153,14 @@ class _Writer:
 
         def branch(c: Card) -> _Branch:
             chosen = pos.with_player(self.x, Player(me.name, me.canoes, me.hand, me.bank, c))
-            return (Option(0, card=c), lambda: self.search.reveal_stage(chosen, left).value,
+            return (Option(0, card=c), lambda: self.holds("reveal_stage", chosen, left),
                     lambda: self.turn(chosen, left))
         return self.decide(NodeKind.CARD, pos, self.x, left, [branch(c) for c in me.hand])
 
     def turn(self, pos: Position, left: int) -> int:
         p = pos.next_to_act()
         if left == 1 and self.x in pos.acted:  # the rest of the horizon: one question for the checker
-            return self.leaf(pos, Claim.REST, self.search.turn_stage(pos, left).value)
+            return self.leaf(pos, Claim.REST, self.holds("turn_stage", pos, left))
         if p is None:
             return self.flow(pos, left)
         cut = self.cut(pos, left)
@@ -176,7 +184,7 @@ class _Writer:
         option = Option(0, self.at(after), card, turn)
         if p == self.x and self.goal is Goal.STEAL and has_steal(turn):
             return option, lambda: True, lambda: self.leaf(after, Claim.STEAL, True)
-        return option, lambda: self.search.turn_stage(after, left).value, lambda: self.turn(after, left)
+        return option, lambda: self.holds("turn_stage", after, left), lambda: self.turn(after, left)
 
     def flow(self, pos: Position, left: int) -> int:
         outcomes = flow_choices(pos, flow_value(pos))
@@ -187,7 +195,7 @@ class _Writer:
 
         def branch(after: Position) -> _Branch:
             start = next_round(after, pos)
-            return (Option(0, self.at(after)), lambda: self.search._round_end(start, left).value,
+            return (Option(0, self.at(after)), lambda: self.holds("_round_end", start, left),
                     lambda: self.round_end(start, left))
         return self.decide(NodeKind.FLOW, pos, None, left, [branch(a) for a in seen])
 

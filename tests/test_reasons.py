@@ -423,6 +423,12 @@ def check(reason: Reason, at: Reached, x: int, goal: Goal, horizon: int) -> None
             assert any(reason.tiebreak == "shared" or reason.score == (b.total if reason.tiebreak == "count" else
                                                                        b.value) for b in banks)
             _unbeaten(reason, s, x, None, None)
+    elif kind == "sure-steal":
+        assert at.stage == "turn" and at.left == 1 and me.card is not None and x not in pos.acted
+        assert pos.next_to_act() != x and goal is Goal.STEAL
+        for s in at_x(pos, x):  # whatever the players before X did, X's card steals
+            assert any(_steals(o.turn) for o in legal_turns(s, x, me.card))
+        assert brute_value(at, x, Goal.STEAL)
     elif kind == "nothing-to-steal":
         assert all(not c.gems for q, p in enumerate(pos.players) if q != x for c in p.canoes)
         for q, p in enumerate(pos.players):

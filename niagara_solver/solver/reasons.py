@@ -30,6 +30,8 @@ KINDS: dict[str, str] = {
     "out-of-range": "whatever the players before X do, no turn of X this round steals (R-STEAL-1)",
     "bank-reach": "X cannot bank enough within the rounds left to reach the goal, whatever it plays (R-END-1)",
     "sure-win": "X wins this round (the horizon's last) whatever the others do, by a turn of movements alone",
+    "sure-steal": "X's card has a turn that steals (R-STEAL-1) whatever the players before X do: the gem it takes "
+                  "is beyond their reach",
     "nothing-to-steal": "no other player's canoe carries a gem, and each player can keep its canoes empty with any "
                         "card (R-STEAL-1)",
     "bank-keeps": "X's bank alone holds X's count of gems, and X has acted in the horizon's last round",
@@ -90,6 +92,8 @@ class Reason:
             "steal": f"{x} steals (R-STEAL-1)",
             "out-of-reach": f"{x} cannot reach the goal in time, even unhindered (R-END-1)",
             "no-turn-left": f"{x} has already had its turn this round: it can steal no more (R-STEAL-1)",
+            "sure-steal": f"{x}'s card steals whatever the players before it do: the gem is beyond their reach "
+                          "(R-STEAL-1)",
             "out-of-range": f"no canoe of {x} can reach an enemy's gem this round (R-STEAL-1)",
             "bank-reach": f"{x} cannot bank enough in {self.rounds} round(s), even unhindered (R-END-1)",
             "nothing-to-steal": f"no other player carries a gem, and each can keep it so: {x} never steals "

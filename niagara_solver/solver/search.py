@@ -41,7 +41,7 @@ from niagara_solver.engine.round import goal_reached, is_finished, next_round, w
 from niagara_solver.engine.outcome import TurnOutcome
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Gems, Phase
-from niagara_solver.model.notation import Load, Steal, Turn, Unload
+from niagara_solver.model.notation import Load, Move, Steal, Turn, Unload
 from niagara_solver.model.position import Canoe, Player, Position, start_hand
 from niagara_solver.model.ruleset import ForkPolicy, Reveal, Ruleset, Tiebreak
 from niagara_solver.model.limits import time_left
@@ -84,8 +84,8 @@ class Pruning:
     deepening: bool = True
     #: Cheap bounds tried before the search below a node: no win once X cannot bank enough within the horizon even
     #: unhindered; no steal once X has no turn left in the horizon or no canoe that could move upstream onto an
-    #: enemy's gem, or once no other player carries a gem (they can keep it so); safe once X's bank alone keeps its
-    #: count of gems.
+    #: enemy's gem, or once no other player carries a gem (they can keep it so); a steal once X's card steals a gem
+    #: that nobody before X can reach; safe once X's bank alone keeps its count of gems.
     bounds: bool = True
     #: The others' answer that last refuted X at the same player's decision with as many rounds left is tried
     #: first (a killer move).
@@ -214,6 +214,7 @@ class Search:
         self._fails: dict[Any, tuple[int, Node]] = {}
         self._killers: dict[tuple[int, int], str] = {}  # (player, rounds left) -> the last refuting choice
         self._home: dict[Any, list[Player]] = {}  # _movements_alone: X after each such turn, by what it reads
+        self._steals: dict[Any, list[tuple[tuple[int, str], ...]]] = {}  # _steals_alone, likewise
 
     @property
     def nodes(self) -> int:
@@ -615,6 +616,9 @@ class Search:
           disc 1 (it must move upstream onto a disc, R-STEAL-1; a port canoe only moves down, R-MOVE-6), and an
           enemy canoe that may carry a gem upstream of it when X acts: one of a player still to act (who may move
           or load), or a loaded one nearer the port. Without the modules no turn moves another player's canoe.
+        * steal, last round, X's card chosen and X still to act after some of the others, no expansion module: X's
+          card has a turn of movements and steals alone whose gems no player before X can reach first
+          (:meth:`_sure_steal`): yes.
         * steal, any round, no expansion module: no other player's canoe carries a gem, and every player can keep
           its canoes empty (:func:`nothing_to_steal`, :func:`keeps_empty`): the others keep theirs empty, so X
           never has anything to steal.
@@ -637,6 +641,9 @@ class Search:
             home = self._sure_win(pos)
             if home is not None:
                 return Node.leaf(True, self._unbeaten("sure-win", pos, home))
+        if self.goal is Goal.STEAL and left == 1 and p != x and x not in pos.acted and not pos.ruleset.modules:
+            if self._sure_steal(pos):
+                return Node.leaf(True, self._reason("sure-steal"))
         if self.goal is Goal.STEAL and nothing_to_steal(pos, x):
             return Node.leaf(False, self._reason("nothing-to-steal"))
         if self.goal is Goal.SAFE:
@@ -771,6 +778,67 @@ class Search:
             return None
         best = max(banks, key=lambda bank: _score(pos, bank))
         return None if self._rivals_can_beat(pos, _score(pos, best)) else best
+
+    def _sure_steal(self, pos: Position) -> bool:
+        """A lower bound for the steal goal in the horizon's last round, X's card chosen and X still to act after some
+        of the others (no expansion module): X steals whatever the players before X do when X's card has a turn
+
+        * made of movements and steals alone (no gem action: it reads no cave), each steal by a canoe of X that
+          carries nothing now: such a turn reads X's canoes, the card, the river and the victims' canoes on the discs
+          where it steals (R-MOVE-1..5, R-STEAL-1). Without the modules no other player's turn moves a canoe of X or
+          adds to its cargo (R-GEM-1, R-STEAL-1): a canoe of X empty now is empty when X acts, and X's other canoe,
+          robbed or not, makes the same movements (a movement reads no cargo; entering the port banks what it
+          carries, R-MOVE-5);
+        * whose victims are players who do not act before X (their canoes stay where they are, with their gems), on
+          discs where no canoe of a player acting before X may steal with any card it may act with
+          (:func:`may_steal_on`, an upper bound): nobody takes those gems first, and nobody adds to a victim's cargo.
+
+        So that turn stays legal, with the same steals, whatever the players before X do."""
+        me = pos.players[self.x]
+        if me.card is None:
+            return False
+        before = self._before_x(pos)
+        safe_from: dict[str, bool] = {}
+
+        def safe(disc: str) -> bool:
+            if disc not in safe_from:
+                safe_from[disc] = not any(
+                    may_steal_on(pos, canoe, {b for c in pos.players[q].playable for b in c.budgets}, {disc})
+                    for q in before for canoe in pos.players[q].canoes)
+            return safe_from[disc]
+        return any(all(v not in before and safe(disc) for v, disc in steals) for steals in self._steals_alone(pos))
+
+    def _steals_alone(self, pos: Position) -> list[tuple[tuple[int, str], ...]]:
+        """The steals, (victim, disc), of each turn of X's chosen card made of movements and steals alone, each steal
+        by a canoe of X that carries nothing now (:meth:`_sure_steal`). Kept by what it reads: X's canoes and card,
+        and the other players' loaded canoes."""
+        me = pos.players[self.x]
+        victims = tuple((q, c.place, c.gems) for q, p in enumerate(pos.players) if q != self.x for c in p.canoes
+                        if c.gems)
+        key = (me.canoes, me.card, victims)
+        found = self._steals.get(key)
+        if found is None:
+            names = [p.name for p in pos.players]
+            found = []
+            for o in legal_turns(pos, self.x, me.card):
+                steals: list[tuple[int, str]] = []
+                alone = True
+                for action in o.turn.actions:
+                    ref, at = action.canoe, action.canoe.place
+                    for step in action.steps:
+                        if isinstance(step, Move):
+                            at = step.dest
+                        elif isinstance(step, Steal):
+                            # The canoe that acts: the one on its place (with its cargo, where two share the place).
+                            alone &= not any(c.gems for c in me.canoes if c.place == ref.place
+                                             and ref.gems in (None, c.gems))
+                            steals.append((names.index(step.victim), at))
+                        elif isinstance(step, (Load, Unload)):
+                            alone = False
+                if steals and alone:
+                    found.append(tuple(steals))
+            self._steals[key] = found
+        return found
 
     def _untouched_until_x(self, pos: Position) -> bool:
         """X's card is chosen and nobody acting before X may steal from X (:meth:`_may_be_robbed`): X's canoes are as

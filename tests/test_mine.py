@@ -281,3 +281,30 @@ def test_a_mined_puzzle_comes_from_the_game_its_source_names() -> None:
         start = start_position(p.position.board, rules, source["players"])
         records = list(random_playout(start, source["game_seed"], source["round"], source["policy"]))
         assert card_position(records[source["round"] - 1]) == p.position, name
+
+
+def test_a_seeded_run_keeps_the_puzzles_it_kept_before_the_search_was_made_faster() -> None:
+    # The first 7 rounds of the bench's first four-player game (seed 0, game 0), each question with a minute (none
+    # comes near it, so nothing here depends on the machine's speed): the same 48 questions, the same answers, the
+    # same puzzle, as the code mined them before the steal's focus, the sure steal and the winning turns asked of the
+    # search that proved the yes (docs/MINING.md, "Speed"). Round 3's blue (three players act before it, no) was the
+    # dearest question: 5.1 s of CPU then.
+    from niagara_solver.model.board import standard_board
+    from niagara_solver.model.ruleset import PRESETS
+    done = mine_job(PRESETS["standard"].to_json(), standard_board().to_json(), 4, 0, 0, 1, ["win", "steal"], [1],
+                    60.0, 20, 7)
+    assert done["asked"] == 48 and done["dropped"] == {**dict.fromkeys(mining.DROPS, 0), "no": 47}
+    [found] = done["puzzles"]
+    puzzle = found["puzzle"]
+    assert (puzzle["source"]["round"], puzzle["player"], puzzle["goal"], puzzle["card"], puzzle["turn"]) == (
+        6, "blue", "steal", 1, "5: <4 xgreen/amber; 6R: <5")
+    assert puzzle["solution"]["line"] == ["blue chooses 1", "blue (1): 5: <4 xgreen/amber; 6R: <5",
+                                          "blue steals (R-STEAL-1)"]
+    assert puzzle["solution"]["turns"] == ["5: <4 xgreen/amber; 6R: <5", "5: <4 xgreen/amber; 6R: >7R",
+                                           "5: <4 xgreen/diamond; 6R: <5", "5: <4 xgreen/diamond; 6R: >7R"]
+    assert [(r["card"], r["line"]) for r in puzzle["refutations"]] == [
+        ("cloud", ["no choice of blue works: blue has already had its turn this round: it can steal no more "
+                   "(R-STEAL-1)"])]
+    assert puzzle["rating"] == {"difficulty": 0.275, "missed": {"greedy": 0.55, "lookahead": 0.0}, "samples": 20,
+                                "certificate_nodes": 3}
+    assert puzzle["themes"] == ["R-STEAL-1"]

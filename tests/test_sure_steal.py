@@ -7,7 +7,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 from helpers import P, position
-from niagara_solver.design.mine import card_position
 from niagara_solver.design.simulate import start_position
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.board import standard_board
@@ -69,11 +68,10 @@ def test_the_claim_holds_on_the_positions_of_seeded_games() -> None:
 
 
 def test_a_gem_beyond_the_reach_of_those_before_x_is_stolen_whatever_they_do() -> None:
-    # Red acts last with a 2: its empty canoe on 4 climbs onto 2 and takes green's amber (R-STEAL-1). Blue and green
-    # act first; blue's canoes in the port only go down (R-MOVE-6), green's own canoe is the victim and does not
-    # move before red... unless green acts before red: then the amber may leave.
-    pos = position(P("blue", "port", "port"), P("green", "2:amber", "port", hand=[2], card=1), P("red", "4", "port", card=2),
-                   lifebuoy="blue", acted=["green"])
+    # Red acts last with a 2: its empty canoe on 4 climbs onto 2 and takes green's amber (R-STEAL-1). Green has
+    # acted, so its canoe stays; blue, still to act, has only port canoes, which only go down (R-MOVE-6).
+    pos = position(P("blue", "port", "port"), P("green", "2:amber", "port", hand=[2], card=1),
+                   P("red", "4", "port", card=2), lifebuoy="blue", acted=["green"])
     search = Search(2, Goal.STEAL, 1).values
     assert search._sure_steal(pos)
     assert x_steals_after_every_play(pos, 2)
@@ -86,6 +84,6 @@ def test_a_gem_beyond_the_reach_of_those_before_x_is_stolen_whatever_they_do() -
                       lifebuoy="blue")
     assert not Search(2, Goal.STEAL, 1).values._sure_steal(moving)
     # A canoe of blue on 3 may climb onto 2 with a 1 and take the amber first: no claim.
-    thief = position(P("blue", "3", "port"), P("green", "2:amber", "port", hand=[2], card=1), P("red", "4", "port", card=2),
-                     lifebuoy="blue", acted=["green"])
+    thief = position(P("blue", "3", "port"), P("green", "2:amber", "port", hand=[2], card=1),
+                     P("red", "4", "port", card=2), lifebuoy="blue", acted=["green"])
     assert not Search(2, Goal.STEAL, 1).values._sure_steal(thief)

@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-from niagara_solver.games.deepen import Deepening, rounds_needed
+from niagara_solver.games.deepen import Deepening, QueryTarget, rounds_needed
 from niagara_solver.model.board import Board
 from niagara_solver.model.position import Position
 from niagara_solver.model.query import parse_query
@@ -40,9 +40,23 @@ def _deepen(start: Position, text: str, rounds: int, bound: bool = True) -> tupl
     ("stole(any) >= 1", 3, 2),
     ("lost >= 1", 2, 1),
 ])
-def test_the_fewest_rounds_are_the_same_with_and_without_the_bound(text: str, rounds: int, expected: int) -> None:
+def test_the_fewest_rounds_are_the_same_with_and_without_the_bound(text: str, rounds: int, expected: int,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     start = _setup(SHORT)
+    given: list[int] = []
+    real = QueryTarget.rounds_needed
+
+    def spy(self: QueryTarget, pos: Position, limit: int) -> int:
+        given.append(real(self, pos, limit))
+        return given[-1]
+    monkeypatch.setattr(QueryTarget, "rounds_needed", spy)
     assert _deepen(start, text, rounds) == (expected, expected - 1)
+    assert given  # the bound was asked, at the start and after every turn
+    if set(given) == {0}:
+        # The bound gives 0 for this query wherever it is asked (it reads no bank and no goal: stole, lost, loaded,
+        # fallen), and Deepening reads use_bound only through that answer (0 without the bound): the walk without
+        # the bound is this very walk, position for position. Walking it again asserted nothing more.
+        return
     assert _deepen(start, text, rounds, bound=False) == (expected, expected - 1)
 
 

@@ -29,6 +29,7 @@ import pytest
 #: group: ``report`` asks the questions of both kinds (the cross-check, and the presets' proofs and witnesses).
 GROUPS: dict[str, tuple[str, ...]] = {
     "the standard rules and the presets: cross-check, proofs, puzzles, witnesses": (
+        "test_cli_language.py::test_check_diff_and_report_find_the_bundled_puzzles_outside_the_repository",
         "test_crosscheck.py::test_bounded_crosscheck_agrees_on_every_goal_a_playout_and_first_rounds",
         "test_crosscheck.py::test_crosscheck_command",
         "test_crosscheck.py::test_crosscheck_in_two_processes_reports_what_one_process_reports",
@@ -42,6 +43,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "test_designer.py::test_sweep_proves_every_combination_and_answers_the_puzzles_per_ruleset",
         "test_designer.py::test_sweep_reports_refuted_properties_per_combination",
         "test_designer.py::test_sweep_on_a_local_dask_cluster_gives_the_local_answer",
+        "test_designer.py::test_sweep_over_a_module_proves_its_own_property_and_shows_the_puzzles_it_decides",
         "test_designer.py::test_report_writes_markdown_whose_pictures_exist_and_show_every_canoe",
         "test_prover.py::test_every_property_is_proved_for_the_standard_rules",
         "test_prover.py::test_diff_shows_a_property_not_applicable_under_one_ruleset_whichever_side",

@@ -555,7 +555,8 @@ def test_diff_properties_table_names_every_column(monkeypatch, capsys):
 
 # -- 9. the bundled puzzles, wherever the command runs -----------------------------------------------------------------
 
-def test_check_diff_and_report_find_the_bundled_puzzles_outside_the_repository(tmp_path, monkeypatch, capsys):
+def test_check_diff_and_report_find_the_bundled_puzzles_outside_the_repository(tmp_path, monkeypatch, capsys,
+                                                                             shared):
     # Once: diff looked for ./puzzles and report failed outside the repository.
     from niagara_solver.cli.common import PUZZLES
     from niagara_solver.model.puzzles import bundled_puzzles, puzzle_paths

@@ -324,7 +324,7 @@ def test_sweep_reports_refuted_properties_per_combination(tmp_path, capsys, shar
     assert [r["refuted"] for r in rows] == [[], ["R-PROP-2", "R-PROP-12"]] and status == 1
 
 
-def test_sweep_over_a_module_proves_its_own_property_and_shows_the_puzzles_it_decides(tmp_path, capsys):
+def test_sweep_over_a_module_proves_its_own_property_and_shows_the_puzzles_it_decides(tmp_path, capsys, shared):
     # The expansion's modules are switches like any other (RULES.md section X): the moose adds X-PROP-1 to the
     # catalogue, and the puzzle whose win exists only thanks to the moose loses it with the module off.
     folder = puzzle_folder(tmp_path, "expansion/moose-carries-the-win-home", "expansion/seven-loads-and-goes-home")

@@ -45,6 +45,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "test_designer.py::test_sweep_on_a_local_dask_cluster_gives_the_local_answer",
         "test_designer.py::test_sweep_over_a_module_proves_its_own_property_and_shows_the_puzzles_it_decides",
         "test_designer.py::test_report_writes_markdown_whose_pictures_exist_and_show_every_canoe",
+        "test_fastest_win.py::test_diff_fastest_win_json_and_text",
         "test_prover.py::test_every_property_is_proved_for_the_standard_rules",
         "test_prover.py::test_diff_shows_a_property_not_applicable_under_one_ruleset_whichever_side",
         "test_readme.py::test_readme_output_is_real[niagara-solve check ",

@@ -58,7 +58,8 @@ def test_no_win_within_the_rounds_searched_is_a_bound_every_play_explored() -> N
         compare_wins(found, FastestWin(3, Verdict.CONFIRMED, 3, 3, 10, 2, 0, 0.0))
 
 
-def test_diff_fastest_win_json_and_text(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_diff_fastest_win_json_and_text(capsys: pytest.CaptureFixture[str], tmp_path: Path, shared: None) -> None:
+    # The three runs of diff ask the same proofs and searches: the second and the third reuse the first's (shared).
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.write_text(json.dumps(TWO_GEMS))
     b.write_text(json.dumps(TWO_GEMS_MUST_MOVE))

@@ -4,16 +4,26 @@ card steals after each; and it saves the search the others' plays."""
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
+from typing import Any
+
+import pytest
 
 from helpers import P, position
 from niagara_solver.design.simulate import start_position
 from niagara_solver.engine.turns import legal_turns
+from niagara_solver.model.atoms import Card
 from niagara_solver.model.board import standard_board
+from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import PRESETS
 from niagara_solver.play.playout import random_playout
 from niagara_solver.solver.answers import Goal, has_steal
+from niagara_solver.model.verdict import Verdict
+from niagara_solver.solver.certificate import Certificate, Claim, CNode, NodeKind, loads_certificate
+from niagara_solver.solver.certify import check_certificate
+from niagara_solver.solver.proof import certificate
 from niagara_solver.solver.search import PLAIN, Pruning, Search
 
 
@@ -87,3 +97,100 @@ def test_a_gem_beyond_the_reach_of_those_before_x_is_stolen_whatever_they_do() -
     thief = position(P("blue", "3", "port"), P("green", "2:amber", "port", hand=[2], card=1),
                      P("red", "4", "port", card=2), lifebuoy="blue", acted=["green"])
     assert not Search(2, Goal.STEAL, 1).values._sure_steal(thief)
+
+
+# -- the certificate's leaf "sure-steal" (solver/proof.py writes it, solver/certify.py checks it) --------------------
+
+def _forged(pos: Position, x: int, card: int | str, turn: str, value: bool = True) -> Certificate:
+    """A "yes" certificate that is one ``sure-steal`` leaf at ``pos``: whatever it claims, the checker must show."""
+    leaf = CNode(NodeKind.LEAF, 0, claim=Claim.SURE_STEAL, value=value, card=Card.parse(card), turn=Turn.parse(turn))
+    return Certificate(x, Goal.STEAL, 1, True, (pos,), (leaf,))
+
+
+def _sure() -> Position:
+    """Red acts last with a 2; green (the victim) has acted; blue, still to act before red, has port canoes only."""
+    return position(P("blue", "port", "port"), P("green", "2:amber", "port", hand=[2], card=1),
+                    P("red", "4", "port", card=2), lifebuoy="blue", acted=["green"])
+
+
+def test_the_certificate_stops_at_the_leaf_and_the_encoding_accepts_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    pos = _sure()
+    search = Search(2, Goal.STEAL, 1, 60)
+    assert search.value(pos).value
+    proof = certificate(search, pos, True)
+    [leaf] = proof.nodes
+    assert (leaf.claim, leaf.value, leaf.card, str(leaf.turn)) == (Claim.SURE_STEAL, True, Card.parse(2),
+                                                                  "4: <2 xgreen/amber")
+    assert loads_certificate(json.dumps(proof.to_json())) == proof  # the file keeps the card and the turn
+    check = check_certificate(proof)
+    assert check.verdict is Verdict.CONFIRMED, check.text()
+    # Without the leaf the certificate spells out blue's plays, and is accepted too.
+    monkeypatch.setattr(Search, "sure_steal_turn", lambda self, pos, robbed=False: None)
+    spelled = certificate(Search(2, Goal.STEAL, 1, 60), pos, True)
+    assert len(spelled.nodes) > 1 and all(n.claim is not Claim.SURE_STEAL for n in spelled.nodes)
+    assert check_certificate(spelled).verdict is Verdict.CONFIRMED
+
+
+@pytest.mark.parametrize("players, card, turn, value, rule, words", [
+    # A canoe of blue on 3 may climb onto 2 with its 1 and take the amber before red acts.
+    ([P("blue", "3", "port", hand=[1]), P("green", "2:amber", "port", hand=[2], card=1), P("red", "4", "port", card=2)],
+     2, "4: <2 xgreen/amber", True, "R-STEAL-1", "a turn of blue may take a gem"),
+    # Green, the victim, acts before red: it may paddle away with the amber.
+    ([P("blue", "port", "port"), P("green", "2:amber", "port", hand=[2]), P("red", "4", "port", card=2)],
+     2, "4: <2 xgreen/amber", True, "R-STEAL-1", "robs green, who acts before it"),
+    # Red's canoe must unload its ruby first (R-STEAL-5), and blue's canoe on 5 may take the ruby with its 1.
+    ([P("blue", "5", "port", hand=[1]), P("green", "2:amber", "port", hand=[2], card=1),
+      P("red", "4:ruby", "port", card=4)],
+     4, "4: -ruby <2 xgreen/amber", True, "R-STEAL-1", "is not allowed or steals nothing"),
+    # The turn steals nothing.
+    ([P("blue", "port", "port"), P("green", "2:amber", "port", hand=[2], card=1), P("red", "4", "port", card=2)],
+     2, "4: <2", True, "R-STEAL-1", "does not steal"),
+    # Not red's card.
+    ([P("blue", "port", "port"), P("green", "2:amber", "port", hand=[2], card=1), P("red", "4", "port", card=2)],
+     3, "4: <1", True, "R-CARD-2", "no turn with the 3"),
+    # A turn the rules forbid: a 2 does not climb three discs (R-MOVE-3).
+    ([P("blue", "port", "port"), P("green", "1:amber", "port", hand=[2], card=1), P("red", "4", "port", card=2)],
+     2, "4: <1 xgreen/amber", True, "R-MOVE-3", "does not allow"),
+    # The leaf stands for a steal: "false" is not its word.
+    ([P("blue", "port", "port"), P("green", "2:amber", "port", hand=[2], card=1), P("red", "4", "port", card=2)],
+     2, "4: <2 xgreen/amber", False, "R-STEAL-1", "stands for a steal"),
+])
+def test_a_forged_sure_steal_leaf_is_refused(players: list[Any], card: int, turn: str, value: bool, rule: str,
+                                             words: str) -> None:
+    acted = ["green"] if players[1].get("card") is not None else []
+    pos = position(*players, lifebuoy="blue", acted=acted)
+    check = check_certificate(_forged(pos, 2, card, turn, value))
+    assert check.verdict is Verdict.REFUTED and check.rule == rule and words in check.reason, check.text()
+
+
+def test_a_search_that_claims_too_much_writes_a_leaf_the_checker_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A planted bug in the bound: any steal of X's card counts as sure. Green, still to act before red, paddles
+    # away with its amber.
+    pos = position(P("blue", "port", "port"), P("green", "2:amber", "port", hand=[2]), P("red", "4", "port", card=2),
+                   lifebuoy="blue")
+    monkeypatch.setattr(Search, "sure_steal_turn", lambda self, at, robbed=False: next(
+        (o.turn for o in legal_turns(at, 2, at.players[2].card) if has_steal(o.turn)), None)
+        if at.players[2].card is not None and 2 not in at.acted else None)
+    assert Search(2, Goal.STEAL, 1, 60, pruning=PLAIN).value(pos).value is False  # the bug only claims it
+    proof = certificate(Search(2, Goal.STEAL, 1, 60), pos, True)
+    assert proof.nodes[0].claim is Claim.SURE_STEAL
+    check = check_certificate(proof)
+    assert check.verdict is Verdict.REFUTED and "robs green, who acts before it" in check.reason, check.text()
+
+
+def test_a_thief_robbed_first_keeps_the_leaf_out() -> None:
+    # Yellow's canoe on 3 carries a ruby: as it stands it cannot steal (R-STEAL-1). Blue may take the ruby first
+    # with its 2, and yellow's empty canoe then climbs onto 2 with its 1 and takes the amber. The search's bound
+    # counts the canoe as it stands; the leaf is written only where each count of its gems is out of reach too, as
+    # the checker reads it, and the certificate spells out the plays here (red still steals, from yellow then).
+    pos = position(P("blue", "5", "port", hand=[2]), P("yellow", "3:ruby", "port", hand=[1]),
+                   P("green", "2:amber", "port", hand=[2], card=1), P("red", "4", "port", card=2),
+                   lifebuoy="blue", acted=["green"])
+    search = Search(3, Goal.STEAL, 1, 60)
+    assert search.values.sure_steal_turn(pos) is not None and search.values.sure_steal_turn(pos, robbed=True) is None
+    assert search.value(pos).value
+    proof = certificate(search, pos, True)
+    assert all(n.claim is not Claim.SURE_STEAL for n in proof.nodes)
+    assert check_certificate(proof).verdict is Verdict.CONFIRMED
+    forged = check_certificate(_forged(pos, 3, 2, "4: <2 xgreen/amber"))
+    assert forged.verdict is Verdict.REFUTED and "a turn of yellow may take a gem" in forged.reason, forged.text()

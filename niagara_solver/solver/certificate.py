@@ -52,6 +52,7 @@ class Claim(StrEnum):
     UNREACHED = "unreached"
     BOUND = "bound"
     EMPTY = "empty"
+    SURE_STEAL = "sure-steal"
 
 
 #: Why a leaf is decided: ``over`` the game was over at a round's start (R-END-1); ``end`` a round ended (a gem of X
@@ -61,7 +62,10 @@ class Claim(StrEnum):
 #: card it may play reaches the goal (R-END-1) or, for the steal goal, steals (R-STEAL-1); ``bound`` (the win goal)
 #: X banks at most ``gems`` more gems this round and in each later round at most what its canoes carry (R-GEM-2,
 #: X-DOUBLE-1), too few for the goal within the horizon; ``empty`` (the steal goal) no other player's canoe carries
-#: a gem, and each can keep its canoes empty to the end of the game whatever X does, so X never steals.
+#: a gem, and each can keep its canoes empty to the end of the game whatever X does, so X never steals;
+#: ``sure-steal`` (the steal goal, X's card chosen, X still to act this round) X's turn written in the leaf (``card``,
+#: ``turn``) steals whatever the players still to act before X play: it stands where it is (the canoes it moves and
+#: robs keep their places, its robbed canoes their gems), and each of those players' turns leaves it so.
 CLAIMS: tuple[Claim, ...] = tuple(Claim)
 
 
@@ -93,7 +97,8 @@ class Option:
 @dataclass(frozen=True)
 class CNode:
     """A node at a position (``at``): whose choice it is (``player``, a seat; None for the flow and for leaves), its
-    options, and for a leaf the claim, its value for X and, for ``over``, the winners' seats."""
+    options, and for a leaf the claim, its value for X, for ``over`` the winners' seats, for ``bound`` the gems, and
+    for ``sure-steal`` X's card and turn."""
 
     kind: NodeKind
     at: int
@@ -103,6 +108,8 @@ class CNode:
     value: bool | None = None
     winners: tuple[int, ...] = ()
     gems: int | None = None
+    card: Card | None = None
+    turn: Turn | None = None
 
     def __post_init__(self) -> None:  # the file's words are read as the kinds and claims they name
         object.__setattr__(self, "kind", NodeKind(self.kind))
@@ -120,6 +127,10 @@ class CNode:
                 out["winners"] = [names[i] for i in self.winners]
             if self.gems is not None:
                 out["gems"] = self.gems
+            if self.card is not None:
+                out["card"] = self.card.to_json()
+            if self.turn is not None:
+                out["turn"] = str(self.turn)
         else:
             out["options"] = [o.to_json() for o in self.options]
         return out
@@ -262,8 +273,12 @@ def _node(raw: Any, where: str, names: list[str], npositions: int, nnodes: int) 
         gems = raw.get("gems")
         if gems is not None and (not isinstance(gems, int) or isinstance(gems, bool) or not 0 <= gems <= 100):
             raise _fail(f"{where}.gems", "expected a number of gems from 0 to 100")
+        card = Card.parse(raw["card"]) if "card" in raw else None
+        turn = Turn.parse(_field(raw, "turn", str, where)) if "turn" in raw else None
+        if claim is Claim.SURE_STEAL and (card is None or turn is None):
+            raise _fail(where, "missing the card or the turn")
         return CNode(kind, at, player, claim=claim, value=value, winners=tuple(names.index(w) for w in won),
-                     gems=gems)
+                     gems=gems, card=card, turn=turn)
     if kind is not NodeKind.FLOW and player is None:
         raise _fail(where, "missing 'player'")
     options = []

@@ -30,14 +30,14 @@ import z3
 
 from niagara_solver.encoding.enumerate import IncrementalEnumerator, Session, evaluate_turn
 from niagara_solver.encoding.explain import ILLEGAL, explain_turn
-from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, canoe_order
+from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, canoe_order, value
 # A question asked once (a pinned turn, "any turn outside the certificate?", a lemma) goes to a solver that
 # simplifies it with the position's values in place first: 1.4 times faster at the median on the bundled puzzles'
 # certificates (docs/SOLVER.md); so does the chain of the last round's turns, once per position.
 from niagara_solver.encoding.solver import make_preprocessing_solver, make_solver
 from niagara_solver.encoding.terms import all_of
 from niagara_solver.encoding.witness import witness_turn
-from niagara_solver.model.atoms import FALLEN, Card, Phase
+from niagara_solver.model.atoms import FALLEN, Card, Gems, Phase
 from niagara_solver.model.limits import OutOfTime, time_left
 from niagara_solver.model.notation import Turn, turn_words
 from niagara_solver.model.position import Player, Position
@@ -236,6 +236,8 @@ class _Checker:
             result = self.out_of_reach(i, pos, left)
         elif n.kind == "leaf" and n.claim == "empty":
             result = self.nothing_to_steal(i, pos)
+        elif n.kind == "leaf" and n.claim == "sure-steal":
+            result = self.sure_steal(i, pos)
         elif left == 1 and self.x in pos.acted:
             n = self.node(i, pos, "leaf", "R-END-1")
             value = self.rest(i, pos, baseline)
@@ -395,6 +397,140 @@ class _Checker:
         self.lemma(i, "steal from empty", "R-STEAL-1", f"{names[x]} can steal while no other canoe carries a gem",
                    steal)
         return False, False
+
+    def sure_steal(self, i: int, pos: Position) -> Bounds:
+        """The leaf ``sure-steal`` (the steal goal; its value is True): X's turn written in the leaf steals whatever
+        the players still to act before X play. Asked of the encoding, never of the search's bound:
+
+        * the turn, pinned here, is one the encoding allows (R-TURN-1): its choices are those of one model (the canoe
+          order and the cave, victim and movement the notation leaves open included), and the canoes it robs are
+          read from them; none of them belongs to a player before X (who might move it) or to X;
+        * the position is well-formed (phase II), and for each player ``q`` before X the frame of ``q``'s turn holds
+          (:meth:`frame`, a lemma over every well-formed position, proved once): it moves no other player's canoe,
+          adds no gem to one, leaves the others' hands, cards and the fork markers alone and a well-formed position;
+        * no turn of ``q``, with a card of its hand, from any well-formed position where ``q``'s canoes stand where
+          they stand here with at most their gems (another player before ``q`` may have robbed them) and the robbed
+          canoes as here, takes a gem from a robbed canoe (R-STEAL-1: one question per player);
+        * so when X acts, X's canoes stand where they stand here with at most their gems, X holds its hand and card,
+          the fork markers and the robbed canoes are as here: from every well-formed position of that kind, the
+          turn's choices are allowed by the encoding and steal (one question: no counterexample).
+
+        By induction over the players before X, each position before X's turn is of that kind, whatever they play."""
+        n = self.node(i, pos, "leaf", "R-STEAL-1")
+        x, names = self.x, self.names
+        me = pos.players[x]
+        if self.goal is not Goal.STEAL or n.value is not True or n.card is None or n.turn is None:
+            raise Refused(i, "R-STEAL-1", f"the leaf claims {n.claim} {n.value}: it stands for a steal of X's turn "
+                                          "written in it")
+        if pos.phase is not Phase.TURNS or x in pos.acted or me.card != n.card:
+            raise Refused(i, "R-CARD-2", f"{me.name} has no turn with the {n.card.label} still to come here")
+        order = pos.turn_order()
+        before = [q for q in order[:order.index(x)] if q not in pos.acted]
+        words = turn_words(me.name, n.card, n.turn)
+        decisions, robbed = self.choices(i, pos, x, n.card, n.turn)
+        if not robbed:
+            raise Refused(i, "R-STEAL-1", f"{words} does not steal (by the encoding)")
+        for q, _ in robbed:
+            if q in before or q == x:
+                raise Refused(i, "R-STEAL-1", f"{words} robs {names[q]}, who acts before it or is {me.name}")
+        if not self.well_formed(pos):
+            raise Refused(i, "R-TURN-1", "the position is not a well-formed one of phase II by the encoding")
+        for q in before:
+            if not self.frame(q):
+                raise Refused(i, "R-TURN-3", f"by the encoding a turn of {names[q]} may move another player's canoe, "
+                                             "add a gem to it or change a hand, a card or a fork marker")
+            if self.may_rob(pos, q, robbed):
+                raise Refused(i, "R-STEAL-1", f"a turn of {names[q]} may take a gem {words} steals first (by the "
+                                              "encoding)")
+        if self.may_fail(pos, decisions, robbed):
+            raise Refused(i, "R-STEAL-1", f"after some play of {self._who(before)}, {words} is not allowed or "
+                                          "steals nothing (by the encoding)")
+        return True, True
+
+    def choices(self, i: int, pos: Position, p: int, card: Card, turn: Turn
+                ) -> tuple[tuple[list[int], int], tuple[tuple[int, int], ...]]:
+        """A written turn, pinned: the values of every choice of one model of it (:meth:`TurnStep.decisions`), and
+        the canoes it takes a gem from (seat, canoe in the position's order); refused as :meth:`pinned` refuses a
+        turn the encoding does not allow."""
+        order, problem = canoe_order(pos, p, turn)
+        if problem is not None:
+            self.forbidden(i, pos, p, card, turn)
+        pre, step, session = self.session(p)
+        self.questions += 1
+        pinned = self._pins(pre, pos)
+
+        def read(model: Any) -> tuple[tuple[list[int], int], tuple[tuple[int, int], ...]]:
+            robbed = {(q, v) for slot in step.choice.slots for cells in slot.steals for q, canoes in enumerate(cells)
+                      for v, row in enumerate(canoes) if any(value(model, c) for c in row)}
+            return step.decisions(model), tuple(sorted(robbed))
+        values = evaluate_turn(self.relations, step, session, pinned, pos, card, turn, order)
+        if values is not None:
+            return read(values)
+        with session.scope(*pinned, step.plays(card), *self.relations.pin_turn(step, pos, card, turn),
+                           step.swap == (order == (1, 0)), *(c for _, c in self.relations.written_order(step, turn))):
+            if not session.check(self.deadline):
+                self.forbidden(i, pos, p, card, turn)
+            return read(session.model())
+
+    def _robbed_pins(self, pre: SymPosition, pos: Position, robbed: tuple[tuple[int, int], ...]) -> list[Any]:
+        """The robbed canoes stand where they stand in ``pos``, with its gems."""
+        out = []
+        for q, v in robbed:
+            canoe = pos.players[q].canoes[v]
+            out.append(pre.place[q][v] == self.relations.tables.index[canoe.place])
+            gems = Gems.of(canoe.gems)
+            out += [pre.cargo[q][v][c] == gems[c] for c in range(len(pre.cargo[q][v]))]
+        return out
+
+    def may_rob(self, pos: Position, q: int, robbed: tuple[tuple[int, int], ...]) -> bool:
+        """Might a turn of ``q`` (with a card of its hand), from a well-formed position where ``q``'s canoes stand as
+        in ``pos`` with at most its gems, ``q`` holds its hand and the ``robbed`` canoes are as in ``pos``, take a gem
+        from one of them?"""
+        them = pos.players[q]
+        key = ("rob", q, them.canoes, them.hand, them.card,
+               tuple((r, pos.players[r[0]].canoes[r[1]]) for r in robbed))
+        if key not in self.kept.sure:
+            pre, step, solver = self._turn_solver(q)
+            pins = [*self._canoes(pre, pos, q), *[h == (Card(c) in them.hand) for c, h in enumerate(pre.hand[q])],
+                    *self._robbed_pins(pre, pos, robbed), z3.Or([step.plays(c) for c in _hand(them)])]
+            taken = z3.Or([step.post.cargo[v][k][c] < pre.cargo[v][k][c] for v, k in robbed
+                           for c in range(len(pre.cargo[v][k]))])
+            solver.push()
+            try:
+                solver.add(*pins, taken)
+                self.questions += 1
+                self.kept.sure[key] = _ask(solver, self.deadline)
+            finally:
+                solver.pop()
+        return self.kept.sure[key]
+
+    def may_fail(self, pos: Position, decisions: tuple[list[int], int], robbed: tuple[tuple[int, int], ...]) -> bool:
+        """Is there a well-formed position of phase II where X's canoes stand as in ``pos`` with at most its gems, X
+        holds its hand and card, the fork markers and the ``robbed`` canoes are as in ``pos``, from which X's turn with
+        the choices ``decisions`` is not allowed, or steals nothing?"""
+        x = self.x
+        me = pos.players[x]
+        key = ("fail", x, me.canoes, me.hand, me.card, pos.forks, tuple((r, pos.players[r[0]].canoes[r[1]])
+                                                                        for r in robbed), tuple(decisions[0]),
+               decisions[1])
+        if key not in self.kept.sure:
+            if ("sure", x) not in self.kept.terms:
+                tag = f"cert.sure{x}"
+                pre = self.relations.position(tag)
+                step = self.relations.turn(pre, x, tag, swap=True)
+                self.kept.terms["sure", x] = (pre, step, all_of(self._domain(pre)),
+                                              all_of([c for _, c in step.constraints]))
+            pre, step, domain, allowed = self.kept.terms["sure", x]
+            assert me.card is not None
+            solver = make_preprocessing_solver()
+            solver.add(domain, *self._canoes(pre, pos, x), *[h == (Card(c) in me.hand) for c, h in
+                                                             enumerate(pre.hand[x])],
+                       pre.card[x] == int(me.card), *self.relations.pin_markers(pre, pos.forks),
+                       *self._robbed_pins(pre, pos, robbed), *step.pin_decisions(decisions),
+                       z3.Not(z3.And(allowed, step.steals())))
+            self.questions += 1
+            self.kept.sure[key] = _ask(solver, self.deadline)
+        return self.kept.sure[key]
 
     def x_turn(self, pos: Position, claim: Callable[[TurnStep], Any]) -> tuple[Card, Turn] | None:
         """A turn of X from ``pos`` with a card X may play for which ``claim`` (a term of the turn's step) holds, by
@@ -841,15 +977,7 @@ class _Checker:
         me, them = pos.players[self.x], pos.players[q]
         key = ("turn", self.x, q, card, first, me.canoes, them.canoes, them.hand, them.card)
         if key not in self.kept.losses:
-            if ("turn", q) not in self.kept.terms:
-                tag = f"cert.loss.turn{q}"
-                pre = self.relations.position(tag)
-                step = self.relations.turn(pre, q, tag, swap=True)
-                term = all_of([*self._domain(pre), *[c for _, c in step.constraints]])
-                self.kept.terms["turn", q] = (pre, step, term)
-                self.kept.terms["solver", q] = make_solver()
-                self.kept.terms["solver", q].add(term)
-            pre, step, _ = self.kept.terms["turn", q]
+            pre, step, solver = self._turn_solver(q)
             hand = [card] if card is not None else _hand(them)
             pins = [*self._canoes(pre, pos, self.x, first), *self._canoes(pre, pos, q, first),
                     *[h == (Card(c) in them.hand) for c, h in enumerate(pre.hand[q])],
@@ -857,7 +985,6 @@ class _Checker:
             # Asked of an incremental solver holding the relation, the pins pushed and popped: 2.5 times faster here
             # than a fresh solver simplifying it each time (most of these questions share the relation and differ
             # in a few pins; a fresh solver spends its time taking the relation in again).
-            solver = self.kept.terms["solver", q]
             solver.push()
             solver.add(*pins)
             try:
@@ -865,6 +992,20 @@ class _Checker:
             finally:
                 solver.pop()
         return self.kept.losses[key]
+
+    def _turn_solver(self, q: int) -> tuple[SymPosition, TurnStep, z3.Solver]:
+        """``q``'s turn from a well-formed position of phase II (:meth:`_domain`), held by an incremental solver
+        made once per kind of game: questions that differ in a few pins are pushed and popped on it."""
+        if ("turn", q) not in self.kept.terms:
+            tag = f"cert.loss.turn{q}"
+            pre = self.relations.position(tag)
+            step = self.relations.turn(pre, q, tag, swap=True)
+            term = all_of([*self._domain(pre), *[c for _, c in step.constraints]])
+            self.kept.terms["turn", q] = (pre, step, term)
+            self.kept.terms["solver", q] = make_solver()
+            self.kept.terms["solver", q].add(term)
+        pre, step, _ = self.kept.terms["turn", q]
+        return pre, step, self.kept.terms["solver", q]
 
     def flow_loss(self, pos: Position, order: tuple[int, ...], cards: tuple[Card, ...] | None) -> "_Loss | None":
         """The most the flow can take from X's canoes (R-FLOW-6), per canoe and in all, from any well-formed position
@@ -947,6 +1088,8 @@ class _Kept:
     #: read.
     terms: dict[Any, Any] = field(default_factory=dict)
     losses: dict[Any, "_Loss | None"] = field(default_factory=dict)
+    #: The sure steal's questions (:meth:`_Checker.sure_steal`), by what they read.
+    sure: dict[Any, bool] = field(default_factory=dict)
 
 
 #: The last few kinds of game checked, by board, ruleset, player count and z3 context (a fresh context,

@@ -7,7 +7,8 @@ search prunes, the certificate either expands the node or ends in a leaf whose c
 own — ``rest`` for the horizon's last round once X has acted (the players after X, and for the safe goal the flow,
 one question), ``unreached`` where the search's bound says X cannot bank enough in its last turn to reach the goal
 (one question over every turn of X), ``empty`` where no other player carries a gem and each can keep it so (the
-steal goal), ``steal``, ``end`` and ``over``.
+steal goal), ``sure-steal`` where X's card steals whatever the players before X play (the steal goal: the turn
+named, its standing after their turns checked), ``steal``, ``end`` and ``over``.
 """
 
 from __future__ import annotations
@@ -143,6 +144,22 @@ class _Writer:
             reaches = any(has_steal(o.turn) for c in cards for o in legal_turns(pos, self.x, c))
         return None if reaches else self.leaf(pos, Claim.UNREACHED, False)
 
+    def sure_steal(self, pos: Position, p: int) -> int | None:
+        """A ``sure-steal`` leaf in place of the node (the steal goal, X's card chosen, players before X still to act,
+        no expansion module): X's card has a turn that steals whatever they play, by the search's bound
+        (:meth:`.search.Search.sure_steal_turn`, read as the checker reads the leaf: a thief before X may have been
+        robbed first). The leaf names the turn; the checker shows it stays legal, with its steals, after every play
+        of theirs, rather than the certificate spelling those plays out."""
+        me = pos.players[self.x]
+        if (self.goal is not Goal.STEAL or p == self.x or self.x in pos.acted or me.card is None
+                or pos.ruleset.modules):
+            return None
+        turn = self.search.values.sure_steal_turn(pos, robbed=True)
+        if turn is None:
+            return None
+        return self.node(("sure-steal", pos), lambda _: CNode(NodeKind.LEAF, self.at(pos), claim=Claim.SURE_STEAL,
+                                                              value=True, card=me.card, turn=turn))
+
     def card(self, pos: Position, left: int) -> int:
         me = pos.players[self.x]
         if self.x in pos.acted or me.card is not None:
@@ -166,6 +183,9 @@ class _Writer:
         cut = self.cut(pos, left)
         if cut is not None:
             return cut
+        sure = self.sure_steal(pos, p)
+        if sure is not None:
+            return sure
         if p == self.x and self.goal is Goal.SAFE and self.search.baseline is None:
             self.search.baseline = x_gems(pos, self.x)  # X's gems when its first turn begins (docs/SOLVER.md)
             try:

@@ -214,7 +214,7 @@ class Search:
         self._fails: dict[Any, tuple[int, Node]] = {}
         self._killers: dict[tuple[int, int], str] = {}  # (player, rounds left) -> the last refuting choice
         self._home: dict[Any, list[Player]] = {}  # _movements_alone: X after each such turn, by what it reads
-        self._steals: dict[Any, list[tuple[tuple[int, str], ...]]] = {}  # _steals_alone, likewise
+        self._steals: dict[Any, list[tuple[tuple[tuple[int, str], ...], Turn]]] = {}  # _steals_alone, likewise
 
     @property
     def nodes(self) -> int:
@@ -794,24 +794,34 @@ class Search:
           (:func:`may_steal_on`, an upper bound): nobody takes those gems first, and nobody adds to a victim's cargo.
 
         So that turn stays legal, with the same steals, whatever the players before X do."""
+        return self.sure_steal_turn(pos) is not None
+
+    def sure_steal_turn(self, pos: Position, robbed: bool = False) -> Turn | None:
+        """A turn of X's card that :meth:`_sure_steal` finds stealing whatever the players before X do, or None.
+        With ``robbed`` the thieves' canoes are also tried with each count of gems down to none (a canoe of a player
+        before X might be robbed by another of them first, and so climb farther: :func:`may_steal_on`): the claim a
+        certificate's ``sure-steal`` leaf makes, which its checker reads that way (docs/SOLVER.md, "Certified
+        answers")."""
         me = pos.players[self.x]
         if me.card is None:
-            return False
+            return None
         before = self._before_x(pos)
         safe_from: dict[str, bool] = {}
 
         def safe(disc: str) -> bool:
             if disc not in safe_from:
                 safe_from[disc] = not any(
-                    may_steal_on(pos, canoe, {b for c in pos.players[q].playable for b in c.budgets}, {disc})
-                    for q in before for canoe in pos.players[q].canoes)
+                    may_steal_on(pos, canoe, {b for c in pos.players[q].playable for b in c.budgets}, {disc}, n)
+                    for q in before for canoe in pos.players[q].canoes
+                    for n in (range(len(canoe.gems) + 1) if robbed else (None,)))
             return safe_from[disc]
-        return any(all(v not in before and safe(disc) for v, disc in steals) for steals in self._steals_alone(pos))
+        return next((turn for steals, turn in self._steals_alone(pos)
+                     if all(v not in before and safe(disc) for v, disc in steals)), None)
 
-    def _steals_alone(self, pos: Position) -> list[tuple[tuple[int, str], ...]]:
+    def _steals_alone(self, pos: Position) -> list[tuple[tuple[tuple[int, str], ...], Turn]]:
         """The steals, (victim, disc), of each turn of X's chosen card made of movements and steals alone, each steal
-        by a canoe of X that carries nothing now (:meth:`_sure_steal`). Kept by what it reads: X's canoes and card,
-        and the other players' loaded canoes."""
+        by a canoe of X that carries nothing now (:meth:`_sure_steal`), with the turn. Kept by what it reads: X's
+        canoes and card, and the other players' loaded canoes."""
         me = pos.players[self.x]
         victims = tuple((q, c.place, c.gems) for q, p in enumerate(pos.players) if q != self.x for c in p.canoes
                         if c.gems)
@@ -836,7 +846,7 @@ class Search:
                         elif isinstance(step, (Load, Unload)):
                             alone = False
                 if steals and alone:
-                    found.append(tuple(steals))
+                    found.append((tuple(steals), o.turn))
             self._steals[key] = found
         return found
 

@@ -17,11 +17,12 @@ import dataclasses
 from typing import Any, Callable
 
 from niagara_solver.engine.flow import flow_choices, flow_value
+from niagara_solver.engine.outcome import TurnOutcome
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import goal_reached, is_finished, next_round, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Phase
-from niagara_solver.model.notation import Rescue, Turn
+from niagara_solver.model.notation import Rescue
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.readings import UncoveredRulesError
 from niagara_solver.model.ruleset import Reveal
@@ -29,9 +30,10 @@ from niagara_solver.solver.answers import Goal, bankable, could_reach_goal, has_
 from niagara_solver.solver.certificate import Certificate, Claim, CNode, NodeKind, Option
 from niagara_solver.solver.search import Search, nothing_to_steal
 
-#: A branch as the walk meets it: its option (without the node below), whether it holds for X (the search's
-#: value) and how to write the node below.
-_Branch = tuple[Option, Callable[[], bool], Callable[[], int]]
+#: A branch as the walk meets it: how to write its option (without the node below), whether it holds for X (the
+#: search's value) and how to write the node below. The option is written only where the node keeps it: a turn's
+#: position is made only then (most of X's turns in a "yes", and of the others' in a "no", are never kept).
+_Branch = tuple[Callable[[], Option], Callable[[], bool], Callable[[], int]]
 
 
 class _Writer:
@@ -82,10 +84,12 @@ class _Writer:
 
         def make(_: int) -> CNode:
             chosen: list[Option] = []
-            for option, holds, below in branches:
+            for written, holds, below in branches:
                 if mine != self.answer:  # every option: the checker shows there are no others
+                    option = written()
                     chosen.append(Option(below(), option.to, option.card, option.turn, option.rescue))
                 elif holds() == self.answer:
+                    option = written()
                     chosen.append(Option(below(), option.to, option.card, option.turn, option.rescue))
                     break
             return CNode(kind, self.at(pos), player, tuple(chosen))
@@ -110,7 +114,7 @@ class _Writer:
 
         def branch(o: Rescue) -> _Branch:
             after = apply_rescue(pos, p, o)
-            return (Option(0, self.at(after), rescue=o), lambda: self.holds("rescue_stage", after, i + 1, left),
+            return (lambda: Option(0, self.at(after), rescue=o), lambda: self.holds("rescue_stage", after, i + 1, left),
                     lambda: self.rescues(after, i + 1, left))
         return self.decide(NodeKind.RESCUE, pos, p, (i, left), [branch(o) for o in options])
 
@@ -170,7 +174,7 @@ class _Writer:
 
         def branch(c: Card) -> _Branch:
             chosen = pos.with_player(self.x, Player(me.name, me.canoes, me.hand, me.bank, c))
-            return (Option(0, card=c), lambda: self.holds("reveal_stage", chosen, left),
+            return (lambda: Option(0, card=c), lambda: self.holds("reveal_stage", chosen, left),
                     lambda: self.turn(chosen, left))
         return self.decide(NodeKind.CARD, pos, self.x, left, [branch(c) for c in me.hand])
 
@@ -197,14 +201,17 @@ class _Writer:
         branches: list[_Branch] = []
         for card in cards:
             for o in legal_turns(pos, p, card):
-                branches.append(self._turn_branch(pos, p, card, o.turn, o.position, left))
+                branches.append(self._turn_branch(p, card, o, left))
         return self.decide(NodeKind.TURN, pos, p, left, branches)
 
-    def _turn_branch(self, pos: Position, p: int, card: Card, turn: Turn, after: Position, left: int) -> _Branch:
-        option = Option(0, self.at(after), card, turn)
-        if p == self.x and self.goal is Goal.STEAL and has_steal(turn):
-            return option, lambda: True, lambda: self.leaf(after, Claim.STEAL, True)
-        return option, lambda: self.holds("turn_stage", after, left), lambda: self.turn(after, left)
+    def _turn_branch(self, p: int, card: Card, outcome: TurnOutcome, left: int) -> _Branch:
+        """A turn's branch; its position (``outcome.position``) made only when the branch is asked or kept."""
+        def option() -> Option:
+            return Option(0, self.at(outcome.position), card, outcome.turn)
+        if p == self.x and self.goal is Goal.STEAL and has_steal(outcome.turn):
+            return option, lambda: True, lambda: self.leaf(outcome.position, Claim.STEAL, True)
+        return (option, lambda: self.holds("turn_stage", outcome.position, left),
+                lambda: self.turn(outcome.position, left))
 
     def flow(self, pos: Position, left: int) -> int:
         outcomes = flow_choices(pos, flow_value(pos))
@@ -215,7 +222,7 @@ class _Writer:
 
         def branch(after: Position) -> _Branch:
             start = next_round(after, pos)
-            return (Option(0, self.at(after)), lambda: self.holds("_round_end", start, left),
+            return (lambda: Option(0, self.at(after)), lambda: self.holds("_round_end", start, left),
                     lambda: self.round_end(start, left))
         return self.decide(NodeKind.FLOW, pos, None, left, [branch(a) for a in seen])
 

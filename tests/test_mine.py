@@ -4,6 +4,7 @@ every refutation replayed by the engine, seeded, themed from the certificate, an
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 from typing import Any
@@ -124,16 +125,12 @@ def test_themes_are_the_rules_the_certificate_names(path: str, themes: list[str]
 
 def test_a_steal_theme_is_a_steal_in_the_certificate() -> None:
     proof, line, pos = _proof("a-sure-steal.json")
-    x_turns = [o.turn for n in proof.nodes if n.kind.value == "turn" and n.player == proof.x for o in n.options]
-    assert [str(t) for t in x_turns] == ["4: <2 xgreen/amber"]
+    # Blue acts before red and cannot reach the amber: the certificate ends in a sure-steal leaf naming red's turn.
+    [leaf] = [n for n in proof.nodes if n.kind.value == "leaf"]
+    assert (leaf.claim.value, str(leaf.turn)) == ("sure-steal", "4: <2 xgreen/amber")
     # The same certificate with X's turn paddling without the steal names no steal.
-    bare = list(proof.nodes)
-    for k, n in enumerate(bare):
-        if n.kind.value == "turn" and n.player == proof.x:
-            bare[k] = type(n)(n.kind, n.at, n.player, tuple(type(o)(o.then, o.to, o.card, Turn.parse("4: <2"))
-                                                            for o in n.options))
-    assert themes_of(type(proof)(proof.x, proof.goal, proof.horizon, True, proof.positions, tuple(bare)), [],
-                     pos) == []
+    bare = tuple(dataclasses.replace(n, turn=Turn.parse("4: <2")) if n is leaf else n for n in proof.nodes)
+    assert themes_of(dataclasses.replace(proof, nodes=bare), [], pos) == []
 
 
 def test_positions_equal_up_to_renaming_the_players_share_a_key() -> None:

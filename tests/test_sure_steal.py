@@ -4,6 +4,7 @@ card steals after each; and it saves the search the others' plays."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from functools import lru_cache
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from helpers import P, position
+from niagara_solver.design.mine import themes_of
 from niagara_solver.design.simulate import start_position
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card
@@ -124,8 +126,10 @@ def test_the_certificate_stops_at_the_leaf_and_the_encoding_accepts_it(monkeypat
     assert loads_certificate(json.dumps(proof.to_json())) == proof  # the file keeps the card and the turn
     check = check_certificate(proof)
     assert check.verdict is Verdict.CONFIRMED, check.text()
-    # Without the leaf the certificate spells out blue's plays, and is accepted too.
+    # Without the leaf (nor an any-steal leaf) the certificate spells out blue's plays, and is accepted too.
+    from niagara_solver.solver import proof as proof_module
     monkeypatch.setattr(Search, "sure_steal_turn", lambda self, pos, robbed=False: None)
+    monkeypatch.setattr(proof_module._Writer, "any_steal", lambda self, pos, p, left: (False, None))
     spelled = certificate(Search(2, Goal.STEAL, 1, 60), pos, True)
     assert len(spelled.nodes) > 1 and all(n.claim is not Claim.SURE_STEAL for n in spelled.nodes)
     assert check_certificate(spelled).verdict is Verdict.CONFIRMED
@@ -194,3 +198,85 @@ def test_a_thief_robbed_first_keeps_the_leaf_out() -> None:
     assert check_certificate(proof).verdict is Verdict.CONFIRMED
     forged = check_certificate(_forged(pos, 3, 2, "4: <2 xgreen/amber"))
     assert forged.verdict is Verdict.REFUTED and "a turn of yellow may take a gem" in forged.reason, forged.text()
+
+
+# -- the certificate's leaf "any-steal": one of X's turns listed steals after every play of those before X --------
+
+def _any(pos: Position, x: int, card: int, turns: list[str], value: bool = True) -> Certificate:
+    """A "yes" certificate that is one ``any-steal`` leaf at ``pos``, each turn written at ``pos``."""
+    leaf = CNode(NodeKind.LEAF, 0, claim=Claim.ANY_STEAL, value=value, card=Card.parse(card),
+                 turns=tuple((Turn.parse(t), 0) for t in turns))
+    return Certificate(x, Goal.STEAL, 1, True, (pos,), (leaf,))
+
+
+def _thief() -> Position:
+    """Blue's canoe on 3 may climb onto 2 with its 1 and take green's amber before red acts: it then sits on 2 with
+    the amber, and red takes it from blue."""
+    return position(P("blue", "3", "port", hand=[1]), P("green", "2:amber", "port", hand=[2], card=1),
+                    P("red", "4", "port", card=2), lifebuoy="blue", acted=["green"])
+
+
+def test_the_certificate_lists_x_turns_in_an_any_steal_leaf_and_the_encoding_accepts_it() -> None:
+    pos = _thief()
+    search = Search(2, Goal.STEAL, 1, 60)
+    assert search.value(pos).value and search.values.sure_steal_turn(pos, robbed=True) is None
+    proof = certificate(search, pos, True)
+    [leaf] = proof.nodes
+    assert leaf.claim is Claim.ANY_STEAL and leaf.card == Card.parse(2)
+    assert sorted(str(t) for t, _ in leaf.turns) == ["4: <2 xblue/amber", "4: <2 xgreen/amber"]
+    assert loads_certificate(json.dumps(proof.to_json())) == proof  # the file keeps the turns and their positions
+    check = check_certificate(proof)
+    assert check.verdict is Verdict.CONFIRMED, check.text()
+    assert themes_of(proof, [], pos) == ["R-STEAL-1"]
+
+
+def test_an_any_steal_leaf_missing_the_turn_one_play_needs_is_refused() -> None:
+    # The writer lists both of red's steals (above); without the steal from blue, blue's steal of the amber leaves red
+    # nothing listed.
+    pos = _thief()
+    one = check_certificate(_any(pos, 2, 2, ["4: <2 xgreen/amber"]))
+    assert one.verdict is Verdict.REFUTED and one.rule == "R-STEAL-1", one.text()
+    assert "after blue's turn \"3: <2 xgreen/amber" in one.reason and "none of red's turns" in one.reason
+
+
+@pytest.mark.parametrize("players, card, turns, value, rule, words", [
+    # Green, the victim, acts before red: it may paddle away with the amber (or bank it).
+    ([P("blue", "port", "port"), P("green", "2:amber", "port", hand=[2]), P("red", "4", "port", card=2)],
+     2, ["4: <2 xgreen/amber"], True, "R-STEAL-1", "none of red's turns"),
+    # A turn the rules forbid: a 2 does not climb three discs (R-MOVE-3).
+    ([P("blue", "port", "port"), P("green", "1:amber", "port", hand=[2], card=1), P("red", "4", "port", card=2)],
+     2, ["4: <1 xgreen/amber"], True, "R-MOVE-3", "does not allow"),
+    # The turn steals nothing.
+    ([P("blue", "port", "port"), P("green", "2:amber", "port", hand=[2], card=1), P("red", "4", "port", card=2)],
+     2, ["4: <2"], True, "R-STEAL-1", "none of red's turns"),
+    # Not red's card.
+    ([P("blue", "port", "port"), P("green", "2:amber", "port", hand=[2], card=1), P("red", "4", "port", card=2)],
+     3, ["4: <1"], True, "R-CARD-2", "no turn with the 3"),
+    # The leaf stands for a steal: "false" is not its word.
+    ([P("blue", "port", "port"), P("green", "2:amber", "port", hand=[2], card=1), P("red", "4", "port", card=2)],
+     2, ["4: <2 xgreen/amber"], False, "R-STEAL-1", "stands for a steal"),
+])
+def test_a_forged_any_steal_leaf_is_refused(players: list[Any], card: int, turns: list[str], value: bool, rule: str,
+                                            words: str) -> None:
+    acted = ["green"] if players[1].get("card") is not None else []
+    pos = position(*players, lifebuoy="blue", acted=acted)
+    check = check_certificate(_any(pos, 2, card, turns, value))
+    assert check.verdict is Verdict.REFUTED and check.rule == rule and words in check.reason, check.text()
+
+
+def test_a_writer_that_lists_too_few_turns_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A planted bug in the writer: the first steal found at X's first position is taken for every position.
+    from niagara_solver.solver import proof as proof_module
+    pos = _thief()
+    real = proof_module._Writer.any_steal
+
+    def first_only(self: Any, at: Position, p: int, left: int) -> Any:
+        walked, made = real(self, at, p, left)
+        if made is not None:
+            leaf = self.nodes[made]
+            self.nodes[made] = dataclasses.replace(leaf, turns=tuple(t for t in leaf.turns
+                                                                     if str(t[0]) == "4: <2 xgreen/amber"))
+        return walked, made
+    monkeypatch.setattr(proof_module._Writer, "any_steal", first_only)
+    check = check_certificate(certificate(Search(2, Goal.STEAL, 1, 60), pos, True))
+    assert check.verdict is Verdict.REFUTED and "none of red's turns" in check.reason, check.text()

@@ -347,9 +347,10 @@ def themes_of(proof: Certificate, line: Sequence[str], pos: Position) -> list[st
     """The rules a puzzle's proof relies on (:data:`THEMES`), read from its certificate (X's choices in it, its
     flows and the ends of its rounds) and the solution's line, never from the position alone:
 
-    * X's turns in the certificate (a ``sure-steal`` leaf's turn too): a steal (R-STEAL-1), the moose taken (X-MOOSE-1), a whirlpool's push (X-WHIRL-2),
-      a trade with Diamond Joe (X-JOE-3); X's card: the cloud (R-WEATHER-1), the Lasso (X-CARDS-4), the 1/2/3 card
-      (X-CARDS-3); a rescue X pays for (R-RESCUE-1); a double canoe of X banking two gems (X-DOUBLE-1);
+    * X's turns in the certificate (those of a ``sure-steal`` or ``any-steal`` leaf too): a steal (R-STEAL-1), the
+      moose taken (X-MOOSE-1), a whirlpool's push (X-WHIRL-2), a trade with Diamond Joe (X-JOE-3); X's card: the
+      cloud (R-WEATHER-1), the Lasso (X-CARDS-4), the 1/2/3 card (X-CARDS-3); a rescue X pays for (R-RESCUE-1); a
+      double canoe of X banking two gems (X-DOUBLE-1);
     * a flow in the certificate that carries a canoe of X past a fork, where the fork marker chose its branch
       (R-FLOW-4);
     * a round's end in the certificate where X wins with another player at the goal too, or a leaf where the rest
@@ -380,8 +381,10 @@ def themes_of(proof: Certificate, line: Sequence[str], pos: Position) -> list[st
             if any(o.to is not None and _below_forks(proof.positions[o.to], x) > _below_forks(at, x)
                    for o in node.options):
                 found.add("R-FLOW-4")
-        elif node.kind is NodeKind.LEAF and node.claim is Claim.SURE_STEAL and node.turn is not None:
-            found |= _turn_themes(node.turn)  # X's turn, named in the leaf: it steals whatever those before X do
+        elif node.kind is NodeKind.LEAF and node.claim in (Claim.SURE_STEAL, Claim.ANY_STEAL):
+            # X's turns, named in the leaf: one of them steals whatever those before X do
+            for turn in ([node.turn] if node.turn is not None else []) + [t for t, _ in node.turns]:
+                found |= _turn_themes(turn)
         elif node.kind is NodeKind.LEAF and node.value and node.claim in (Claim.END, Claim.OVER):
             if x in winners(at) and sum(1 for p in at.players if goal_reached(p)) > 1:
                 found.add("R-END-3")

@@ -53,6 +53,7 @@ class Claim(StrEnum):
     BOUND = "bound"
     EMPTY = "empty"
     SURE_STEAL = "sure-steal"
+    ANY_STEAL = "any-steal"
 
 
 #: Why a leaf is decided: ``over`` the game was over at a round's start (R-END-1); ``end`` a round ended (a gem of X
@@ -65,7 +66,10 @@ class Claim(StrEnum):
 #: a gem, and each can keep its canoes empty to the end of the game whatever X does, so X never steals;
 #: ``sure-steal`` (the steal goal, X's card chosen, X still to act this round) X's turn written in the leaf (``card``,
 #: ``turn``) steals whatever the players still to act before X play: it stands where it is (the canoes it moves and
-#: robs keep their places, its robbed canoes their gems), and each of those players' turns leaves it so.
+#: robs keep their places, its robbed canoes their gems), and each of those players' turns leaves it so;
+#: ``any-steal`` (the steal goal, the horizon's last round, X's card chosen, X still to act) whatever the players
+#: still to act before X play, one of X's turns listed in the leaf (``turns``, each with a position where it is
+#: written) steals.
 CLAIMS: tuple[Claim, ...] = tuple(Claim)
 
 
@@ -98,7 +102,8 @@ class Option:
 class CNode:
     """A node at a position (``at``): whose choice it is (``player``, a seat; None for the flow and for leaves), its
     options, and for a leaf the claim, its value for X, for ``over`` the winners' seats, for ``bound`` the gems, and
-    for ``sure-steal`` X's card and turn."""
+    for ``sure-steal`` X's card and turn, for ``any-steal`` X's card and its turns, each with a position (an index)
+    where it is written."""
 
     kind: NodeKind
     at: int
@@ -110,6 +115,7 @@ class CNode:
     gems: int | None = None
     card: Card | None = None
     turn: Turn | None = None
+    turns: tuple[tuple[Turn, int], ...] = ()
 
     def __post_init__(self) -> None:  # the file's words are read as the kinds and claims they name
         object.__setattr__(self, "kind", NodeKind(self.kind))
@@ -131,6 +137,8 @@ class CNode:
                 out["card"] = self.card.to_json()
             if self.turn is not None:
                 out["turn"] = str(self.turn)
+            if self.turns:
+                out["turns"] = [{"turn": str(t), "at": at} for t, at in self.turns]
         else:
             out["options"] = [o.to_json() for o in self.options]
         return out
@@ -277,8 +285,16 @@ def _node(raw: Any, where: str, names: list[str], npositions: int, nnodes: int) 
         turn = Turn.parse(_field(raw, "turn", str, where)) if "turn" in raw else None
         if claim is Claim.SURE_STEAL and (card is None or turn is None):
             raise _fail(where, "missing the card or the turn")
+        raw_turns = raw.get("turns", [])
+        if not isinstance(raw_turns, list):
+            raise _fail(f"{where}.turns", "expected a list of turns, each with the index of a position")
+        turns = tuple((Turn.parse(_field(t, "turn", str, f"{where}.turns[{k}]")),
+                       _index(t.get("at") if isinstance(t, dict) else None, npositions, f"{where}.turns[{k}].at"))
+                      for k, t in enumerate(raw_turns))
+        if claim is Claim.ANY_STEAL and (card is None or not turns):
+            raise _fail(where, "missing the card or the turns")
         return CNode(kind, at, player, claim=claim, value=value, winners=tuple(names.index(w) for w in won),
-                     gems=gems, card=card, turn=turn)
+                     gems=gems, card=card, turn=turn, turns=turns)
     if kind is not NodeKind.FLOW and player is None:
         raise _fail(where, "missing 'player'")
     options = []

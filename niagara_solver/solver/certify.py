@@ -238,6 +238,8 @@ class _Checker:
             result = self.nothing_to_steal(i, pos)
         elif n.kind == "leaf" and n.claim == "sure-steal":
             result = self.sure_steal(i, pos)
+        elif n.kind == "leaf" and n.claim == "any-steal":
+            result = self.any_steal(i, pos)
         elif left == 1 and self.x in pos.acted:
             n = self.node(i, pos, "leaf", "R-END-1")
             value = self.rest(i, pos, baseline)
@@ -446,6 +448,102 @@ class _Checker:
             raise Refused(i, "R-STEAL-1", f"after some play of {self._who(before)}, {words} is not allowed or "
                                           "steals nothing (by the encoding)")
         return True, True
+
+    def any_steal(self, i: int, pos: Position) -> Bounds:
+        """The leaf ``any-steal`` (the steal goal; its value is True): whatever the players still to act before X play
+        (each with a card of its hand), one of X's turns listed in the leaf steals. Asked of the encoding, never of the
+        search:
+
+        * each listed turn, pinned at the position the leaf gives for it, is one the encoding allows (R-TURN-1); the
+          values of every choice of one model of it are kept (the canoe order set by where X's canoe acting first
+          stands here; both orders where X's two canoes share a place, each a turn of its own);
+        * one question over the chain of the turns of the players before X from this position (as the leaf ``rest``
+          asks the turns after X) and, from the position it ends in, X's turn with each kept set of choices: is there
+          a play of theirs after which none of them is allowed and steals? There must be none."""
+        n = self.node(i, pos, "leaf", "R-STEAL-1")
+        x, names = self.x, self.names
+        me = pos.players[x]
+        if self.goal is not Goal.STEAL or n.value is not True or n.card is None or not n.turns:
+            raise Refused(i, "R-STEAL-1", f"the leaf claims {n.claim} {n.value}: it stands for a steal of one of X's "
+                                          "turns written in it")
+        if pos.phase is not Phase.TURNS or x in pos.acted or me.card != n.card:
+            raise Refused(i, "R-CARD-2", f"{me.name} has no turn with the {n.card.label} still to come here")
+        order = pos.turn_order()
+        before = tuple(q for q in order[:order.index(x)] if q not in pos.acted)
+        chosen: list[tuple[list[int], int]] = []
+        for turn, at in n.turns:
+            where = self.cert.positions[at]
+            if where.phase is not Phase.TURNS or (sorted(c.place for c in where.players[x].canoes)
+                                                  != sorted(c.place for c in me.canoes)):
+                raise Refused(i, "R-TURN-1", f"{turn_words(me.name, n.card, turn)} is written where {me.name}'s "
+                                             "canoes stand elsewhere")
+            (values, swap), _ = self.choices(i, where, x, n.card, turn)
+            first = where.players[x].canoes[swap].place  # the canoe acting first, where the turn is written
+            for k, canoe in enumerate(me.canoes):
+                for each in self._victims(values):
+                    if canoe.place == first and (each, k) not in chosen:
+                        chosen.append((each, k))
+        pre, steps, allowed = self.steal_chain(before, len(chosen))
+        solver = make_preprocessing_solver()
+        solver.add(allowed[0], *self.relations.pin(pre, pos),
+                   *[z3.Or([s.plays(c) for c in _hand(pos.players[s.player])]) for s in steps[:len(before)]])
+        mine = steps[len(before):]
+        for (values, swap), step, holds in zip(chosen, mine, allowed[1:]):
+            solver.add(*step.pin_decisions((values, swap)), z3.Not(z3.And(holds, step.steals())))
+        self.questions += 1
+        if _ask(solver, self.deadline):
+            model = solver.model()
+            plays = "; ".join(turn_words(names[s.player], *self.relations.decode_turn(model, s, names))
+                              for s in steps[:len(before)])
+            raise Refused(i, "R-STEAL-1", f"after {plays or 'no play'}, none of {me.name}'s turns written in the leaf "
+                                          "steals (by the encoding)")
+        return True, True
+
+    def _victims(self, values: list[int]) -> list[list[int]]:
+        """X's turn's choices (:meth:`TurnStep.decisions`' values) with each steal taken from either canoe of its
+        victim: a canoe is named by its place in the player's order, which the victim's own moves may change between
+        the position where the turn is written and another (each a turn of its own)."""
+        _, step, _ = self.session(self.x)
+        index = {v.get_id(): k for k, v in enumerate(step.choice.variables())}
+        out = [list(values)]
+        for slot in step.choice.slots:
+            for cells in slot.steals:
+                taken = [(q, v, c) for q, canoes in enumerate(cells) for v, row in enumerate(canoes)
+                         for c, cell in enumerate(row) if values[index[cell.get_id()]]]
+                if len(taken) != 1:
+                    continue
+                q, v, c = taken[0]
+                here, there = index[cells[q][v][c].get_id()], index[cells[q][1 - v][c].get_id()]
+                for each in list(out):
+                    other = list(each)
+                    other[here], other[there] = 0, 1
+                    out.append(other)
+        return out
+
+    def steal_chain(self, before: tuple[int, ...], copies: int) -> tuple[SymPosition, list[TurnStep], list[Any]]:
+        """The turns of the players ``before`` X from a symbolic position, then ``copies`` turns of X from where they
+        end (each its own choices): the steps, and the terms that the chain holds and that each of X's turns is
+        allowed, made once per kind of game."""
+        key = ("any", self.x, before, copies)
+        if key not in self.kept.terms:
+            relations = self.relations
+            tag = f"cert.any.x{self.x}." + "".join(map(str, before)) + f".{copies}"
+            pre = relations.position(tag)
+            state: SymPosition = pre
+            steps: list[TurnStep] = []
+            constraints: list[Any] = []
+            for q in before:
+                step = relations.turn(state, q, f"{tag}.p{q}", swap=True)
+                constraints += [c for _, c in step.constraints]
+                steps.append(step)
+                state = step.post
+            allowed = [all_of(constraints)]
+            for k in range(copies):
+                step = relations.turn(state, self.x, f"{tag}.x{k}", swap=True)
+                steps.append(step)
+                allowed.append(all_of([c for _, c in step.constraints]))
+            self.kept.terms[key] = (pre, steps, allowed)
+        return self.kept.terms[key]
 
     def choices(self, i: int, pos: Position, p: int, card: Card, turn: Turn
                 ) -> tuple[tuple[list[int], int], tuple[tuple[int, int], ...]]:

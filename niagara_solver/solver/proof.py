@@ -14,6 +14,7 @@ named, its standing after their turns checked), ``steal``, ``end`` and ``over``.
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any, Callable
 
 from niagara_solver.engine.flow import flow_choices, flow_value
@@ -22,8 +23,9 @@ from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_optio
 from niagara_solver.engine.round import goal_reached, is_finished, next_round, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Phase
-from niagara_solver.model.notation import Rescue
+from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.position import Player, Position
+from niagara_solver.model.limits import OutOfTime
 from niagara_solver.model.readings import UncoveredRulesError
 from niagara_solver.model.ruleset import Reveal
 from niagara_solver.solver.answers import Goal, bankable, could_reach_goal, has_steal, turn_capacity, x_gems
@@ -34,6 +36,9 @@ from niagara_solver.solver.search import Search, nothing_to_steal
 #: search's value) and how to write the node below. The option is written only where the node keeps it: a turn's
 #: position is made only then (most of X's turns in a "yes", and of the others' in a "no", are never kept).
 _Branch = tuple[Callable[[], Option], Callable[[], bool], Callable[[], int]]
+
+#: The most turns of X an ``any-steal`` leaf lists (each is a copy of X's turn relation in the checker's question).
+ANY_STEAL_TURNS = 6
 
 
 class _Writer:
@@ -48,6 +53,8 @@ class _Writer:
         self.index: dict[Position, int] = {}
         self.nodes: list[CNode | None] = []
         self.memo: dict[Any, int] = {}
+        #: Below a node whose plays were walked for an ``any-steal`` leaf in vain: not walked again.
+        self.no_any = False
 
     def holds(self, stage: str, *args: Any) -> bool:
         """Does the branch below hold for X? The value of the search's stage there, asked of its pruned search
@@ -164,6 +171,50 @@ class _Writer:
         return self.node(("sure-steal", pos), lambda _: CNode(NodeKind.LEAF, self.at(pos), claim=Claim.SURE_STEAL,
                                                               value=True, card=me.card, turn=turn))
 
+    def any_steal(self, pos: Position, p: int, left: int) -> tuple[bool, int | None]:
+        """An ``any-steal`` leaf in place of the node (the steal goal's "yes", the horizon's last round, X's card
+        chosen, nobody before X has acted since): every play of the players before X is walked over the engine, and
+        at each position where X acts a turn of X's card that steals is taken, one already taken where one does; the
+        leaf lists those turns (at most :data:`ANY_STEAL_TURNS`), each with a position where it was taken. The checker
+        asks the encoding once whether some play of those players leaves every listed turn disallowed or stealing
+        nothing, rather than the certificate spelling out their plays. Whether the plays were walked, and the leaf, or
+        None where a position of X has no steal (the search's "yes" rests on something else) or too many turns are
+        needed: the node is expanded, without walking the plays below it again."""
+        me = pos.players[self.x]
+        if (self.goal is not Goal.STEAL or not self.answer or left != 1 or p == self.x or self.x in pos.acted
+                or me.card is None or not self.holds("turn_stage", pos, left)):
+            return False, None
+        card = me.card
+        found: dict[str, tuple[Turn, Position]] = {}
+        seen: set[Position] = set()
+        stack = [pos]
+        while stack:
+            at = stack.pop()
+            if at in seen:
+                continue
+            seen.add(at)
+            deadline = self.search.values.deadline
+            if len(seen) % 64 == 1 and deadline is not None and time.perf_counter() > deadline:
+                raise OutOfTime()
+            q = at.next_to_act()
+            if q is None:
+                return True, None
+            if q == self.x:
+                steals = [o.turn for o in legal_turns(at, q, card) if has_steal(o.turn)]
+                if not steals:
+                    return True, None
+                if not any(str(t) in found for t in steals):
+                    found[str(steals[0])] = (steals[0], at)
+                    if len(found) > ANY_STEAL_TURNS:
+                        return True, None
+                continue
+            player = at.players[q]
+            for c in ([player.card] if player.card is not None else list(player.hand)):
+                stack.extend(o.position for o in legal_turns(at, q, c))
+        return True, self.node(("any-steal", pos), lambda _: CNode(
+            NodeKind.LEAF, self.at(pos), claim=Claim.ANY_STEAL, value=True, card=card,
+            turns=tuple((t, self.at(at)) for t, at in found.values())))
+
     def card(self, pos: Position, left: int) -> int:
         me = pos.players[self.x]
         if self.x in pos.acted or me.card is not None:
@@ -190,6 +241,16 @@ class _Writer:
         sure = self.sure_steal(pos, p)
         if sure is not None:
             return sure
+        if not self.no_any:
+            walked, sure = self.any_steal(pos, p, left)
+            if sure is not None:
+                return sure
+            if walked:  # the plays below are a part of those walked: not walked again
+                self.no_any = True
+                try:
+                    return self.turn(pos, left)
+                finally:
+                    self.no_any = False
         if p == self.x and self.goal is Goal.SAFE and self.search.baseline is None:
             self.search.baseline = x_gems(pos, self.x)  # X's gems when its first turn begins (docs/SOLVER.md)
             try:
@@ -270,10 +331,10 @@ def _compact(cert: Certificate) -> Certificate:
     places: dict[int, int] = {0: 0}
     for i in order:
         n = cert.nodes[i]
-        for at in (n.at, *(o.to for o in n.options if o.to is not None)):
+        for at in (n.at, *(o.to for o in n.options if o.to is not None), *(at for _, at in n.turns)):
             places.setdefault(at, len(places))
     nodes = tuple(dataclasses.replace(
-        cert.nodes[i], at=places[cert.nodes[i].at],
+        cert.nodes[i], at=places[cert.nodes[i].at], turns=tuple((t, places[at]) for t, at in cert.nodes[i].turns),
         options=tuple(dataclasses.replace(o, then=number[o.then], to=None if o.to is None else places[o.to])
                       for o in cert.nodes[i].options)) for i in order)
     positions = tuple(cert.positions[old] for old, _ in sorted(places.items(), key=lambda item: item[1]))

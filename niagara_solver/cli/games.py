@@ -79,7 +79,7 @@ def _why_minimal(result: ReachResult, what: str) -> str:
                     "bound" if explored > result.excluded else "")
         proved = "proved minimal" if result.rounds is not None else "proved"
         return (f"{proved}: no play of rounds 1..{result.excluded} {what} by the bound on banking alone "
-                f"(docs/GAMES.md, \"Bounds\"){searched}")
+                f"(docs/GAMES.md, \"Bounds\"){searched}{_dived(result)}")
     if result.rounds is not None:
         if result.rounds == 0:
             return "proved minimal: the start itself"
@@ -89,6 +89,17 @@ def _why_minimal(result: ReachResult, what: str) -> str:
     if result.exhausted:
         return f"proved: every play explored, each ended before round {result.limit} (R-END-2)"
     return f"proved: every play of rounds 1..{result.limit} explored" + pruned
+
+
+def _dived(result: ReachResult) -> str:
+    """Which dive found the trace, if one did: the players whose every option it walked."""
+    if result.dived is None:
+        return ""
+    names = [p.name for p in result.start.players]
+    walked = " and ".join(names[i] for i in result.dived)
+    others = [names[i] for i in range(len(names)) if i not in result.dived]
+    rest = f", {', '.join(others)} one option a decision" if others else ""
+    return f"; found by the dive of {walked}{rest} (docs/GAMES.md, \"Dives\")"
 
 
 def _print(result: ReachResult, head: str, word: str, what: str) -> None:
@@ -110,6 +121,7 @@ def _json(result: ReachResult, command: str, text: str, word: str) -> dict[str, 
     return {"command": command, "target": text, "verdict": word, "rounds": result.rounds, "limit": result.limit,
             "depth": result.depth, "distinct": result.distinct, "generated": result.generated,
             "pruned": result.pruned, "seconds": round(result.seconds, 3), "stopped": result.stopped,
+            "dived": [result.start.players[i].name for i in result.dived] if result.dived is not None else None,
             "trace": trace_json(result.start, result.trace, text) if result.trace or result.rounds == 0 else None}
 
 

@@ -175,6 +175,17 @@ class DeepeningResult:
     records: tuple[RoundRecord, ...] = field(default=())
 
 
+def dive_plans(players: int) -> list[tuple[int, frozenset[int]]]:
+    """The dives before each depth's full walk, in order: (the focus player, the seats whose every option is walked).
+    First each player alone, then with more than two players each player with each partner (with two, a pair is
+    the full walk)."""
+    plans = [(focus, frozenset({focus})) for focus in range(players)]
+    if players > 2:
+        plans += [(focus, frozenset({focus, partner}))
+                  for focus in range(players) for partner in range(players) if partner != focus]
+    return plans
+
+
 class _Stop(Exception):
     def __init__(self, why: str) -> None:
         super().__init__(why)
@@ -192,14 +203,21 @@ class Deepening:
     completed); the command's time limit stops it too."""
 
     def __init__(self, start: Position, target: Target | Query, max_rounds: int, max_positions: int = 2_000_000,
-                 progress: Progress | None = None, use_bound: bool = True) -> None:
+                 progress: Progress | None = None, use_bound: bool = True, dives: bool = True) -> None:
         self.start = start
         self.query: Target = QueryTarget(target) if isinstance(target, Query) else target
         self.max_rounds = max_rounds
         self.max_positions = max_positions
         self.progress = progress
         self.use_bound = use_bound
+        self.dives = dives
         self.positions = 0
+        #: During a dive, the players whose every option is walked (the others take their first); else None.
+        self._walked: frozenset[int] | None = None
+        #: During a dive, the player the others' first options are ranked for.
+        self._focus = 0
+        #: The seats whose every option the dive that found the play returned walked, if a dive did.
+        self.found_by: frozenset[int] | None = None
         self._starts: dict[object, int] = {}
         self._within: dict[object, int] = {}
         self._began = 0.0
@@ -216,10 +234,12 @@ class Deepening:
             first = max(1, min(self._bound(self.start, self.max_rounds), self.max_rounds + 1))
         completed = first - 1
         for depth in range(first, self.max_rounds + 1):
-            self._starts.clear()
-            self._within.clear()
             try:
-                play = self._round(self.start, 0, depth, tally, ())
+                play = self._dives(depth, tally) if self.dives else None
+                if play is None:
+                    self._starts.clear()
+                    self._within.clear()
+                    play = self._round(self.start, 0, depth, tally, ())
             except _Stop as stop:
                 return self._result(None, (), completed, first - 1, stop.why)
             if play is not None:
@@ -228,6 +248,29 @@ class Deepening:
             if self.progress is not None:
                 self.progress(depth, self.positions, time.monotonic() - self._began)
         return self._result(None, (), completed, first - 1)
+
+    def _dives(self, depth: int, tally: Tally) -> tuple[RoundChoices, ...] | None:
+        """Before depth ``depth`` is walked in full, the dives (:func:`dive_plans`): each walks every option of a
+        player or two and gives each other player one option alone (the rescue the engine lists first; the card and
+        turn after which the bound gives the focus player's goal the fewest rounds, the target's bound breaking
+        ties). A dive walks a part of the plays of ``depth`` rounds, so a play it finds is a play of the game, and
+        it is as short as any: every shallower depth was walked in full or excluded by the bound before this one. A
+        dive that finds nothing proves nothing; the full walk follows. Where a player or two can meet the target
+        with the others out of the way (the fastest win), a dive finds it without walking the others' choices,
+        which multiply the walk: the fastest win of three players is found by the dive of red and blue, after
+        some 300,000 positions, where the full walk ran out of 1,500 s (docs/GAMES.md)."""
+        for focus, walked in dive_plans(len(self.start.players)):
+            self._focus, self._walked = focus, walked
+            self._starts.clear()
+            self._within.clear()
+            try:
+                play = self._round(self.start, 0, depth, tally, ())
+            finally:
+                self._walked = None
+            if play is not None:
+                self.found_by = walked
+                return play
+        return None
 
     def _result(self, rounds: int | None, play: tuple[RoundChoices, ...], completed: int, excluded: int,
                 stopped: str | None = None) -> DeepeningResult:
@@ -245,7 +288,7 @@ class Deepening:
             return False
         if known is None:
             self.positions += 1
-            if self.positions > self.max_positions:
+            if len(self._starts) + len(self._within) >= self.max_positions:
                 raise _Stop(f"the tables hold {self.max_positions:,} positions (the memory limit)")
             if self.positions % 64 == 0:  # a few hundred positions a second: the time limit read every tenth of one
                 left_s = time_left(None)
@@ -275,7 +318,10 @@ class Deepening:
             turns_start = begin_turns(pos)
             return self._turn(turns_start, (), (), rescues, done, depth, tally, play)
         p = order[i]
-        for option in rescue_options(pos, p):
+        options = rescue_options(pos, p)
+        if self._walked is not None and p not in self._walked:
+            options = options[:1]
+        for option in options:
             found = self._rescue(apply_rescue(pos, p, option), i + 1, (*rescues, (p, option)), done, depth, tally,
                                  play)
             if found is not None:
@@ -299,6 +345,11 @@ class Deepening:
                     continue
                 options.append((need, card, outcome.turn, after))
         options.sort(key=lambda o: o[0])  # the most promising first: the bound's fewest rounds (stable otherwise)
+        if self._walked is not None and p not in self._walked:
+            focus = self._focus  # min keeps the first of equals: the target's bound breaks ties (the sort above)
+            if options and not pos.ruleset.modules:  # bank_reach reads the base game's movement alone
+                options = [min(options, key=lambda o: _rounds_to(o[3], focus, None, None, left))]
+            options = options[:1]
         for _, card, turn, after in options:
             events = _steals(turns, p, turn) if self.query.uses_events else None
             key = (after, tally, events, rescues) if self.query.uses_events or self.query.uses_tally else after

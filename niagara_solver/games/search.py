@@ -117,6 +117,9 @@ class ReachResult:
     bounded: bool = False
     #: Rounds 1..excluded: the bound alone proves no play of so few rounds reaches the target (the deepening walk).
     excluded: int = 0
+    #: The seats whose every option the dive that found the trace walked (docs/GAMES.md, "Dives"); None: the full
+    #: walk found it, or no dive ran.
+    dived: tuple[int, ...] | None = None
 
     @property
     def exit_status(self) -> int:
@@ -355,12 +358,14 @@ def _deepened(start: Position, query: Query, rounds_limit: int, max_positions: i
         if progress is not None:
             progress(Level(depth, positions, positions, 0, positions / max(seconds, 1e-9), memory_mb(), depth))
 
-    found = Deepening(start, query, rounds_limit, max_positions, report).run()
+    dive = Deepening(start, query, rounds_limit, max_positions, report)
+    found = dive.run()
     result = ReachResult(Verdict.UNKNOWN, start, rounds_limit, bounded=True, distinct=found.positions,
                          generated=found.positions, depth=found.completed, stopped=found.stopped,
                          excluded=found.excluded_below)
     if found.rounds is not None:
         result.verdict, result.rounds = Verdict.CONFIRMED, found.rounds
+        result.dived = tuple(sorted(dive.found_by)) if dive.found_by is not None else None
         for choices, record in zip(found.play, found.records):
             events = round_events(record.before_flow, record.end, choices.rescues, choices.turns)
             step = RoundStep(choices.rescues, choices.cards, choices.turns,

@@ -147,3 +147,19 @@ def test_bad_input_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], small:
     status, out, err = run(capsys, *[small if a == "SMALL" else a for a in argv])
     assert status == 2 and out == ""
     assert len(err.splitlines()) == 1 and says in err
+
+
+def test_reach_names_the_dive_that_found_its_trace(capsys: pytest.CaptureFixture[str]) -> None:
+    # Three players on the short river: blue's dive (blue's every option, red and green one each) meets the target
+    # in round 2 after round 1 was walked in full (tests/test_deepen.py holds it to the full walk's fewest rounds).
+    board = str(Path(__file__).parent.parent / "puzzles" / "boards" / "short-fork.json")
+    status, out, _ = run(capsys, "reach", "bank(red) >= 1 and fallen(blue) >= 1", "--players", "3", "--board",
+                         board, "--rounds", "3")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[1].startswith("yes in 2 rounds · ")
+    assert lines[2].endswith("; found by the dive that walked every option of blue (red and green one option each "
+                             "decision) (docs/GAMES.md, \"Dives\")")
+    status, out, _ = run(capsys, "reach", "bank(red) >= 1 and fallen(blue) >= 1", "--players", "3", "--board",
+                         board, "--rounds", "3", "--json")
+    assert json.loads(out)["dived"] == ["blue"]

@@ -98,8 +98,9 @@ def _dived(result: ReachResult) -> str:
     names = [p.name for p in result.start.players]
     walked = " and ".join(names[i] for i in result.dived)
     others = [names[i] for i in range(len(names)) if i not in result.dived]
-    rest = f", {', '.join(others)} one option a decision" if others else ""
-    return f"; found by the dive of {walked}{rest} (docs/GAMES.md, \"Dives\")"
+    rest = (f" ({', '.join(others[:-1]) + ' and ' if len(others) > 1 else ''}{others[-1]} one option each decision)"
+            if others else "")
+    return f"; found by the dive that walked every option of {walked}{rest} (docs/GAMES.md, \"Dives\")"
 
 
 def _print(result: ReachResult, head: str, word: str, what: str) -> None:

@@ -40,7 +40,7 @@ def test_reach_yes_with_a_shortest_trace_that_replays(capsys: pytest.CaptureFixt
     assert lines[0] == ("reach canoes(red, 3) == 2 · 2 players (red, blue) · ruleset standard · board tiny · round 1 "
                         "· within 2 rounds")
     assert lines[1].startswith("yes in 2 rounds · ")
-    assert lines[2] == "proved minimal: every play of rounds 1..1 explored"
+    assert lines[2] == "proved minimal: every play of round 1 explored"
     assert sum(1 for line in lines if line.startswith("Round ")) == 2
     assert lines[-1].startswith("  = red* 3; 3")
     written = json.loads(Path(trace).read_text())
@@ -59,8 +59,8 @@ def test_reach_no_within_the_rounds(capsys: pytest.CaptureFixture[str], small: s
     assert lines[1].startswith("no · ") and lines[2].startswith("proved: every play of rounds 1..2 explored")
     status, out, _ = run(capsys, "reach", "bank(blue) >= 1", "--from", small, "--rounds", "2")
     assert status == 1
-    assert out.splitlines()[2] == ("proved: no play of rounds 1..1 reaches it by the bound on banking alone "
-                                   "(docs/GAMES.md, \"Bounds\"), every play of rounds 2..2 explored, cut after each "
+    assert out.splitlines()[2] == ("proved: no play of round 1 reaches it by the bound on banking alone "
+                                   "(docs/GAMES.md, \"Bounds\"), every play of round 2 explored, cut after each "
                                    "turn by the bound")
 
 

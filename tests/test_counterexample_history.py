@@ -157,7 +157,7 @@ def test_a_position_one_round_cannot_leave_is_excluded_by_the_search_and_later_r
     pos = setup.replace(caves=tuple(caves), players=players)
     history = counterexample_history(pos, rounds=1)
     assert history == {"verdict": "unknown", "rule": "LIMITS", "searched": 1, "reason":
-                       "no game reaches it in round 2: every play of rounds 1..1 explored; its hands (6 cards each) "
+                       "no game reaches it in round 2: every play of round 1 explored; its hands (6 cards each) "
                        "are those of rounds 2, 9, ... (R-CARD-2); round 9 needs 8 rounds of history, more than the "
                        "1 searched"}
     # The search's claim, held to the rounds' enumeration: no round from either setup of round 2 leaves it.

@@ -17,6 +17,7 @@ import click
 from niagara_solver.cli.common import emit_json, load, players_option, timeout_option
 from niagara_solver.design.simulate import start_position
 from niagara_solver.engine.round import RoundRecord
+from niagara_solver.games.rounds import first_rounds
 from niagara_solver.games.search import Level, ReachResult, invariant, reach
 from niagara_solver.games.trace import load_trace, replay, trace_json
 from niagara_solver.model.errors import InputError, quoted
@@ -71,24 +72,25 @@ def _why_minimal(result: ReachResult, what: str) -> str:
     pruned = (f"; {result.pruned:,} positions dropped by the bound on banking (docs/GAMES.md, \"Bounds\")"
               if result.pruned else "")
     if result.verdict is Verdict.UNKNOWN:
-        done = (f"no play of rounds 1..{result.depth} {what}" if result.depth else "no level completed")
+        done = (f"no play of {first_rounds(result.depth)} {what}" if result.depth else "no level completed")
         return f"out of {result.stopped} ({done})"
     if result.excluded and result.verdict is not Verdict.UNKNOWN:
         explored = result.rounds - 1 if result.rounds is not None else result.limit
-        searched = (f", every play of rounds {result.excluded + 1}..{explored} explored, cut after each turn by the "
-                    "bound" if explored > result.excluded else "")
+        walked = first_rounds(explored, result.excluded + 1)
+        searched = (f", every play of {walked} explored, cut after each turn by the bound"
+                    if explored > result.excluded else "")
         proved = "proved minimal" if result.rounds is not None else "proved"
-        return (f"{proved}: no play of rounds 1..{result.excluded} {what} by the bound on banking alone "
+        return (f"{proved}: no play of {first_rounds(result.excluded)} {what} by the bound on banking alone "
                 f"(docs/GAMES.md, \"Bounds\"){searched}{_dived(result)}")
     if result.rounds is not None:
         if result.rounds == 0:
             return "proved minimal: the start itself"
         if result.rounds == 1:
             return "proved minimal: one round" + pruned
-        return f"proved minimal: every play of rounds 1..{result.rounds - 1} explored" + pruned
+        return f"proved minimal: every play of {first_rounds(result.rounds - 1)} explored" + pruned
     if result.exhausted:
         return f"proved: every play explored, each ended before round {result.limit} (R-END-2)"
-    return f"proved: every play of rounds 1..{result.limit} explored" + pruned
+    return f"proved: every play of {first_rounds(result.limit)} explored" + pruned
 
 
 def _dived(result: ReachResult) -> str:

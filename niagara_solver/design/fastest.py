@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from niagara_solver.design.simulate import start_position
+from niagara_solver.games.rounds import first_rounds
 from niagara_solver.jobs import Task
 from niagara_solver.model.board import Board
 from niagara_solver.model.limits import FASTEST_WIN_ROUNDS
@@ -63,19 +64,19 @@ class FastestWin:
             if before <= 0:
                 how = "no round before"
             elif self.excluded >= before:
-                how = f"rounds 1..{before} excluded by the bound"
+                how = f"{first_rounds(before)} excluded by the bound"
             elif self.excluded:
-                how = (f"rounds 1..{self.excluded} excluded by the bound, every play of rounds "
-                       f"{self.excluded + 1}..{before} explored")
+                how = (f"{first_rounds(self.excluded)} excluded by the bound, every play of "
+                       f"{first_rounds(before, self.excluded + 1)} explored")
             else:
-                how = f"every play of rounds 1..{before} explored"
+                how = f"every play of {first_rounds(before)} explored"
             return f"{self.rounds} round{'s' if self.rounds != 1 else ''}, proved minimal ({how})"
         if self.verdict is Verdict.REFUTED:
             return f"≥ {self.at_least} rounds: no play wins within {self.limit} (every play explored)"
         walked = self.at_least - 1
-        why = (f"rounds 1..{self.excluded} excluded by the bound" if self.excluded else "")
+        why = (f"{first_rounds(self.excluded)} excluded by the bound" if self.excluded else "")
         if walked > self.excluded:
-            why += ("; " if why else "") + f"every play of rounds {self.excluded + 1}..{walked} explored"
+            why += ("; " if why else "") + f"every play of {first_rounds(walked, self.excluded + 1)} explored"
         return (f"≥ {self.at_least} rounds{': ' + why if why else ''}; the walk of round {self.at_least} unfinished "
                 f"({self.stopped})")
 

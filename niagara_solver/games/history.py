@@ -19,6 +19,7 @@ from typing import Any
 
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord
+from niagara_solver.games.rounds import first_rounds
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.limits import HISTORY_ROUNDS, out_of_time
 from niagara_solver.model.errors import NiagaraError
@@ -476,7 +477,7 @@ def arises(pos: Position, rounds_limit: int = ARISES_ROUNDS, max_positions: int 
         if stopped is not None:
             return answer(Verdict.UNKNOWN, _excluded(excluded, f"the search of round {round_} stopped: {stopped}"),
                           "LIMITS", positions=positions)
-        excluded.append(f"round {round_}: every play of rounds 1..{round_ - 1} explored")
+        excluded.append(f"round {round_}: every play of {first_rounds(round_ - 1)} explored")
         round_ += period
     cards = len(start.players[0].hand)
     later = (f"its hands ({cards} card{'s' if cards != 1 else ''} each) are those of rounds {first}, {first + period}, "

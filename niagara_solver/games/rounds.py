@@ -30,6 +30,11 @@ from niagara_solver.model.query import RoundEvents
 from niagara_solver.model.ruleset import ForkPolicy, Reveal
 
 
+def first_rounds(k: int, first: int = 1) -> str:
+    """The rounds first..k in words: "round 3" for one, else "rounds 1..4"."""
+    return f"round {k}" if k == first else f"rounds {first}..{k}"
+
+
 def steals_in(turn: Turn) -> int:
     """How many steals a turn makes (R-STEAL-1): one per steal step of its canoe actions."""
     return sum(1 for action in turn.actions for step in action.steps if isinstance(step, Steal))

@@ -136,7 +136,8 @@ def test_the_quick_examples_run(monkeypatch, capsys, argv):
 
 #: An option name whose value takes a different form by command, with the one meaning it keeps.
 SAME_MEANING = {"--out": "where the command writes what it makes: a picture file (render), a report folder (report)",
-                "--html": "where the command writes its pages: one page (play, solve), a folder of pages (simulate)"}
+                "--html": "where the command writes its pages: one page (play, solve, replay), "
+                          "a folder of pages (simulate)"}
 
 
 def test_an_option_name_takes_one_form_in_every_command():

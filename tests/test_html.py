@@ -350,3 +350,25 @@ def test_a_turn_written_in_another_canoe_order_and_a_rescue_with_its_card_are_re
     steps = line_chapter(pos, 0, "red plays cloud", labels, 0)
     assert steps[-2].heading == "Round 1 · III · the river flows 3 (R,L,L)" and len(steps) == 6
     assert steps[-2].position.players[0].canoes[1].fallen and steps[-2].position.round == 2
+
+
+def test_replay_html_writes_the_rounds_replayed_and_names_an_illegal_step(tmp_path, capsys):
+    trace = os.path.join(ROOT, "puzzles", "traces", "fall-on-the-short-fork.json")
+    out = tmp_path / "fall.html"
+    assert main(["replay", trace, "--html", str(out)]) == 0
+    assert capsys.readouterr().out.endswith(f"page: {out}\n")
+    data = page_data(out.read_text(encoding="utf-8"))
+    # The start, then round 1: its rescues and cards, one step per turn (two players), its flow.
+    assert [s["heading"] for s in data["steps"]][:2] == ["Start · round 1, phase I (rescues and cards)",
+                                                         "Round 1 · I · rescues and cards"]
+    assert len(data["steps"]) == 5
+    assert "1 of 1 round(s) replayed by the engine, each legal" in out.read_text(encoding="utf-8")
+    # A trace whose red paddles two with a card of one: the page holds what replayed (nothing) and names the failure.
+    with open(trace, encoding="utf-8") as f:
+        written = json.load(f)
+    written["rounds"][0]["turns"][0]["turn"] = "port: >2"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(written), encoding="utf-8")
+    assert main(["replay", str(bad), "--html", str(out)]) == 1
+    page = out.read_text(encoding="utf-8")
+    assert len(page_data(page)["steps"]) == 1 and "0 of 1 round(s) replayed by the engine; illegal: round 1" in page

@@ -25,6 +25,7 @@ from niagara_solver.model.format import dumps, load_board, load_ruleset
 from niagara_solver.model.limits import MAX_REACH_POSITIONS, MAX_REACH_ROUNDS, REACH_TIMEOUT
 from niagara_solver.model.position import Position
 from niagara_solver.model.verdict import ANSWER, INVARIANT, Verdict
+from niagara_solver.report.html import game_page, write_page
 from niagara_solver.report.text import round_text
 
 def _start(from_path: str | None, players: str | None, ruleset_spec: str | None, board_spec: str | None) -> Position:
@@ -240,7 +241,10 @@ def _head(command: str, text: str, start: Position, limit: int) -> str:
 @click.command(name="replay")
 @click.argument("trace", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="The rounds replayed and the first failure, as JSON.")
-def replay_command(trace: str, as_json: bool) -> int:
+@click.option("--html", "html_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also write the rounds replayed as one page to step through in a browser (a picture per phase and "
+                   "turn; up to the first illegal step, named on the page).")
+def replay_command(trace: str, as_json: bool, html_file: str | None) -> int:
     """Replay a trace file round by round with the engine (exit 0 every step legal, 1 at the first that is not).
 
     Every rescue, card and turn is checked by the rules, the flow taken with the recorded branches, and the
@@ -249,9 +253,14 @@ def replay_command(trace: str, as_json: bool) -> int:
     \b
     Examples:
       niagara-solve replay puzzles/traces/fall-on-the-short-fork.json
+      niagara-solve replay puzzles/traces/fall-on-the-short-fork.json --html fall.html
     """
     read = load_trace(trace)
     result = replay(read)
+    if html_file:
+        notes = [f"{len(result.records)} of {len(read.rounds)} round(s) replayed by the engine"
+                 + (f"; illegal: {result.failure.text()}" if result.failure is not None else ", each legal")]
+        write_page(html_file, game_page(read.setup, result.records, f"niagara-solve replay: {trace}", notes))
     if as_json:
         emit_json({"command": "replay", "rounds": len(read.rounds), "replayed": len(result.records),
                    "ok": result.ok, "failure": None if result.failure is None else {
@@ -266,6 +275,8 @@ def replay_command(trace: str, as_json: bool) -> int:
                    "engine, each to its recorded position")
     else:
         click.echo(f"illegal: {result.failure.text()}")
+    if html_file:
+        click.echo(f"page: {html_file}")
     return result.exit_status
 
 

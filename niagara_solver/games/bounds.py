@@ -24,7 +24,7 @@ from niagara_solver.model.board import Board
 from niagara_solver.model.limits import MAX_REACH_ROUNDS
 from niagara_solver.model.position import Position, start_hand
 from niagara_solver.model.query import And, Compare, Count, Flag, Node, Number, Or, Query, Who
-from niagara_solver.solver.answers import _flowed, _turn_reach, bank_reach, could_reach_goal
+from niagara_solver.solver.answers import bank_reach, could_reach_goal, relaxed_flow, relaxed_turn
 
 #: The bound where no number of rounds up to the search's limit suffices: one more than the most rounds a search
 #: looks ahead, still a lower bound.
@@ -139,12 +139,12 @@ class _Relaxation:
         return found
 
     def _after(self, canoe: tuple[str, int], acts: bool, budget: int) -> dict[tuple[str, int], int]:
-        """One canoe after its action (:func:`..solver.answers._turn_reach`, when it acts) and the flow
-        (:func:`..solver.answers._flowed`): each place and cargo with the most gems banked."""
+        """One canoe after its action (:func:`..solver.answers.relaxed_turn`, when it acts) and the flow
+        (:func:`..solver.answers.relaxed_flow`): each place and cargo with the most gems banked."""
         out: dict[tuple[str, int], int] = {}
-        steps = _turn_reach(self.board, self.cap, self.must_move, canoe, budget) if acts else ((canoe, 0),)
+        steps = relaxed_turn(self.board, self.cap, self.must_move, canoe, budget) if acts else ((canoe, 0),)
         for moved, banked in steps:
-            for flowed in _flowed(self.board, moved):
+            for flowed in relaxed_flow(self.board, moved):
                 if out.get(flowed, -1) < banked:
                     out[flowed] = banked
         return out

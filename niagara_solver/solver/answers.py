@@ -196,7 +196,7 @@ def bank_reach(pos: Position, x: int, left: int, one_departure: bool = False, ow
         start = (PORT if canoe.place == FALLEN else canoe.place, len(canoe.gems))
         if acted:  # this round's flow, then the later rounds
             total += max((_canoe_reach(board, rules.capacity, rules.must_move, later, later, f, left - 1)
-                          for f in _flowed(board, start)), default=0) if left > 1 else 0
+                          for f in relaxed_flow(board, start)), default=0) if left > 1 else 0
         else:
             total += _canoe_reach(board, rules.capacity, rules.must_move, now, later, start, left)
     return total
@@ -212,20 +212,20 @@ def _canoe_reach(board: Board, cap: int, must_move: bool, first: tuple[int, ...]
         return 0
     best = 0
     for budget in first:
-        for after, banked in _turn_reach(board, cap, must_move, state, budget):
+        for after, banked in relaxed_turn(board, cap, must_move, state, budget):
             gained = banked
             if rounds > 1:
                 gained += max(_canoe_reach(board, cap, must_move, later, later, f, rounds - 1)
-                              for f in _flowed(board, after))
+                              for f in relaxed_flow(board, after))
             best = max(best, gained)
     if rounds > 1:  # the canoe does not act this round (a cloud, or R-TURN-3)
         best = max(best, max(_canoe_reach(board, cap, must_move, later, later, f, rounds - 1)
-                             for f in _flowed(board, state)))
+                             for f in relaxed_flow(board, state)))
     return best
 
 
 @lru_cache(maxsize=1 << 14)
-def _flowed(board: Board, state: tuple[str, int]) -> tuple[tuple[str, int], ...]:
+def relaxed_flow(board: Board, state: tuple[str, int]) -> tuple[tuple[str, int], ...]:
     """Where the flow may leave a canoe, relaxed: any number of discs down any branch, or over the falls and back to
     the port, empty (R-FLOW-3, R-FLOW-6, R-RESCUE-1); a port canoe stays (R-FLOW-5)."""
     place, carried = state
@@ -240,7 +240,7 @@ def _flowed(board: Board, state: tuple[str, int]) -> tuple[tuple[str, int], ...]
 
 
 @lru_cache(maxsize=1 << 16)
-def _turn_reach(board: Board, cap: int, must_move: bool, state: tuple[str, int],
+def relaxed_turn(board: Board, cap: int, must_move: bool, state: tuple[str, int],
                 budget: int) -> tuple[tuple[tuple[str, int], int], ...]:
     """One action of a canoe with ``budget`` points in the relaxation of :func:`bank_reach`: (its place and cargo
     after, gems banked). Gem actions where it stands and where it stops change the cargo by one each, or spend 2

@@ -194,7 +194,7 @@ def _bounded(node: Node) -> bool:
     if isinstance(node, Flag):
         return node.name == "game_over" or node.name in ("goal", "winner") and node.who is not Who.THAT
     if isinstance(node, Compare):
-        need = _bank_need(node)
+        need = bank_need(node)
         return need is not None and need[0].who is not Who.THAT
     if isinstance(node, And):
         return any(_bounded(p) for p in node.parts)
@@ -204,39 +204,55 @@ def _bounded(node: Node) -> bool:
 
 
 def _rounds(node: Node, pos: Position) -> int:
+    return query_rounds(node, pos, lambda x: rounds_to_goal(pos, x),
+                        lambda x, gems, colour: rounds_to_bank(pos, x, gems, colour), that=0)
+
+
+#: A player's bound for the goal: seat -> rounds.
+GoalRounds = Callable[[int], int]
+#: A player's bound for a bank: (seat, gems, colour or None) -> rounds.
+BankRounds = Callable[[int, int, "Colour | None"], int]
+
+
+def query_rounds(node: Node, pos: Position, goal: GoalRounds, bank: BankRounds, that: int | None) -> int:
+    """A query's bound (module docstring) from a player's bounds for the goal and for a bank: ``and`` the largest of
+    its parts, ``or`` the smallest; ``any`` the smallest over the players, ``all`` the largest; ``that`` (the player
+    an earlier ``any`` bound) the number ``that``, or with None the smallest over the players (whoever it is needs
+    at least that); every other part 0. The deepening walk and the breadth-first search each give their own players'
+    bounds (:func:`.deepen.rounds_needed`, :func:`query_bound`)."""
     if isinstance(node, And):
-        return max(_rounds(p, pos) for p in node.parts)
+        return max(query_rounds(p, pos, goal, bank, that) for p in node.parts)
     if isinstance(node, Or):
-        return min(_rounds(p, pos) for p in node.parts)
+        return min(query_rounds(p, pos, goal, bank, that) for p in node.parts)
     if isinstance(node, Flag):
         if node.name == "game_over":  # the game is over once a round starts with someone at the goal (R-END-2)
-            return _over(Who.ANY, pos, lambda x: rounds_to_goal(pos, x))
+            return _over(Who.ANY, pos, goal, that)
         if node.name in ("goal", "winner"):  # a winner has reached the goal (R-END-2)
-            return _over(node.who, pos, lambda x: rounds_to_goal(pos, x))
+            return _over(node.who, pos, goal, that)
         return 0
     if isinstance(node, Compare):
-        need = _bank_need(node)
+        need = bank_need(node)
         if need is None:
             return 0
         count, gems = need
         colour = count.args[0] if count.args and isinstance(count.args[0], Colour) else None
-        return _over(count.who, pos, lambda x: rounds_to_bank(pos, x, gems, colour))
+        return _over(count.who, pos, lambda x: bank(x, gems, colour), that)
     return 0
 
 
-def _over(who: object, pos: Position, rounds: Callable[[int], int]) -> int:
-    """A player's bound for a seat; the smallest over the players for ``any``, the largest for ``all``; 0 for ``that``
-    (the player bound elsewhere: no claim)."""
+def _over(who: object, pos: Position, rounds: Callable[[int], int], that: int | None) -> int:
+    """A player's bound for a seat; the smallest over the players for ``any``, the largest for ``all``; for ``that``
+    the number given, or the smallest over the players."""
     if isinstance(who, int):
         return rounds(who)
-    if who is Who.ANY:
-        return min(rounds(x) for x in range(len(pos.players)))
     if who is Who.ALL:
         return max(rounds(x) for x in range(len(pos.players)))
-    return 0
+    if (who is Who.THAT or who is None) and that is not None:
+        return that
+    return min(rounds(x) for x in range(len(pos.players)))  # any, or that
 
 
-def _bank_need(node: Compare) -> tuple[Count, int] | None:
+def bank_need(node: Compare) -> tuple[Count, int] | None:
     """``bank(P[, colour]) >= n`` (``>``, ``==``, or the comparison turned round) as (the count, the gems n it needs
     at least); None for any other comparison."""
     left, op, right = node.left, node.op, node.right

@@ -27,13 +27,14 @@ from niagara_solver.engine.flow import flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord, next_round, play_round
 from niagara_solver.engine.turns import legal_turns
+from niagara_solver.games.bounds import query_rounds
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.goal import is_finished
 from niagara_solver.model.limits import time_left
 from niagara_solver.model.notation import Rescue, Steal, Turn
 from niagara_solver.model.position import Position
-from niagara_solver.model.query import (And, Compare, Count, Flag, Node, Number, Or, Query, RoundEvents, Tally, Who)
+from niagara_solver.model.query import (Query, RoundEvents, Tally)
 from niagara_solver.solver.answers import bank_reach, could_reach_goal
 
 #: Where the bound gives up counting: a target needing more rounds than any search here explores.
@@ -48,48 +49,8 @@ def rounds_needed(query: Query, pos: Position, limit: int) -> int:
     ("not within ``limit``"). 0 for a position at the start of a round where the query may hold already."""
     if pos.ruleset.modules:
         return 0  # bank_reach reads the base game's movement alone
-    return _needed(query.root, pos, limit)
-
-
-def _needed(node: Node, pos: Position, limit: int) -> int:
-    if isinstance(node, And):
-        return max(_needed(part, pos, limit) for part in node.parts)
-    if isinstance(node, Or):
-        return min(_needed(part, pos, limit) for part in node.parts)
-    if isinstance(node, Flag) and node.name in ("goal", "winner", "game_over"):
-        # A winner has reached the goal (R-END-3); the game is over once a player has (R-END-2).
-        return _over_players(node.who, pos, lambda p: _rounds_to(pos, p, None, None, limit))
-    if isinstance(node, Compare):
-        need = _bank_need(node)
-        if need is not None:
-            count, gems = need
-            colour = count.args[0] if count.args else None
-            return _over_players(count.who, pos, lambda p: _rounds_to(pos, p, gems, colour, limit))
-    return 0
-
-
-def _bank_need(node: Compare) -> tuple[Count, int] | None:
-    """``bank(who[, colour]) >= n`` (or ``>``, or written the other way round) as (the count, n)."""
-    left, op, right = node.left, node.op, node.right
-    if isinstance(left, Number) and isinstance(right, Count):
-        left, right = right, left
-        op = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "==": "==", "!=": "!="}[op]
-    if not (isinstance(left, Count) and left.name == "bank" and isinstance(right, Number)):
-        return None
-    if op == ">=" or op == "==":
-        return left, right.value
-    if op == ">":
-        return left, right.value + 1
-    return None
-
-
-def _over_players(who: object, pos: Position, rounds: Callable[[int], int]) -> int:
-    if isinstance(who, int):
-        return rounds(who)
-    seats = range(len(pos.players))
-    if who is Who.ALL:
-        return max(rounds(p) for p in seats)
-    return min(rounds(p) for p in seats)  # any, that, or a count of every player (game_over)
+    return query_rounds(query.root, pos, lambda p: _rounds_to(pos, p, None, None, limit),
+                        lambda p, gems, colour: _rounds_to(pos, p, gems, colour, limit), that=None)
 
 
 def _rounds_to(pos: Position, p: int, gems: int | None, colour: object, limit: int) -> int:

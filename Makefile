@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 TOOL   := $(VENV)/.installed-tool
 STAMP  := $(VENV)/.installed-test
 
-.PHONY: run test bench report check golden typecheck clean
+.PHONY: run test bench report games check golden typecheck clean
 
 $(TOOL): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,16 @@ bench: $(TOOL)
 # The report in reports/ (proofs, mutants, cross-check coverage, puzzles, preset diffs, with pictures).
 report: $(TOOL)
 	$(BIN)/niagara-solve report --out reports --jobs 2
+
+# The whole-game headline results in reports/games/: the fastest win from the setup for 2 to 5 players (standard),
+# each a trace replayed by the engine into a page to step through (some 40 minutes on 2 cores; docs/GAMES.md).
+games: $(TOOL)
+	for n in 2 3 4 5; do \
+	  $(BIN)/niagara-solve reach 'goal(any)' --players $$n --rounds 5 --timeout 2400 \
+	    --trace reports/games/fastest-win-$${n}p.json > reports/games/fastest-win-$${n}p.txt || exit 1; \
+	  (cd reports/games && ../../$(BIN)/niagara-solve replay fastest-win-$${n}p.json \
+	    --html fastest-win-$${n}p.html > /dev/null) || exit 1; \
+	done
 
 # What a CI pipeline runs for rule regressions (exit 0 pass, 1 fail, 3 unknown; JUnit XML for the CI's test view).
 check: $(TOOL)

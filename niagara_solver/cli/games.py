@@ -177,11 +177,13 @@ def reach_command(target: str, from_path: str | None, players: str | None, rules
 
     TARGET is a position predicate (docs/QUERIES.md). Every choice of every player is explored, breadth-first by
     rounds: YES with a shortest trace and its round count proved minimal, NO when no play of K rounds reaches it.
+    A target with a bound (the goal, a winner, a bank) is walked decision by decision instead, each round after
+    dives that walk one or two players' every option first (docs/GAMES.md, "Dives"); the answers are the same.
 
     \b
     Examples:
       niagara-solve reach 'fallen(any) >= 1' --players 2 --board puzzles/boards/short-fork.json --rounds 1
-      niagara-solve reach 'goal(any)' --players 3 --rounds 8 --timeout 3600
+      niagara-solve reach 'goal(any)' --players 3 --rounds 5 --timeout 1800
     """
     from niagara_solver.games.bounds import query_bound
     from niagara_solver.model.query import parse_query

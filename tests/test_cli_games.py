@@ -163,3 +163,14 @@ def test_reach_names_the_dive_that_found_its_trace(capsys: pytest.CaptureFixture
     status, out, _ = run(capsys, "reach", "bank(red) >= 1 and fallen(blue) >= 1", "--players", "3", "--board",
                          board, "--rounds", "3", "--json")
     assert json.loads(out)["dived"] == ["blue"]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_bundled_fastest_wins_replay_legal_and_end_in_a_win_in_round_five(
+        capsys: pytest.CaptureFixture[str], players: int) -> None:
+    # reports/games (make games): each trace reach wrote, replayed by the engine, ends in round 5 with a winner.
+    trace = Path(__file__).parent.parent / "reports" / "games" / f"fastest-win-{players}p.json"
+    status, out, _ = run(capsys, "replay", str(trace))
+    assert status == 0 and out.splitlines()[-1] == ("legal: 5 rounds replayed by the engine, each to its recorded "
+                                                    "position")
+    assert "game over: " in out and out.count("\nRound ") == 4  # rounds 2..5 after the first line's round 1

@@ -22,6 +22,7 @@ from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card
 from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.report.svg import render_svg, turn_from_json
 from strategies import LONG_BOARD
 
 #: A river forking right below its top disc: a port canoe reaches depth 3 at most, so a 6 cannot be spent.
@@ -71,6 +72,21 @@ def test_no_deadlock_is_refuted_on_a_river_too_short_for_a_six():
     assert legal_turns(ce.position, 0) == []  # with the card the counterexample holds
     (standard,) = prove(SHORT, Ruleset.from_json({"port_departure": "at_most_one"}), 2, ["R-PROP-10"], timeout=60)
     assert standard.verdict is Verdict.PROVED  # staying in the port is then a legal turn
+
+
+def test_a_turns_counterexample_carries_its_turn_and_its_picture_draws_it():
+    # The mutant that lets a canoe carry two gems is refuted by R-PROP-6 in the turn phase: the counterexample names
+    # the turn (red's load onto a canoe already full), in JSON too, and the picture draws it (what a designer opens).
+    (result,) = check_mutants(standard_board(), Ruleset(), 2, ["two-gems"], timeout=60)
+    (refuted,) = [r for r in result.results if r.counterexample is not None]
+    ce = refuted.counterexample
+    assert refuted.id == "R-PROP-6" and ce is not None and ce.phase == "turn" and ce.player == 0
+    assert ce.turn is not None and ce.choices == f"red plays {ce.position.players[0].card.label}: {ce.turn}"
+    item = refuted.to_json()
+    assert item["turn"] == {"player": "red", "turn": str(ce.turn)}
+    assert turn_from_json(item, ce.position) == (ce.turn, 0)
+    svg = render_svg(ce.position, *turn_from_json(item, ce.position))
+    assert '<g class="turn-step"><title>red loads on' in svg and '<g class="turn-step">' not in render_svg(ce.position)
 
 
 def test_the_mutation_check_names_every_killing_property():

@@ -507,7 +507,7 @@ def _save_counterexample(folder: str, name: str, ce: Any) -> str:
     # And its picture, with what the phase changed: the fork markers after it, the branches a flow took.
     change = Change(ce.after.forks, ce.steps, None if ce.branches is None else tuple(ce.branches))
     with open(os.path.join(folder, f"{name}.svg"), "w", encoding="utf-8") as f:
-        f.write(render_svg(ce.position, title=f"{name}: {ce.choices}", change=change))
+        f.write(render_svg(ce.position, ce.turn, ce.player, title=f"{name}: {ce.choices}", change=change))
     return path
 
 

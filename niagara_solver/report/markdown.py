@@ -33,7 +33,7 @@ from niagara_solver.model.switches import value_text
 from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.report.charts import write_charts
 from niagara_solver.report.html import answer_from_json, game_summary, play_page, solve_page, write_page
-from niagara_solver.report.svg import Change, render_svg
+from niagara_solver.report.svg import Change, render_svg, turn_from_json
 from niagara_solver.play.playout import random_playout
 from niagara_solver.model.puzzles import bundled_puzzles
 
@@ -200,7 +200,8 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
             if "trace" in p:
                 lines += [f"{p['id']} is refuted:", "", "```", *p["trace"], "```", ""]
                 pos = position_from_json(p["counterexample"])
-                svg = render_svg(pos, title=p["id"], change=Change.from_json(p, pos.board))
+                turn, player = turn_from_json(p, pos)
+                svg = render_svg(pos, turn, player, title=p["id"], change=Change.from_json(p, pos.board))
                 link = picture(f"{name}-{p['id']}", svg)
                 lines += [f"![{p['id']} counterexample]({link})", ""]
 
@@ -219,7 +220,8 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
             first = r["counterexamples"][0]
             pos = position_from_json(first["counterexample"])
             title = f"mutant {m.name}: {first['id']} refuted"
-            svg = render_svg(pos, title=title, change=Change.from_json(first, pos.board))
+            turn, player = turn_from_json(first, pos)
+            svg = render_svg(pos, turn, player, title=title, change=Change.from_json(first, pos.board))
             shown.append((m.name, first, picture(f"mutant-{m.name}", svg)))
     lines += _table(["mutant", "rule", "error", "verdict", "refuted by", "seconds"], rows) + [""]
     for name, first, path in shown:

@@ -71,6 +71,18 @@ class Change:
                    None if branches is None else tuple(tuple((f, lab) for f, lab in step) for step in branches))
 
 
+def turn_from_json(item: dict[str, Any], pos: Position) -> tuple[Turn | None, int | None]:
+    """The turn of a turn's counterexample as ``prove --json`` writes it (``turn``: its player and notation), for
+    the picture to draw; (None, None) for any other phase's."""
+    taken = item.get("turn")
+    if not isinstance(taken, dict):
+        return None, None
+    names = [p.name for p in pos.players]
+    if taken.get("player") not in names:
+        return None, None
+    return Turn.parse(str(taken.get("turn"))), names.index(taken["player"])
+
+
 def player_colours(pos: Position) -> list[str]:
     """Each player's colour: the named colour for a player called after one, else the palette in seat order."""
     return [NAMED.get(p.name.lower(), PALETTE[i % len(PALETTE)]) for i, p in enumerate(pos.players)]

@@ -29,6 +29,7 @@ from niagara_solver.encoding.witness import witness_turn
 from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.model.atoms import COLOURS, Card, Phase
 from niagara_solver.model.invariants import position_problems
+from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.verify.properties import (BY_ID, CATALOGUE, FLOW, RESCUE, TURN, Context, Property,
@@ -48,6 +49,9 @@ class Counterexample:
     #: A flow's number of steps and the branch each step's disc took at each fork it passed (R-FLOW-3).
     steps: int | None = None
     branches: list[tuple[tuple[str, str], ...]] | None = None
+    #: A turn's: the turn taken and its player (the picture draws the acting canoes' way).
+    turn: Turn | None = None
+    player: int | None = None
 
 
 @dataclass
@@ -84,6 +88,8 @@ class PropertyResult:
             if ce.steps is not None:
                 out["flow"] = {"steps": ce.steps, "branches": None if ce.branches is None
                                else [[list(choice) for choice in step] for step in ce.branches]}
+            if ce.turn is not None and ce.player is not None:
+                out["turn"] = {"player": ce.position.players[ce.player].name, "turn": str(ce.turn)}
         return out
 
 
@@ -229,7 +235,8 @@ class Prover:
             trace.append("warning: the decoded position is not valid: " + "; ".join(p.message for p in problems))
         # A flow's picture shows the branch each step's disc took, whoever decided it (the markers or the choices).
         flow = (k, relations.decode_routes(model, ph.step, max(0, k))) if ph.name == FLOW else (None, None)
-        return Counterexample(ph.name, pre, post, choices, trace, replay, *flow)
+        taken = (turn, 0) if ph.name == TURN else (None, None)
+        return Counterexample(ph.name, pre, post, choices, trace, replay, *flow, *taken)
 
     # -- R-PROP-10 ----------------------------------------------------------------------------------------
 

@@ -211,3 +211,24 @@ def test_the_type_checker_sees_every_public_name_of_the_api():
             and node.module == "niagara_solver.api" for alias in node.names}
     assert seen == {name for name, module in ns._PUBLIC.items() if module == "niagara_solver.api"}
     assert seen <= set(api.__all__)
+
+
+# -- the edge decides nothing: a game played, a flow, an error's exit status are the library's -------------------------
+
+START_4P = os.path.join(ROOT, "puzzles", "start-4p.json")
+
+
+def test_a_played_game_says_whether_it_is_over_and_who_won():
+    from niagara_solver.play.playout import play_out
+
+    start = ns.load_position(START_4P)
+    shown = []
+    game = play_out(start, 7, 100, "lookahead", shown.append)
+    assert game.finished and game.winners == ("yellow",) and game.last_round == 10  # R-END-2, R-END-3
+    assert len(game.records) == 10 and list(game.records) == shown and game.final == game.records[-1].end
+    assert game.to_json()["finished"] is True and game.to_json()["winners"] == ["yellow"]
+    stopped = play_out(start, 7, 5, "uniform")
+    assert not stopped.finished and stopped.winners == () and len(stopped.records) == 5
+    over = ns.load_position(os.path.join(ROOT, "puzzles", "the-game-is-over.json"))
+    ended = play_out(over, 1, 100, "lookahead")  # no round is played after the round that ended the game
+    assert ended.records == () and ended.final == over and ended.finished and ended.winners == ("red",)

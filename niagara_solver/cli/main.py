@@ -17,7 +17,7 @@ from tabulate import tabulate
 from niagara_solver.engine.apply import CanoeReport, apply_turn
 from niagara_solver.engine.flow import choices_text, flow_detail, flow_outcomes, parse_choices
 from niagara_solver.model.notation import Rescue, Turn
-from niagara_solver.play.playout import POLICIES, random_playout
+from niagara_solver.play.playout import POLICIES, play_out
 from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
 from niagara_solver.engine.round import is_finished, play_round, winners
 from niagara_solver.engine.turns import legal_turns
@@ -361,27 +361,15 @@ def play(position: str | None, ruleset_spec: str | None, new_game: str | None, s
         pos = start_position(standard_board(), rules, counts[0])
     else:
         pos = _load(position, ruleset_spec)[0]
-    records = []
-    for record in random_playout(pos, seed, rounds, policy):
-        records.append(record)
-        if not as_json:
-            click.echo(render.round_text(record))
+    game = play_out(pos, seed, rounds, policy, None if as_json else lambda r: click.echo(render.round_text(r)))
     if html_file:
         from niagara_solver.report.html import play_page, write_page
         source = position if position is not None else f"a new game of {len(pos.players)} players"
-        write_page(html_file, play_page(pos, records, source, seed, policy))
-    final = records[-1].end if records else pos
-    names = [p.name for p in final.players]
-    won = [names[i] for i in winners(final)] if is_finished(final) else []
+        write_page(html_file, play_page(pos, game.records, source, seed, policy))
     if as_json:
-        _emit_json({"seed": seed, "policy": policy, "rounds": [r.to_json() for r in records], "finished": bool(won),
-                    "winners": won, "position": position_to_json(final)})
+        _emit_json(game.to_json())
         return 0
-    if won:
-        click.echo(f"\nGame over after round {final.round - 1}: {', '.join(won)} "
-                   f"{'win' if len(won) > 1 else 'wins'} (R-END-2, R-END-3).")
-    else:
-        click.echo(f"\nStopped after {len(records)} round(s); the game is not over.")
+    click.echo("\n" + render.playout_end(game))
     if html_file:
         click.echo(f"page: {html_file}")
     return 0

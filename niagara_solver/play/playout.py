@@ -15,9 +15,11 @@ The same seed gives the same game on every machine (``random.Random`` with Pytho
 from __future__ import annotations
 
 import random
-from typing import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
 
 from niagara_solver.model.errors import DeadlockError
+from niagara_solver.model.format import position_to_json
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import ForkPolicy
@@ -25,7 +27,7 @@ from niagara_solver.engine.flow import StepChoice, flow_choices, flow_value
 from niagara_solver.play.policy import Lookahead, Policy
 from niagara_solver.model.notation import Rescue
 from niagara_solver.engine.rescue import begin_turns, rescue_options
-from niagara_solver.engine.round import RoundRecord, TurnRecord, end_round_detail, is_finished
+from niagara_solver.engine.round import RoundRecord, TurnRecord, end_round_detail, is_finished, winners
 from niagara_solver.engine.outcome import TurnOutcome
 from niagara_solver.engine.turns import legal_turns
 
@@ -165,3 +167,50 @@ def random_playout(pos: Position, seed: int, rounds: int | None = None,
         yield record
         pos = record.end
         played += 1
+
+
+@dataclass(frozen=True)
+class Playout:
+    """A seeded game played from ``start``: its rounds, where it stopped, whether it is over and who won.
+
+    ``finished`` when the game is over (R-END-2: at the start of a round some player has reached the goal), and then
+    ``winners`` names who won (R-END-3); a game stopped after its rounds before that is not finished and has no
+    winners, whoever may have reached the goal within a round (R-END-1: the goal is checked at a round's end)."""
+
+    start: Position
+    seed: int
+    #: The policy's name, or one name per seat.
+    policy: str | tuple[str, ...]
+    records: tuple[RoundRecord, ...]
+    #: Where the game stopped: the end of the last round played, or ``start`` when none was.
+    final: Position
+    finished: bool
+    winners: tuple[str, ...]
+
+    @property
+    def last_round(self) -> int:
+        """The number of the last round played: ``final`` stands at the start of the round after it."""
+        return self.final.round - 1
+
+    def to_json(self) -> dict[str, Any]:
+        """The game as ``play --json`` writes it: every round and the final position."""
+        return {"seed": self.seed, "policy": self.policy if isinstance(self.policy, str) else list(self.policy),
+                "rounds": [r.to_json() for r in self.records], "finished": self.finished,
+                "winners": list(self.winners), "position": position_to_json(self.final)}
+
+
+def play_out(start: Position, seed: int, rounds: int | None = None, policy: str | Sequence[str] = "uniform",
+             each_round: Callable[[RoundRecord], None] | None = None) -> Playout:
+    """The game :func:`random_playout` plays from ``start``, with whether it is over and its winners (R-END-2,
+    R-END-3). ``each_round`` is given every round as soon as it is played (``play`` prints it then, a long game
+    shows as it goes)."""
+    records = []
+    for record in random_playout(start, seed, rounds, policy):
+        records.append(record)
+        if each_round is not None:
+            each_round(record)
+    final = records[-1].end if records else start
+    finished = is_finished(final)
+    won = tuple(final.players[i].name for i in winners(final)) if finished else ()
+    return Playout(start, seed, policy if isinstance(policy, str) else tuple(policy), tuple(records), final,
+                   finished, won)

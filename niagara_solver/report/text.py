@@ -12,6 +12,7 @@ from niagara_solver.engine.round import GOAL_SAME, GOAL_TOTAL, RoundRecord, goal
 from niagara_solver.model.atoms import COLOURS, PORT, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.verdict import ANSWER, Verdict
+from niagara_solver.play.playout import Playout
 
 WEATHER_NAMES = {-1: "sun", 0: "calm", 1: "rain", 2: "storm"}
 
@@ -203,6 +204,14 @@ def round_text(record: RoundRecord) -> str:
     if won:
         lines.append("  game over: " + ", ".join(names[i] for i in won) + (" win" if len(won) > 1 else " wins"))
     return "\n".join(lines)
+
+
+def playout_end(game: Playout) -> str:
+    """How a played game ended: its winners (R-END-2, R-END-3), or that it stopped before it was over."""
+    if game.finished:
+        return (f"Game over after round {game.last_round}: {', '.join(game.winners)} "
+                f"{'win' if len(game.winners) > 1 else 'wins'} (R-END-2, R-END-3).")
+    return f"Stopped after {len(game.records)} round(s); the game is not over."
 
 
 GOAL_QUESTIONS = {"win": "force a win", "steal": "force a steal", "safe": "keep every gem safe"}

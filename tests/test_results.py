@@ -232,3 +232,24 @@ def test_a_played_game_says_whether_it_is_over_and_who_won():
     over = ns.load_position(os.path.join(ROOT, "puzzles", "the-game-is-over.json"))
     ended = play_out(over, 1, 100, "lookahead")  # no round is played after the round that ended the game
     assert ended.records == () and ended.final == over and ended.finished and ended.winners == ("red",)
+
+
+def test_a_flow_lists_every_outcome_only_where_the_branches_are_open():
+    from niagara_solver.engine.flow import flow_report
+    from niagara_solver.report.text import flow_text
+
+    river = ns.load_position(os.path.join(ROOT, "puzzles", "long-river.json"))
+    free = river.replace(ruleset=ns.load_ruleset(os.path.join(ROOT, "puzzles", "rulesets", "free-fork.json")))
+    open_ = flow_report(free, 3)  # fork_policy free, two forks, no branches said: every outcome (R-FLOW-4)
+    assert open_.branches_open and open_.result is None and len(open_.outcomes) == 18
+    assert len(open_.to_json()) == 18 and flow_text(open_).startswith(
+        "fork_policy free: 18 distinct outcome(s) of 3 step(s) (R-FLOW-4)\n\nbranches 6=L,6=L,6=L:\n")
+    said = flow_report(free, 1, open_.outcomes[0][0][:1])
+    assert not said.branches_open and said.outcomes == () and said.result is not None
+    assert not flow_report(free, 0).branches_open  # no step, no branch to choose
+    assert not flow_report(river, 3).branches_open  # fork_policy alternate: the markers decide
+    erratum = ns.load_position(os.path.join(ROOT, "puzzles", "erratum-two-canoes.json"))
+    falls = flow_report(erratum, 6)
+    assert [(o, d) for o, d, _ in falls.result.fell] == [(1, "7L"), (0, "7L")]
+    assert flow_text(falls).startswith(
+        "The river flows 6 step(s); over the falls: blue from 7L, red from 7L (ruby back to its cave).\n\n")

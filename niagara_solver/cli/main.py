@@ -15,7 +15,7 @@ import click
 from tabulate import tabulate
 
 from niagara_solver.engine.apply import CanoeReport, apply_turn
-from niagara_solver.engine.flow import choices_text, flow_detail, flow_outcomes, parse_choices
+from niagara_solver.engine.flow import flow_report, parse_choices
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.play.playout import POLICIES, play_out
 from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
@@ -293,26 +293,11 @@ def flow(position: str, ruleset_spec: str | None, steps: int, branches: str | No
       niagara-solve flow puzzles/long-river.json --steps 2 --json
     """
     pos = _load(position, ruleset_spec)[0]
-    choices = parse_choices(branches, pos, steps) if branches is not None else None
-    if choices is None and pos.ruleset.fork_policy.value == "free" and pos.board.forks and steps:
-        outcomes = flow_outcomes(pos, steps)
-        if as_json:
-            _emit_json([{"branches": choices_text(made, pos), "position": position_to_json(after)}
-                        for made, after in outcomes])
-            return 0
-        click.echo(f"fork_policy free: {len(outcomes)} distinct outcome(s) of {steps} step(s) (R-FLOW-4)")
-        for made, after in outcomes:
-            click.echo(f"\nbranches {choices_text(made, pos)}:\n{render.picture(after)}")
-        return 0
-    result = flow_detail(pos, steps, choices)
+    report = flow_report(pos, steps, parse_choices(branches, pos, steps) if branches is not None else None)
     if as_json:
-        _emit_json(position_to_json(result.position))
-        return 0
-    names = [p.name for p in pos.players]
-    fell = ", ".join(f"{names[o]} from {d}" + (f" ({','.join(g.label for g in gems)} back to its cave)" if gems else "")
-                     for o, d, gems in result.fell) or "nothing"
-    click.echo(f"The river flows {steps} step(s); over the falls: {fell}.\n")
-    click.echo(render.picture(result.position))
+        _emit_json(report.to_json())
+    else:
+        click.echo(render.flow_text(report))
     return 0
 
 

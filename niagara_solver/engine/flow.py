@@ -5,11 +5,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
-from typing import Iterable, NamedTuple, Sequence
+from dataclasses import dataclass
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from niagara_solver.model.readings import require
 from niagara_solver.model.errors import IllegalTurnError, PhaseError
 from niagara_solver.model.atoms import FALLEN, NEXT, Card, Colour, Moose, Phase
+from niagara_solver.model.format import position_to_json
 from niagara_solver.model.position import Canoe, Joe, Player, Position
 from niagara_solver.model.ruleset import ForkPolicy, Ruleset
 from niagara_solver.engine.joe import joe_step
@@ -254,6 +256,41 @@ def flow_outcomes(pos: Position, steps: int) -> list[tuple[tuple[StepChoice, ...
     at a fork gives its owner a choice (X-WHIRL-4), see :func:`flow_choices`, which also says the pushes.
     """
     return [(o.choices, o.position) for o in flow_choices(pos, steps)]
+
+
+@dataclass(frozen=True)
+class FlowReport:
+    """Phase III alone from ``start``, ``steps`` single steps, as ``flow`` shows it: with ``fork_policy: free``, a
+    fork on the river, some steps and no branches said, the branches are open and every distinct outcome is given
+    (``outcomes``, R-FLOW-4); otherwise the one flow, with the canoes that fell (``result``)."""
+
+    start: Position
+    steps: int
+    #: Every distinct outcome with the branch choices that give it, when the branches are open (else empty).
+    outcomes: tuple[tuple[tuple[StepChoice, ...], Position], ...]
+    #: The one flow, when the fork markers or the branches said decide it (else None).
+    result: FlowResult | None
+
+    @property
+    def branches_open(self) -> bool:
+        """Whether every outcome of the open branches is listed rather than one flow (R-FLOW-4)."""
+        return self.result is None
+
+    def to_json(self) -> Any:
+        """``flow --json``: the position after the flow, or an array of outcomes with their branches."""
+        if self.result is None:
+            return [{"branches": choices_text(made, self.start), "position": position_to_json(after)}
+                    for made, after in self.outcomes]
+        return position_to_json(self.result.position)
+
+
+def flow_report(pos: Position, steps: int, choices: Sequence[StepChoice] | None = None) -> FlowReport:
+    """The river flows ``steps`` single steps from ``pos`` (phase III alone), with the branches ``choices`` if given:
+    every distinct outcome when the branches are open (``fork_policy: free``, a fork, no choices: R-FLOW-4), else
+    the one flow (:func:`flow_detail`)."""
+    if choices is None and pos.ruleset.fork_policy is ForkPolicy.FREE and pos.board.forks and steps:
+        return FlowReport(pos, steps, tuple(flow_outcomes(pos, steps)), None)
+    return FlowReport(pos, steps, (), flow_detail(pos, steps, choices))
 
 
 #: Where each disc ends after some steps of the flow with given fork markers, and the markers afterwards:

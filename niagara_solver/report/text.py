@@ -7,9 +7,9 @@ from typing import Any, Sequence
 from tabulate import tabulate
 
 from niagara_solver.engine.apply import CanoeReport
-from niagara_solver.engine.flow import choices_text
+from niagara_solver.engine.flow import FlowReport, choices_text
 from niagara_solver.engine.round import GOAL_SAME, GOAL_TOTAL, RoundRecord, goal_reached, winners
-from niagara_solver.model.atoms import COLOURS, PORT, Phase
+from niagara_solver.model.atoms import COLOURS, PORT, Colour, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.verdict import ANSWER, Verdict
 from niagara_solver.play.playout import Playout
@@ -173,6 +173,25 @@ def report_cells(reports: Sequence[CanoeReport]) -> list[str]:
             join([",".join(f"{v}'s {c.label}" for v, c in r.stolen) for r in reports])]
 
 
+def falls_text(fell: Sequence[tuple[int, str, tuple[Colour, ...]]], pos: Position) -> str:
+    """The canoes that went over the falls, each with the disc it fell from and the gems it carried back to their
+    caves (R-FLOW-6): ``red from 7L (ruby back to its cave), blue from 8``; ``pos`` names the owners."""
+    names = [p.name for p in pos.players]
+    return ", ".join(f"{names[o]} from {d}" + (f" ({','.join(g.label for g in gems)} back to its cave)" if gems else "")
+                     for o, d, gems in fell)
+
+
+def flow_text(report: FlowReport) -> str:
+    """``flow``'s answer: every outcome of the open branches with its picture (R-FLOW-4), or the one flow, what
+    went over the falls and the picture after it."""
+    if report.result is None:
+        return "\n".join([f"fork_policy free: {len(report.outcomes)} distinct outcome(s) of {report.steps} step(s) "
+                          "(R-FLOW-4)", *(f"\nbranches {choices_text(made, report.start)}:\n{picture(after)}"
+                                          for made, after in report.outcomes)])
+    fell = falls_text(report.result.fell, report.start) or "nothing"
+    return f"The river flows {report.steps} step(s); over the falls: {fell}.\n\n{picture(report.result.position)}"
+
+
 def round_text(record: RoundRecord) -> str:
     """A played round, phase by phase."""
     start = record.start
@@ -194,9 +213,7 @@ def round_text(record: RoundRecord) -> str:
     if record.choices is not None:
         flow_line += f" branches {choices_text(record.choices, before)}"
     if record.fell:
-        flow_line += "; over the falls: " + ", ".join(
-            f"{names[o]} from {d}" + (f" ({','.join(g.label for g in gems)} back to its cave)" if gems else "")
-            for o, d, gems in record.fell)
+        flow_line += "; over the falls: " + falls_text(record.fell, start)
     lines.append(flow_line)
     lines.append(f"  IV  lifebuoy -> {names[record.end.lifebuoy]}")
     lines.append("  banks: " + "; ".join(f"{p.name} {p.bank.describe()}" for p in record.end.players))

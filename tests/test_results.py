@@ -253,3 +253,33 @@ def test_a_flow_lists_every_outcome_only_where_the_branches_are_open():
     assert [(o, d) for o, d, _ in falls.result.fell] == [(1, "7L"), (0, "7L")]
     assert flow_text(falls).startswith(
         "The river flows 6 step(s); over the falls: blue from 7L, red from 7L (ruby back to its cave).\n\n")
+
+
+def test_how_a_command_ends_on_each_error_is_the_librarys(monkeypatch, capsys):
+    from niagara_solver.cli import main as cli
+    from niagara_solver.model.errors import EXPECTED, Failure, IllegalTurnError, failure_of
+    from niagara_solver.model.readings import UncoveredRulesError
+
+    bad = InputError("players[0]", "bad", "FORMAT", "p.json")
+    assert failure_of(bad) == Failure(2, "p.json: players[0]: bad (FORMAT)")
+    assert failure_of(IllegalTurnError("no", "R-MOVE-1")) == Failure(2, "no (R-MOVE-1)")
+    assert failure_of(UncoveredRulesError("", "not yet", "X-WHIRL-1")).exit_status == 2
+    assert failure_of(InputError("", "a\nb", "FORMAT")) == Failure(2, "a\\nb (FORMAT)")  # one line, whatever it says
+    assert failure_of(TimeoutError("the solver gave no answer in time")) == Failure(
+        3, "the time limit ran out (--timeout): the solver gave no answer in time")  # unknown, as a verdict's
+    assert failure_of(FileNotFoundError(2, "No such file or directory", "out/x.svg")) == Failure(
+        2, "cannot write out/x.svg: No such file or directory")
+    assert failure_of(PermissionError("denied")) == Failure(2, "cannot write: denied")
+    assert failure_of(BrokenPipeError()) == Failure(0, None)  # the reader took what it wanted
+    # The command line says and returns what the library decided.
+    said_by = [(TimeoutError("out"), 3, "niagara-solve: error: the time limit ran out (--timeout): out\n"),
+               (BrokenPipeError(), 0, ""), (bad, 2, f"niagara-solve: error: {bad}\n")]
+    for error, status, said in said_by:
+        assert isinstance(error, EXPECTED)
+
+        def fail(*args, error=error, **kwargs):
+            raise error
+
+        monkeypatch.setattr(cli, "flow_report", fail)
+        assert cli.main(["flow", START_4P, "--steps", "1"]) == status
+        assert capsys.readouterr().err == said

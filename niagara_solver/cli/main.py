@@ -21,7 +21,7 @@ from niagara_solver.play.playout import POLICIES, play_out
 from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
 from niagara_solver.engine.round import is_finished, play_round, winners
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.errors import InputError, NiagaraError, TurnError, one_line, quoted
+from niagara_solver.model.errors import EXPECTED, InputError, NiagaraError, TurnError, failure_of, one_line, quoted
 from niagara_solver.model.atoms import Phase
 from niagara_solver.model.limits import (ANALYZE_TIMEOUT, CASE_TIMEOUT, CROSSCHECK_TIMEOUT, MAX_HORIZON, PROVE_TIMEOUT,
                                          SOLVE_TIMEOUT)
@@ -904,18 +904,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except click.exceptions.Exit as err:
         return err.exit_code
-    except NiagaraError as err:
-        click.echo(f"niagara-solve: error: {one_line(str(err), 4096)}", err=True)  # one line, whatever it says
-        return err.exit_status
-    except BrokenPipeError:
-        return 0
-    except TimeoutError as err:  # an OSError too, but not an output that cannot be written: a time limit ran out
-        click.echo(f"niagara-solve: error: the time limit ran out (--timeout): {one_line(str(err))}", err=True)
-        return 3
-    except OSError as err:  # an output file or folder that cannot be written (inputs fail as NiagaraError)
-        where = f" {err.filename}" if err.filename else ""
-        click.echo(f"niagara-solve: error: cannot write{where}: {err.strerror or err}", err=True)
-        return 2
+    except EXPECTED as err:  # a bad input, a time limit, an output: the library says how each ends
+        ended = failure_of(err)
+        if ended.message is not None:
+            click.echo(f"niagara-solve: error: {ended.message}", err=True)
+        return ended.exit_status
     return result if isinstance(result, int) else 0
 
 

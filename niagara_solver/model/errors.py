@@ -1,14 +1,18 @@
 """The errors niagara-solver raises, each naming what is wrong and the rule it breaks.
 
 Every error the user can cause is a :class:`NiagaraError`. The command line prints it on standard
-error as one line and exits with status 2; no traceback reaches the user.
+error as one line and exits with status 2; no traceback reaches the user. How a command ends on each error it
+expects (a bad input, a time limit that ran out, an output that cannot be written) is decided here, once:
+:func:`failure_of` gives the exit status and the line.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-from typing import Iterable
+from typing import Iterable, NamedTuple
+
+from niagara_solver.model.verdict import Verdict
 
 #: How many characters of a bad value an error quotes: enough to recognise it, and an error stays one short line
 #: even when the value is a whole file's worth of text.
@@ -163,3 +167,31 @@ class PhaseError(NiagaraError, ValueError):
 
 class DeadlockError(NiagaraError):
     """A player has a card but no legal turn with it (a board where R-PROP-10 fails)."""
+
+
+class Failure(NamedTuple):
+    """How a command ends on an error it expects: its exit status and the one line it says on standard error
+    (None: nothing to say)."""
+
+    exit_status: int
+    message: str | None
+
+
+#: The errors a command ends on with an exit status and one line rather than a traceback (:func:`failure_of`): a bad
+#: input, and what the machine refuses (a time limit that ran out, an output that cannot be written).
+EXPECTED = (NiagaraError, OSError)
+
+
+def failure_of(err: NiagaraError | OSError) -> Failure:
+    """How a command ends on ``err``: a bad input with its own exit status (2) and its message; a time limit that ran
+    out 3, the answer unknown as any unknown verdict's; an output that cannot be written 2, like a bad input (inputs
+    that cannot be read fail as :class:`InputError`); an output closed by its reader (``| head``) 0, silently: the
+    reader took what it wanted."""
+    if isinstance(err, NiagaraError):
+        return Failure(err.exit_status, one_line(str(err), 4096))  # one line, whatever it says
+    if isinstance(err, BrokenPipeError):
+        return Failure(0, None)
+    if isinstance(err, TimeoutError):  # an OSError too, but no output that cannot be written
+        return Failure(Verdict.UNKNOWN.exit_status, f"the time limit ran out (--timeout): {one_line(str(err))}")
+    where = f" {err.filename}" if err.filename else ""
+    return Failure(2, f"cannot write{where}: {err.strerror or err}")

@@ -390,18 +390,18 @@ def test_a_bad_puzzle_question_is_refused_naming_its_path(tmp_path, capsys, puzz
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({**doc(P("red", "port", "3"), P("blue", "port", "port")), "puzzle": puzzle}))
     assert refused(capsys, "solve", str(bad)) == f"niagara-solve: error: {bad}: {path}: {message} (FORMAT)"
-    from niagara_solver.solver.puzzles import INVALID, puzzle_job
+    from niagara_solver.solver.puzzles import PuzzleStatus, puzzle_job
     job = puzzle_job(str(bad), None, 10)  # check, diff, sweep: the puzzle is invalid, not a crash
-    assert job["status"] == INVALID and job["error"] == f"{bad}: {path}: {message} (FORMAT)"
+    assert job["status"] == PuzzleStatus.INVALID and job["error"] == f"{bad}: {path}: {message} (FORMAT)"
 
 
 def test_a_puzzle_without_a_recorded_answer_is_invalid_for_a_regression_run(tmp_path, capsys):
-    from niagara_solver.solver.puzzles import INVALID, puzzle_job
+    from niagara_solver.solver.puzzles import PuzzleStatus, puzzle_job
     odd = tmp_path / "odd.json"
     odd.write_text(json.dumps({**doc(P("red", "port", "3"), P("blue", "port", "port")),
                                "puzzle": {"player": "red", "goal": "steal", "answer": "maybe"}}))
     job = puzzle_job(str(odd), None, 10)
-    assert job["status"] == INVALID and job["error"] == (
+    assert job["status"] == PuzzleStatus.INVALID and job["error"] == (
         f"{odd}: puzzle.answer: 'maybe' is not a recorded answer (yes or no) (FORMAT)")
     status, out, _ = run(capsys, "solve", str(odd))  # the question alone is still asked
     assert status == 0 and out.startswith("Can red force a steal this round, whatever the others do? NO")

@@ -6,7 +6,7 @@ import pytest
 
 from niagara_solver.jobs import Task, run_all, task_key
 from niagara_solver.model.verdict import ANSWER, MUTANT, PROOF, PUZZLE, STATUS, WITNESS, Verdict, merge
-from niagara_solver.solver.puzzles import puzzle_status, status_verdict
+from niagara_solver.solver.puzzles import PuzzleStatus, puzzle_status, status_of, status_verdict
 from niagara_solver.verify.jobs import merge_properties, prove_task
 
 C, U, R = Verdict.CONFIRMED, Verdict.UNKNOWN, Verdict.REFUTED
@@ -34,9 +34,15 @@ def test_each_command_names_the_verdicts_in_its_words_and_reads_them_back(words,
 
 
 def test_a_puzzle_answer_against_the_recorded_one():
-    assert puzzle_status(C, "yes") == "same" and puzzle_status(R, "yes") == "changed"
-    assert puzzle_status(R, "no") == "same" and puzzle_status(U, "no") == "unknown"
-    assert [status_verdict(s) for s in ("same", "changed", "unknown", "invalid")] == [C, R, U, R]
+    assert puzzle_status(C, "yes") is PuzzleStatus.SAME and puzzle_status(R, "yes") is PuzzleStatus.CHANGED
+    assert puzzle_status(R, "no") is PuzzleStatus.SAME and puzzle_status(U, "no") is PuzzleStatus.UNKNOWN
+    # The statuses are a closed set, whose words are the jobs' results' and check --json's as before.
+    assert [s.value for s in PuzzleStatus] == ["same", "unknown", "changed", "invalid", "not a puzzle"]
+    assert [status_verdict(status_of({"status": w})) for w in ("same", "changed", "unknown", "invalid")] == [C, R, U, R]
+    with pytest.raises(ValueError):  # a file that asks nothing is left out of a run, never judged
+        status_verdict(PuzzleStatus.NOT_A_PUZZLE)
+    with pytest.raises(ValueError):
+        status_of({"status": "maybe"})
 
 
 def test_merging_proofs_over_player_counts_keeps_the_worst_and_its_counterexample():

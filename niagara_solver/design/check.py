@@ -19,7 +19,7 @@ from niagara_solver.model.board import Board
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
 from niagara_solver.model.verdict import NOT_APPLICABLE, PROOF, STATUS, Verdict
-from niagara_solver.solver.puzzles import INVALID, NOT_A_PUZZLE, puzzle_paths, puzzle_task, status_verdict
+from niagara_solver.solver.puzzles import PuzzleStatus, puzzle_paths, puzzle_task, status_of, status_verdict
 from niagara_solver.verify.catalogue import check_ids
 from niagara_solver.verify.jobs import merge_properties, properties_verdict, prove_task
 
@@ -36,7 +36,7 @@ class CheckReport:
     def verdict(self) -> Verdict:
         """The merged verdict: REFUTED when a property is refuted or a puzzle changed or became invalid, else
         UNKNOWN when anything is unknown (never counted as a pass), else CONFIRMED."""
-        return max([properties_verdict(self.properties), *(status_verdict(p["status"]) for p in self.puzzles)])
+        return max([properties_verdict(self.properties), *(status_verdict(status_of(p)) for p in self.puzzles)])
 
     @property
     def exit_status(self) -> int:
@@ -52,7 +52,8 @@ class CheckReport:
     def puzzles_by(self, verdict: Verdict | None) -> list[dict[str, Any]]:
         """The puzzles whose answer is as recorded (CONFIRMED), changed (REFUTED) or unknown, or (None) that are
         invalid under the ruleset."""
-        return [p for p in self.puzzles if (None if p["status"] == INVALID else status_verdict(p["status"])) is verdict]
+        return [p for p in self.puzzles
+                if (None if status_of(p) is PuzzleStatus.INVALID else status_verdict(status_of(p))) is verdict]
 
     @property
     def checked_nothing(self) -> bool:
@@ -90,8 +91,8 @@ class CheckReport:
                  f"{NOT_APPLICABLE}: {p.get('reason', '')}" if verdict is None else "")
         for p in self.puzzles:
             failure = None
-            verdict = status_verdict(p["status"])
-            if p["status"] == INVALID:
+            verdict = status_verdict(status_of(p))
+            if status_of(p) is PuzzleStatus.INVALID:
                 failure = (f'invalid under this ruleset: {p["error"]}', p.get("question", ""))
             elif verdict is Verdict.REFUTED:  # the answer changed
                 failure = (f'answer changed: recorded {p["recorded"]}, now {p["answer"]["verdict"]}',
@@ -125,7 +126,7 @@ def check_from(tasks: list[Task], results: Results, seconds: float = 0.0,
     done = [results[task_key(t)] for t in tasks]
     report = CheckReport(seconds=seconds)
     report.properties = with_histories(merge_properties([r for r in done if r["kind"] == "prove"]), history_rounds)
-    report.puzzles = [r for r in done if r["kind"] == "puzzle" and r["status"] != NOT_A_PUZZLE]
+    report.puzzles = [r for r in done if r["kind"] == "puzzle" and status_of(r) is not PuzzleStatus.NOT_A_PUZZLE]
     return report
 
 

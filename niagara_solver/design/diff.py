@@ -26,7 +26,7 @@ from niagara_solver.model.readings import require
 from niagara_solver.model.board import Board
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
 from niagara_solver.model.verdict import ANSWER, NOT_APPLICABLE, PROOF, Verdict, merge
-from niagara_solver.solver.puzzles import INVALID, NOT_A_PUZZLE, puzzle_paths, puzzle_task
+from niagara_solver.solver.puzzles import PuzzleStatus, puzzle_paths, puzzle_task, status_of
 from niagara_solver.verify.jobs import merge_properties, prove_task
 from niagara_solver.verify.properties import CATALOGUE, EXPANSION, not_applicable
 
@@ -150,14 +150,14 @@ class PuzzleDiff:
 
 
 def _answer_word(answer: Verdict | None) -> str:
-    return INVALID if answer is None else ANSWER(answer)
+    return PuzzleStatus.INVALID.value if answer is None else ANSWER(answer)
 
 
 def _puzzle_answer(result: dict[str, Any]) -> Verdict | None:
     """The answer of a puzzle job's result; None when the position is invalid under the ruleset."""
     if "answer" in result:
         return ANSWER.parse(result["answer"]["verdict"])
-    if result["status"] != INVALID:
+    if status_of(result) is not PuzzleStatus.INVALID:
         raise ValueError(f"a puzzle result with neither an answer nor an error: {result['status']!r}")
     return None
 
@@ -256,7 +256,7 @@ def diff_from(board: Board, a: Ruleset, b: Ruleset, players: list[int], puzzles:
             (p.get("counterexample"), q.get("counterexample")), (p.get("reason", ""), q.get("reason", ""))))
     for path in puzzle_paths(puzzles):
         x, y = (results[task_key(puzzle_task(path, rules.to_json(), timeout))] for rules in (a, b))
-        if NOT_A_PUZZLE in (x["status"], y["status"]):
+        if PuzzleStatus.NOT_A_PUZZLE in (status_of(x), status_of(y)):
             continue
         report.puzzles.append(PuzzleDiff(x["name"], x.get("question", ""), _puzzle_answer(x), _puzzle_answer(y),
                                          (x.get("answer") or x.get("error"), y.get("answer") or y.get("error"))))

@@ -34,8 +34,8 @@ from niagara_solver.model.limits import (HISTORY_ROUNDS, LIMITS, MAX_GRID_PROOFS
 from niagara_solver.model.format import load_board, read_json_file
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
-from niagara_solver.model.verdict import PROOF, PUZZLE, STATUS, Verdict
-from niagara_solver.solver.puzzles import INVALID, NOT_A_PUZZLE, puzzle_paths, puzzle_task
+from niagara_solver.model.verdict import PROOF, STATUS, Verdict
+from niagara_solver.solver.puzzles import PuzzleStatus, puzzle_paths, puzzle_task, status_of, status_verdict
 from niagara_solver.verify.jobs import merge_properties, prove_task
 
 KEYS = ("base", "switches", "boards", "players", "puzzles", "timeout", "comment")
@@ -235,14 +235,15 @@ def sweep_from(grid: Grid, results: Results, seconds: float = 0.0,
                     "histories": {p["id"]: p["history"] for p, _ in props if "history" in p},
                     "seconds": round(result["seconds"], 3)})
         answers = [results[task_key(_puzzle_task(path, changes, grid.timeout))] for path in puzzle_paths(grid.puzzles)]
-        answers = [a for a in answers if a["status"] != NOT_A_PUZZLE]
-        valid = [(a, PUZZLE.parse(a["status"])) for a in answers if a["status"] != INVALID]
+        answers = [a for a in answers if status_of(a) is not PuzzleStatus.NOT_A_PUZZLE]
+        valid = [(a, status_verdict(status_of(a))) for a in answers if status_of(a) is not PuzzleStatus.INVALID]
         report.puzzles.append({
             "switches": changes, "ruleset": rules.to_json(),
             "same": [a["name"] for a, verdict in valid if verdict is Verdict.CONFIRMED],
             "changed": [{"name": a["name"], "recorded": a["recorded"], "now": a["answer"]["verdict"]}
                         for a, verdict in valid if verdict is Verdict.REFUTED],
-            "invalid": [{"name": a["name"], "error": a["error"]} for a in answers if a["status"] == INVALID],
+            "invalid": [{"name": a["name"], "error": a["error"]} for a in answers
+                        if status_of(a) is PuzzleStatus.INVALID],
             "unknown": [a["name"] for a, verdict in valid if verdict is Verdict.UNKNOWN]})
     return report
 

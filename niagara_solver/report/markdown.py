@@ -19,7 +19,7 @@ from niagara_solver.design.simulate import Comparison, simulation_from
 from niagara_solver.design.simulate import Settings as SimulationSettings
 from niagara_solver.model.estimates import difference_row
 from niagara_solver.verify.mutants import MUTANTS
-from niagara_solver.solver.puzzles import puzzle_paths, puzzle_task
+from niagara_solver.solver.puzzles import PuzzleStatus, puzzle_paths, puzzle_task, status_of
 from niagara_solver.verify.jobs import crosscheck_task, merge_properties, mutant_task, prove_task
 from niagara_solver.jobs import Progress, Results, Task, run_all, task_key
 from niagara_solver.model import VERSION
@@ -253,15 +253,15 @@ def write_report(out: str, settings: ReportSettings, results: Results, seconds: 
               "answer is drawn as a path from where each canoe starts to where it ends.", ""]
     for path in puzzle_paths(s.puzzles):
         r = results[task_key(puzzle_task(path, None, s.timeout))]
-        if r["status"] == "not a puzzle":
+        if status_of(r) is PuzzleStatus.NOT_A_PUZZLE:
             continue
         pos, extras = load_document(path)
         puzzle = extras["puzzle"]
         answer = r["answer"]
         player = pos.index(puzzle["player"])
         turn = Turn.parse(answer["turn"]) if answer.get("turn") else None
-        status = {"same": "as recorded", "changed": "**CHANGED**", "unknown": "unknown",
-                  "invalid": "**INVALID**"}[r["status"]]
+        status = {PuzzleStatus.SAME: "as recorded", PuzzleStatus.CHANGED: "**CHANGED**",
+                  PuzzleStatus.UNKNOWN: "unknown", PuzzleStatus.INVALID: "**INVALID**"}[status_of(r)]
         lines += [f"### {r['name']}", "", f"*{r['question']}* (`{_shown(path, s.puzzles)}`, ruleset "
                   f"{_ruleset_name(pos.ruleset)})", "",
                   f"Answer: **{answer['verdict'].upper()}** ({status})"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from niagara_solver.jobs import Task
@@ -24,12 +25,20 @@ from niagara_solver.model.verdict import ANSWER, PUZZLE, Verdict
 from niagara_solver.solver.answers import Backend, Goal
 from niagara_solver.solver.solve import answer_with
 
-__all__ = ["INVALID", "NOT_A_PUZZLE", "PuzzleQuestion", "bundled_puzzles", "puzzle_job",
-           "puzzle_paths", "puzzle_question", "puzzle_status", "puzzle_task", "question_asked", "status_verdict"]
+__all__ = ["PuzzleQuestion", "PuzzleStatus", "bundled_puzzles", "puzzle_job", "puzzle_paths", "puzzle_question",
+           "puzzle_status", "puzzle_task", "question_asked", "status_of", "status_verdict"]
 
-#: Statuses of a puzzle answered again, besides :data:`~niagara_solver.model.verdict.PUZZLE`'s words.
-INVALID = "invalid"
-NOT_A_PUZZLE = "not a puzzle"
+
+class PuzzleStatus(StrEnum):
+    """A puzzle answered again against its recorded answer (``check``, ``diff``, ``sweep``, ``report``); the values are
+    the words of the jobs' results and of ``check --json``."""
+
+    # The answer now against the recorded one: PUZZLE's words for that verdict, so the two never part.
+    SAME = PUZZLE(Verdict.CONFIRMED)
+    UNKNOWN = PUZZLE(Verdict.UNKNOWN)
+    CHANGED = PUZZLE(Verdict.REFUTED)
+    INVALID = "invalid"            # the position breaks the ruleset it was answered under
+    NOT_A_PUZZLE = "not a puzzle"  # a position file that asks no question: left out of every run
 
 
 @dataclass(frozen=True)
@@ -81,16 +90,24 @@ def question_asked(question: PuzzleQuestion | None, player: int | None = None, g
                           question.horizon if horizon is None else horizon)
 
 
-def puzzle_status(answer: Verdict, recorded: str) -> str:
+def puzzle_status(answer: Verdict, recorded: str) -> PuzzleStatus:
     """``same``, ``changed`` or ``unknown``: an answer against the recorded one (unknown is never the same)."""
     if answer is Verdict.UNKNOWN:
-        return PUZZLE(Verdict.UNKNOWN)
-    return PUZZLE(Verdict.of(ANSWER(answer) == recorded))
+        return PuzzleStatus.UNKNOWN
+    return PuzzleStatus(PUZZLE(Verdict.of(ANSWER(answer) == recorded)))
 
 
-def status_verdict(status: str) -> Verdict:
-    """The verdict of a puzzle's status for a regression run: an invalid puzzle fails like a changed one."""
-    return Verdict.REFUTED if status == INVALID else PUZZLE.parse(status)
+def status_of(result: dict[str, Any]) -> PuzzleStatus:
+    """The status of a puzzle job's result (:func:`puzzle_job`), which carries it as its word."""
+    return PuzzleStatus(result["status"])
+
+
+def status_verdict(status: PuzzleStatus) -> Verdict:
+    """The verdict of a puzzle's status for a regression run: an invalid puzzle fails like a changed one. A file that
+    is no puzzle has none (ValueError): it is left out before."""
+    if status is PuzzleStatus.NOT_A_PUZZLE:
+        raise ValueError("a file that asks no question has no verdict")
+    return Verdict.REFUTED if status is PuzzleStatus.INVALID else PUZZLE.parse(status.value)
 
 
 def puzzle_job(path: str, ruleset: Any, timeout: float, changes: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -109,14 +126,14 @@ def puzzle_job(path: str, ruleset: Any, timeout: float, changes: dict[str, Any] 
         if question is not None and recorded not in ("yes", "no"):
             raise InputError("puzzle.answer", f"{recorded!r} is not a recorded answer (yes or no)", "FORMAT", path)
     except NiagaraError as err:
-        return {"kind": "puzzle", "name": name, "path": path, "status": INVALID, "error": str(err),
+        return {"kind": "puzzle", "name": name, "path": path, "status": PuzzleStatus.INVALID.value, "error": str(err),
                 "seconds": time.perf_counter() - start}
     if question is None:
-        return {"kind": "puzzle", "name": name, "path": path, "status": NOT_A_PUZZLE, "seconds": 0.0}
+        return {"kind": "puzzle", "name": name, "path": path, "status": PuzzleStatus.NOT_A_PUZZLE.value, "seconds": 0.0}
     puzzle = extras["puzzle"]
     assert isinstance(recorded, str)  # checked above
     answer = answer_with(pos, question.player, question.goal, question.horizon, Backend.SEARCH, timeout)
-    return {"kind": "puzzle", "name": name, "path": path, "status": puzzle_status(answer.verdict, recorded),
+    return {"kind": "puzzle", "name": name, "path": path, "status": puzzle_status(answer.verdict, recorded).value,
             "recorded": recorded, "ruleset": pos.ruleset.to_json(), "answer": answer.to_json(),
             "question": puzzle.get("question", ""), "seconds": time.perf_counter() - start}
 

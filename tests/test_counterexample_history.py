@@ -136,8 +136,9 @@ def test_a_planted_counterexample_in_phase_two_is_reachable_and_its_trace_replay
 
 def test_the_catalogue_report_carries_a_planted_counterexample_s_history() -> None:
     _, turns = _short_game()
-    ce = Counterexample("turn", turns.replace(round=1), turns, "red holds card 5", ["planted"], "planted")
-    result = PropertyResult("R-PROP-10", "no deadlock", None, 0.0, "planted", (), ("turn",), ce)
+    from niagara_solver.model.switches import SwitchPhase
+    ce = Counterexample(SwitchPhase.TURN, turns.replace(round=1), turns, "red holds card 5", ["planted"], "planted")
+    result = PropertyResult("R-PROP-10", "no deadlock", None, 0.0, "planted", (), (SwitchPhase.TURN,), ce)
     from niagara_solver.model.verdict import Verdict
     result = dataclasses.replace(result, verdict=Verdict.REFUTED)
     merged = MergedProperty(result, ((2, Verdict.REFUTED),), 0.0, (2, result))

@@ -13,12 +13,13 @@ from niagara_solver.verify.mutants import BY_NAME
 from niagara_solver.model.board import standard_board
 from niagara_solver.cli.main import main
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
+from niagara_solver.model.switches import SwitchPhase
 from helpers import pending_switches
 from strategies import LONG_BOARD, positions, rulesets
 
 GOALS = goals_for(Ruleset())  # the base game's goals; each module's own are asked only with it on
-TURN_GOALS = [g.name for g in GOALS if g.phase == "turn"]
-OTHER_GOALS = [g.name for g in GOALS if g.phase not in ("turn", "two-turns")]
+TURN_GOALS = [g.name for g in GOALS if g.phase is SwitchPhase.TURN and g.turns == 1]
+OTHER_GOALS = [g.name for g in GOALS if g.phase is not SwitchPhase.TURN]
 
 
 def test_bounded_crosscheck_agrees_on_every_goal_a_playout_and_first_rounds(shared):

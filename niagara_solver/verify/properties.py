@@ -23,8 +23,10 @@ from niagara_solver.encoding.tables import BoardTables
 from niagara_solver.encoding.turn import SlotObservation, TurnChoice
 from niagara_solver.model.ruleset import (Card123Canoes, LassoScope, RescueLimit, RescueWhenNone, Ruleset,
                                         WhirlCostStep)
+from niagara_solver.model.switches import SwitchPhase
 
-TURN, FLOW, RESCUE = "turn", "flow", "rescue"
+#: The phases a property is proved over: a switch's parts of a game (the words of ``prove --json``'s ``phases``).
+TURN, FLOW, RESCUE = SwitchPhase.TURN, SwitchPhase.FLOW, SwitchPhase.RESCUE
 
 
 @dataclass
@@ -32,7 +34,7 @@ class Context:
     """What a statement may read: the encoding's tables and switches, the positions, the declared choices."""
 
     enc: Encoding
-    phase: str
+    phase: SwitchPhase
     pre: SymPosition
     transition: Step
     choice: object = None
@@ -58,7 +60,7 @@ class Property:
     id: str
     title: str
     rules: tuple[str, ...]
-    obligations: tuple[tuple[str, Statement], ...]
+    obligations: tuple[tuple[SwitchPhase, Statement], ...]
     method: str = ""
     notes: str = ""
     #: The expansion module the property speaks of (RULES.md X-PROP): proved only with that module on.
@@ -320,7 +322,7 @@ def gems_conserved(ctx: Context) -> Expr:
 def per_canoe(ctx: Context) -> list[tuple[int, int]]:
     """The canoes a statement about each canoe alone is checked on: one in the flow (see :func:`probe`),
     all of them in the other phases."""
-    return probe(ctx) if ctx.phase == FLOW else canoes(ctx)
+    return probe(ctx) if ctx.phase is FLOW else canoes(ctx)
 
 
 def canoes_conserved(ctx: Context) -> Expr:
@@ -329,10 +331,10 @@ def canoes_conserved(ctx: Context) -> Expr:
     for p, k in per_canoe(ctx):
         a, b = pre.place[p][k], post.place[p][k]
         parts.append(z3.And(b >= 0, b <= t.FALLEN))
-        if ctx.phase != FLOW:  # only the flow sends canoes over the falls; restated: or a whirlpool on a last disc
+        if ctx.phase is not FLOW:  # only the flow sends canoes over the falls; restated: or a whirlpool on a last disc
             # pushes a canoe over them in its own action (X-WHIRL-2)
             brink = z3.Or([pre.whirl == x for x in t.brinks]) if pre.whirl is not None else z3.BoolVal(False)
-            parts.append(z3.Implies(a != t.FALLEN, z3.Or(b != t.FALLEN, brink if ctx.phase == TURN else False)))
+            parts.append(z3.Implies(a != t.FALLEN, z3.Or(b != t.FALLEN, brink if ctx.phase is TURN else False)))
     return z3.And(parts)
 
 
@@ -349,7 +351,7 @@ def capacity_kept(ctx: Context) -> Expr:
 
 def weather_kept(ctx: Context) -> Expr:
     pre, post = ctx.pre, ctx.post
-    if ctx.phase == FLOW and pre.beaver is not None and post.beaver is not None:
+    if ctx.phase is FLOW and pre.beaver is not None and post.beaver is not None:
         # Restated with the beaver: in phase III the weather stays, unless the beaver went over the falls and the
         # weather was set to 0 (X-BEAVER-2).
         return z3.Or(post.weather == pre.weather, z3.And(pre.beaver != 0, post.beaver == 0, post.weather == 0))

@@ -32,6 +32,7 @@ from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.model.switches import SwitchPhase
 from niagara_solver.verify.properties import (BY_ID, CATALOGUE, FLOW, RESCUE, TURN, Context, Property,
                                               catalogue_for, not_applicable)
 
@@ -40,7 +41,7 @@ from niagara_solver.verify.properties import (BY_ID, CATALOGUE, FLOW, RESCUE, TU
 class Counterexample:
     """A position file and the choices of the phase that break a property, as the engine sees them."""
 
-    phase: str
+    phase: SwitchPhase
     position: Position
     after: Position
     choices: str
@@ -65,7 +66,7 @@ class PropertyResult:
     seconds: float
     method: str
     rules: tuple[str, ...]
-    phases: tuple[str, ...]
+    phases: tuple[SwitchPhase, ...]
     counterexample: Counterexample | None = None
     note: str = ""
     reason: str = ""
@@ -73,7 +74,7 @@ class PropertyResult:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "title": self.title, "verdict": PROOF.word(self.verdict),
                                "seconds": round(self.seconds, 3), "method": self.method,
-                               "depends_on": list(self.rules), "phases": list(self.phases)}
+                               "depends_on": list(self.rules), "phases": [p.value for p in self.phases]}
         if self.reason:
             out["reason"] = self.reason
         if self.note:
@@ -97,7 +98,7 @@ class PropertyResult:
 class _Phase:
     """One phase's relation from a well-formed position, asserted in its own solver."""
 
-    name: str
+    name: SwitchPhase
     step: Any  # a TurnStep, FlowStep or RescueStep
     question: Question
     context: Context
@@ -120,27 +121,27 @@ class Prover:
         self.board = board
         self.players = players
         self.timeout = timeout
-        self._phases: dict[str, _Phase] = {}
+        self._phases: dict[SwitchPhase, _Phase] = {}
         self.build_seconds = 0.0
 
-    def phase(self, name: str) -> _Phase:
+    def phase(self, name: SwitchPhase) -> _Phase:
         if name not in self._phases:
             start = time.perf_counter()
             self._phases[name] = self._build(name)
             self.build_seconds += time.perf_counter() - start
         return self._phases[name]
 
-    def _build(self, name: str) -> _Phase:
+    def _build(self, name: SwitchPhase) -> _Phase:
         relations, n = self.relations, self.players
         pre = relations.position(f"{name}.pre")
         names = list(NAMES[:n])
         base = Position.initial(names, self.board, self.rules)
         step: Any
-        if name == TURN:
+        if name is TURN:
             step = relations.turn(pre, 0, "turn")
             wf = relations.well_formed(pre, Phase.TURNS, to_act=0)
             base = base.replace(phase=Phase.TURNS)
-        elif name == FLOW:
+        elif name is FLOW:
             step = relations.flow(pre, "flow")
             wf = relations.well_formed(pre, Phase.TURNS, all_acted=True)
             base = base.replace(phase=Phase.TURNS, acted=tuple(range(n)))
@@ -196,7 +197,7 @@ class Prover:
         relations = self.relations
         pre = relations.decode_position(model, ph.step.pre, ph.base)
         post = relations.decode_position(model, ph.step.post, ph.base)
-        if ph.name == TURN:
+        if ph.name is TURN:
             card, turn = relations.decode_turn(model, ph.step)
             hidden = tuple(p if i == 0 else Player(p.name, p.canoes, p.hand, p.bank, None)
                            for i, p in enumerate(pre.players))
@@ -206,7 +207,7 @@ class Prover:
             post = post.replace(acted=(0,))
             choices = f"{NAMES[0]} plays {card.label}: {turn}"
             replay = _replay(lambda: apply_turn(pre, 0, turn, card).position, post)
-        elif ph.name == FLOW:
+        elif ph.name is FLOW:
             k = value(model, ph.step.k)
             branches = relations.decode_branches(model, ph.step, max(0, k))
             choices = f"the river flows {k} step(s)" + (
@@ -234,8 +235,8 @@ class Prover:
         if problems:
             trace.append("warning: the decoded position is not valid: " + "; ".join(p.message for p in problems))
         # A flow's picture shows the branch each step's disc took, whoever decided it (the markers or the choices).
-        flow = (k, relations.decode_routes(model, ph.step, max(0, k))) if ph.name == FLOW else (None, None)
-        taken = (turn, 0) if ph.name == TURN else (None, None)
+        flow = (k, relations.decode_routes(model, ph.step, max(0, k))) if ph.name is FLOW else (None, None)
+        taken = (turn, 0) if ph.name is TURN else (None, None)
         return Counterexample(ph.name, pre, post, choices, trace, replay, *flow, *taken)
 
     # -- R-PROP-10 ----------------------------------------------------------------------------------------

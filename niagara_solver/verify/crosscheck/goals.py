@@ -39,6 +39,11 @@ from niagara_solver.model.format import position_from_json, position_to_json
 from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
+from niagara_solver.model.switches import SwitchPhase
+
+
+#: The phases a goal position is asked of: a switch's parts of a game, no vocabulary of their own.
+TURN, FLOW, RESCUE, END = SwitchPhase.TURN, SwitchPhase.FLOW, SwitchPhase.RESCUE, SwitchPhase.END
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,9 @@ class CoverageGoal:
     :class:`niagara_solver.solver.answers.Goal`)."""
 
     name: str
-    phase: str
+    #: The phase whose relation the position is asked of (a turn, the flow, the rescues; the end check is asked of a
+    #: position at the start of a round, as the rescues are).
+    phase: SwitchPhase
     rules: tuple[str, ...]
     condition: Callable[["GoalQuestion"], Any]
     #: The switches the goal needs away from their defaults (an expansion module on, RULES.md section X); asked only
@@ -58,6 +65,8 @@ class CoverageGoal:
     #: and with the switch at its default disagree on some decision (what ``diff``'s witness asks). Such a goal is
     #: made for every switch whose row acts in phase I first (:func:`_where_it_matters`).
     against: str | None = None
+    #: How many turns the goal follows, one after another (2: player 1's turn after player 0's, a steal back).
+    turns: int = 1
 
 
 @dataclass
@@ -89,89 +98,89 @@ def _loads(s: Any) -> Any:
 
 
 GOALS: tuple[CoverageGoal, ...] = (
-    CoverageGoal("steal", "turn", ("R-STEAL-1", "R-STEAL-2"),
+    CoverageGoal("steal", TURN, ("R-STEAL-1", "R-STEAL-2"),
                  lambda c: z3.Or(c.step.steals_with(0), c.step.steals_with(1))),
-    CoverageGoal("steal-after-unload", "turn", ("R-STEAL-5",),
+    CoverageGoal("steal-after-unload", TURN, ("R-STEAL-5",),
                  lambda c: z3.Or([z3.And(c.step.steals_with(i), _unloads(s) > 0) for i, s in enumerate(_slots(c))])),
-    CoverageGoal("both-canoes-bank", "turn", ("R-MOVE-5", "R-GEM-5"),
+    CoverageGoal("both-canoes-bank", TURN, ("R-MOVE-5", "R-GEM-5"),
                  lambda c: z3.And([z3.And(s.home, c.pre.load(0, s.who) > 0) for s in _slots(c)])),
-    CoverageGoal("port-entry-with-spare-points", "turn", ("R-MOVE-5",),
+    CoverageGoal("port-entry-with-spare-points", TURN, ("R-MOVE-5",),
                  lambda c: z3.Or([z3.And(s.home, c.tables.depth_of(s.start) + 2 * z3.Sum(
                      [x for op in s.pre_ops for x in op.cells()]) < c.step.card) for s in _slots(c)])),
-    CoverageGoal("load-from-a-mixed-cave", "turn", ("R-GEM-3", "R-GEM-1"),
+    CoverageGoal("load-from-a-mixed-cave", TURN, ("R-GEM-3", "R-GEM-1"),
                  lambda c: z3.Or([op.load[cc][col] >= 1 for s in _slots(c) for op in s.ops
                                   for cc in range(NCOL) for col in range(NCOL) if cc != col])),
-    CoverageGoal("unload-one-colour-load-another", "turn", ("R-GEM-4",),
+    CoverageGoal("unload-one-colour-load-another", TURN, ("R-GEM-4",),
                  lambda c: z3.Or([z3.And(_loads(s) > 0, _unloads(s) > 0) for s in _slots(c)])),
-    CoverageGoal("last-gem-of-a-cave", "turn", ("R-TURN-4", "R-GEM-1"),
+    CoverageGoal("last-gem-of-a-cave", TURN, ("R-TURN-4", "R-GEM-1"),
                  lambda c: z3.And(_slots(c)[0].on, _slots(c)[1].on, z3.Or(
                      [z3.And(op.load[cc][col] >= 1, c.pre.cave[cc][col] == 1) for s in _slots(c) for op in s.ops
                       for cc in range(NCOL) for col in range(NCOL)]))),
-    CoverageGoal("fork-choice", "turn", ("R-MOVE-4",),
+    CoverageGoal("fork-choice", TURN, ("R-MOVE-4",),
                  lambda c: z3.Or([z3.And(s.move == 1, c.tables.depth_of(s.end) > _fork_depth(c),
                                          c.tables.depth_of(s.start) <= _fork_depth(c)) for s in _slots(c)])),
-    CoverageGoal("cloud-in-a-storm", "turn", ("R-WEATHER-1", "R-TURN-2"),
+    CoverageGoal("cloud-in-a-storm", TURN, ("R-WEATHER-1", "R-TURN-2"),
                  lambda c: z3.And(c.step.card == 0, c.pre.weather == 2)),
-    CoverageGoal("port-canoe-stays", "turn", ("R-TURN-3",),
+    CoverageGoal("port-canoe-stays", TURN, ("R-TURN-3",),
                  lambda c: z3.And(c.pre.place[0][0] == 0, c.tables.is_disc(c.pre.place[0][1]),
                                   z3.Not(_slots(c)[0].on), c.step.card != 0)),
-    CoverageGoal("odd-flow-with-canoes-in-both-branches", "flow", ("R-FLOW-4", "R-FLOW-3"),
+    CoverageGoal("odd-flow-with-canoes-in-both-branches", FLOW, ("R-FLOW-4", "R-FLOW-3"),
                  lambda c: z3.And(c.step.k % 2 == 1, *_both_branches(c))),
-    CoverageGoal("fall-with-a-gem", "flow", ("R-FLOW-6",),
+    CoverageGoal("fall-with-a-gem", FLOW, ("R-FLOW-6",),
                  lambda c: z3.Or([z3.And(c.step.post.place[p][k] == c.tables.FALLEN,
                                          c.pre.place[p][k] != c.tables.FALLEN, c.pre.load(p, k) > 0)
                                   for p in range(c.pre.players) for k in range(2)])),
-    CoverageGoal("negative-flow-sum", "flow", ("R-FLOW-2",), lambda c: c.step.total < 0),
-    CoverageGoal("two-players-reach-the-goal", "end", ("R-END-1", "R-END-3"), lambda c: z3.And(c.won[0], c.won[1])),
-    CoverageGoal("rescue-with-an-empty-bank", "rescue", ("R-RESCUE-2",),
+    CoverageGoal("negative-flow-sum", FLOW, ("R-FLOW-2",), lambda c: c.step.total < 0),
+    CoverageGoal("two-players-reach-the-goal", END, ("R-END-1", "R-END-3"), lambda c: z3.And(c.won[0], c.won[1])),
+    CoverageGoal("rescue-with-an-empty-bank", RESCUE, ("R-RESCUE-2",),
                  lambda c: z3.And(c.pre.place[0][0] == c.tables.FALLEN,
                                   c.pre.place[0][1] == c.tables.FALLEN, z3.Sum(c.pre.bank[0]) == 0)),
-    CoverageGoal("rescue-both-canoes", "rescue", ("R-RESCUE-1",),
+    CoverageGoal("rescue-both-canoes", RESCUE, ("R-RESCUE-1",),
                  lambda c: z3.And(c.step.choice.rescued[0][0], c.step.choice.rescued[0][1])),
-    CoverageGoal("steal-a-stolen-gem", "two-turns", ("R-STEAL-4",), lambda c: _steal_back(c)),
-    CoverageGoal("rescue-with-none-in-play-and-gems", "rescue", ("R-RESCUE-2", "R-RESCUE-3"),
+    CoverageGoal("steal-a-stolen-gem", TURN, ("R-STEAL-4",), lambda c: _steal_back(c), turns=2),
+    CoverageGoal("rescue-with-none-in-play-and-gems", RESCUE, ("R-RESCUE-2", "R-RESCUE-3"),
                  lambda c: z3.And(c.pre.place[0][0] == c.tables.FALLEN,
                                   c.pre.place[0][1] == c.tables.FALLEN, z3.Sum(c.pre.bank[0]) > 0)),
     # The expansion's modules (RULES.md section X), each asked only with its module on.
-    CoverageGoal("one-two-three", "turn", ("X-CARDS-1", "X-CARDS-3"),
+    CoverageGoal("one-two-three", TURN, ("X-CARDS-1", "X-CARDS-3"),
                  lambda c: z3.And(c.step.card == ONE_TWO_THREE, z3.Or([s.on for s in _slots(c)])), ("x_cards",)),
-    CoverageGoal("lasso-moors", "turn", ("X-CARDS-4",),
+    CoverageGoal("lasso-moors", TURN, ("X-CARDS-4",),
                  lambda c: z3.And(c.step.card == LASSO, c.tables.is_disc(c.pre.place[0][0])), ("x_cards",)),
-    CoverageGoal("seven-and-lasso-in-the-flow", "flow", ("X-CARDS-2",),
+    CoverageGoal("seven-and-lasso-in-the-flow", FLOW, ("X-CARDS-2",),
                  lambda c: z3.And(c.pre.card[0] == int(Card.SEVEN), c.pre.card[1] == LASSO), ("x_cards",)),
-    CoverageGoal("double-canoe-loads-a-second-gem", "turn", ("X-DOUBLE-1", "X-DOUBLE-2"),
+    CoverageGoal("double-canoe-loads-a-second-gem", TURN, ("X-DOUBLE-1", "X-DOUBLE-2"),
                  lambda c: _second_gem(c), ("x_double",)),
-    CoverageGoal("steal-two-gems", "turn", ("X-DOUBLE-3",),
+    CoverageGoal("steal-two-gems", TURN, ("X-DOUBLE-3",),
                  lambda c: z3.Or([z3.Sum([z3.If(s.taking(j), 1, 0) for j in range(len(s.steals))]) >= 2
                                   for s in c.step.choice.slots]), ("x_double",)),
-    CoverageGoal("cloud-brings-the-beaver", "turn", ("X-BEAVER-1",),
+    CoverageGoal("cloud-brings-the-beaver", TURN, ("X-BEAVER-1",),
                  lambda c: z3.And(c.step.card == 0, c.pre.weather == 1, c.pre.beaver == c.tables.PORT,
                                   c.step.post.weather == 2), ("x_beaver",)),
-    CoverageGoal("beaver-over-the-falls", "flow", ("X-BEAVER-2",),
+    CoverageGoal("beaver-over-the-falls", FLOW, ("X-BEAVER-2",),
                  lambda c: z3.And(c.pre.beaver != c.tables.PORT, c.step.post.beaver == c.tables.PORT), ("x_beaver",)),
-    CoverageGoal("take-the-moose", "turn", ("X-MOOSE-1", "X-MOOSE-2"),
+    CoverageGoal("take-the-moose", TURN, ("X-MOOSE-1", "X-MOOSE-2"),
                  lambda c: z3.Or(c.step.choice.take), ("x_moose",)),
-    CoverageGoal("moose-returns", "flow", ("X-MOOSE-3",),
+    CoverageGoal("moose-returns", FLOW, ("X-MOOSE-3",),
                  lambda c: z3.And(c.pre.moose == 1, c.step.post.moose != 1), ("x_moose",)),
-    CoverageGoal("whirlpool-push-from-below", "turn", ("X-WHIRL-2", "X-WHIRL-3"),
+    CoverageGoal("whirlpool-push-from-below", TURN, ("X-WHIRL-2", "X-WHIRL-3"),
                  lambda c: z3.Or([z3.And(s.pushed, z3.Not(s.fell), c.tables.depth_of(s.start) > c.tables.depth_of(
                      c.pre.whirl)) for s in _slots(c)]), ("x_whirl",)),
-    CoverageGoal("whirlpool-push-over-the-falls", "turn", ("X-WHIRL-2",),
+    CoverageGoal("whirlpool-push-over-the-falls", TURN, ("X-WHIRL-2",),
                  lambda c: z3.Or([s.fell for s in _slots(c)]), ("x_whirl",)),
-    CoverageGoal("stay-below-the-whirlpool", "turn", ("X-WHIRL-5", "X-WHIRL-3"),
+    CoverageGoal("stay-below-the-whirlpool", TURN, ("X-WHIRL-5", "X-WHIRL-3"),
                  lambda c: z3.Or([s.stayed for s in _slots(c)]), ("x_whirl",)),
-    CoverageGoal("whirlpool-over-the-falls", "flow", ("X-WHIRL-1",),
+    CoverageGoal("whirlpool-over-the-falls", FLOW, ("X-WHIRL-1",),
                  lambda c: c.step.extra["whirl_over"], ("x_whirl",)),
-    CoverageGoal("whirlpool-comes-back", "flow", ("X-WHIRL-1",),
+    CoverageGoal("whirlpool-comes-back", FLOW, ("X-WHIRL-1",),
                  lambda c: z3.And(c.pre.whirl == 0, c.step.k >= 1), ("x_whirl",)),
-    CoverageGoal("put-back-onto-the-whirlpool", "flow", ("X-WHIRL-4", "X-CARDS-4"),
+    CoverageGoal("put-back-onto-the-whirlpool", FLOW, ("X-WHIRL-4", "X-CARDS-4"),
                  lambda c: c.step.extra["put_back_on_whirl"], ("x_whirl", "x_cards")),
-    CoverageGoal("take-joes-gem", "turn", ("X-JOE-3",), lambda c: _trade(c, take=True, give=False), ("x_joe",)),
-    CoverageGoal("swap-with-joe", "turn", ("X-JOE-3",), lambda c: _trade(c, take=True, give=True), ("x_joe",)),
-    CoverageGoal("give-joe-a-gem", "turn", ("X-JOE-3",), lambda c: _trade(c, take=False, give=True), ("x_joe",)),
-    CoverageGoal("joe-over-the-falls-with-a-gem", "flow", ("X-JOE-1",),
+    CoverageGoal("take-joes-gem", TURN, ("X-JOE-3",), lambda c: _trade(c, take=True, give=False), ("x_joe",)),
+    CoverageGoal("swap-with-joe", TURN, ("X-JOE-3",), lambda c: _trade(c, take=True, give=True), ("x_joe",)),
+    CoverageGoal("give-joe-a-gem", TURN, ("X-JOE-3",), lambda c: _trade(c, take=False, give=True), ("x_joe",)),
+    CoverageGoal("joe-over-the-falls-with-a-gem", FLOW, ("X-JOE-1",),
                  lambda c: z3.And(c.step.extra["joe_over"], z3.Sum(c.pre.joe_gem) == 1), ("x_joe",)),
-    CoverageGoal("joe-loads-and-paddles", "flow", ("X-JOE-2",),
+    CoverageGoal("joe-loads-and-paddles", FLOW, ("X-JOE-2",),
                  lambda c: z3.And(z3.Sum(c.pre.joe_gem) == 0, z3.Sum(c.step.post.joe_gem) == 1,
                                   c.step.post.joe != c.pre.joe), ("x_joe",)),
 )
@@ -181,11 +190,11 @@ def _where_it_matters(name: str) -> CoverageGoal:
     """The goal of a switch of phase I: a position where its value, against its default, changes which rescue
     decisions are legal, so that the case compared there exercises the switch's rule (asked with the switch away
     from its default). Made from the switch's row: a new switch of phase I needs nothing here."""
-    return CoverageGoal(f"where-{name}-matters", "rescue", (SWITCHES[name].rule,), lambda c: z3.BoolVal(True),
+    return CoverageGoal(f"where-{name}-matters", RESCUE, (SWITCHES[name].rule,), lambda c: z3.BoolVal(True),
                         (name,), against=name)
 
 
-GOALS += tuple(_where_it_matters(name) for name, row in SWITCHES.items() if row.phases[0] == "rescue")
+GOALS += tuple(_where_it_matters(name) for name, row in SWITCHES.items() if row.phases[0] is RESCUE)
 
 
 def goals_for(rules: Ruleset) -> tuple[CoverageGoal, ...]:
@@ -291,13 +300,13 @@ def _search(board: Board, rules: Ruleset, players: int, timeout: float | None,
         pre = relations.position(f"goal.{goal.name}")
         step: Any
         second: TurnStep | None = None
-        if goal.phase in ("turn", "two-turns"):
+        if goal.phase is TURN:
             step = relations.turn(pre, 0, f"goal.{goal.name}")
             wf = relations.well_formed(pre, Phase.TURNS)
             start = base.replace(phase=Phase.TURNS)
-            if goal.phase == "two-turns":  # player 1 acts next, from the position player 0's turn left
+            if goal.turns == 2:  # player 1 acts next, from the position player 0's turn left
                 second = relations.turn(step.post, 1, f"goal.{goal.name}.then")
-        elif goal.phase == "flow":
+        elif goal.phase is FLOW:
             step = relations.flow(pre)
             wf = relations.well_formed(pre, Phase.TURNS, all_acted=True)
             start = base.replace(phase=Phase.TURNS, acted=tuple(range(players)))
@@ -323,7 +332,7 @@ def _search(board: Board, rules: Ruleset, players: int, timeout: float | None,
             yield GoalAnswer(goal, None, None, GoalStatus.UNREACHABLE if answer == z3.unsat else GoalStatus.UNKNOWN)
             continue
         extra = []
-        if goal.phase == "turn":  # a small card and an idle second canoe keep the turn's outcomes few
+        if goal.phase is TURN and second is None:  # a small card and an idle second canoe keep the turn's outcomes few
             extra = [step.card, z3.If(z3.And(pre.place[0][1] != relations.tables.FALLEN,
                                              z3.Not(step.choice.slots[1].on)), 3, 0)]
         elif second is not None:
@@ -331,12 +340,12 @@ def _search(board: Board, rules: Ruleset, players: int, timeout: float | None,
         model = _small(solver, pre, relations.tables, solver.model(), extra)
         pos = relations.decode_position(model, pre, start)
         card = None
-        if goal.phase in ("turn", "two-turns"):
+        if goal.phase is TURN:
             card = Card(value(model, step.card))
             cards = {0: card, 1: Card(value(model, second.card))} if second is not None else {0: card}
             pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, cards.get(i))
                                             for i, p in enumerate(pos.players)))
-        elif goal.phase != "flow":  # a start-of-round position: no card chosen yet
+        elif goal.phase is not FLOW:  # a start-of-round position: no card chosen yet
             pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pos.players))
         if position_problems(pos):
             yield GoalAnswer(goal, None, None, GoalStatus.UNREACHABLE)

@@ -27,7 +27,7 @@ from niagara_solver.model.format import position_to_json
 from niagara_solver.model.limits import deadline, deadline_at, out_of_time
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import MODULES, SWITCHES, Ruleset
-from niagara_solver.model.switches import value_text
+from niagara_solver.model.switches import SwitchPhase, value_text
 from niagara_solver.model.verdict import Verdict
 from niagara_solver.verify.crosscheck.compare import ROUND_ONLY, Case, CrossChecker, StolenMark, restolen, steals
 from niagara_solver.verify.crosscheck.goals import GoalStatus, goal_answers, goals_for
@@ -417,9 +417,9 @@ def _plan(board: Board, rules: Ruleset, count: int, seed: int, puzzles: list[Pos
                 report.goals[goal.name] = GoalStatus.MET
                 counted("goals")
                 ops: list[Op] = []
-                if goal.phase == "turn" and card is not None:
+                if goal.phase is SwitchPhase.TURN and goal.turns == 1 and card is not None:
                     ops.append(turn(pos, (0, card)))
-                elif goal.phase == "two-turns" and card is not None:
+                elif goal.phase is SwitchPhase.TURN and card is not None:  # two turns: a steal taken back
                     ops.append(turn(pos, (0, card)))
                     after = _after_a_steal(pos, card)
                     if after is not None:  # player 1's turns, once player 0 has stolen a gem they can take back
@@ -427,7 +427,7 @@ def _plan(board: Board, rules: Ruleset, count: int, seed: int, puzzles: list[Pos
                         second_card = mid.players[1].card
                         assert second_card is not None
                         ops.append(("turn", mid, 1, second_card, stolen))
-                elif goal.phase == "flow":
+                elif goal.phase is SwitchPhase.FLOW:
                     ops.extend(("flow", pos, steps) for steps in (None, *FLOW_STEPS))
                 else:  # a start-of-round position: rescues and the end check
                     ops.extend((("rescue", pos), ("end", pos)))

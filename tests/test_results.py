@@ -283,3 +283,24 @@ def test_how_a_command_ends_on_each_error_is_the_librarys(monkeypatch, capsys):
         monkeypatch.setattr(cli, "flow_report", fail)
         assert cli.main(["flow", START_4P, "--steps", "1"]) == status
         assert capsys.readouterr().err == said
+
+
+def test_the_phase_a_proof_a_goal_or_a_witness_is_about_is_a_switchs_phase():
+    # One vocabulary for the parts of a game (SwitchPhase), read back from the words the JSON has always used.
+    from niagara_solver.design.witnesses import witness_from_json
+    from niagara_solver.verify.crosscheck.goals import GOALS
+    from niagara_solver.verify.properties import BY_ID, CATALOGUE
+    from niagara_solver.verify.prove import not_asked
+
+    assert all(isinstance(p, SwitchPhase) for prop in CATALOGUE for p, _ in prop.obligations)
+    asked = not_asked(BY_ID["R-PROP-3"])
+    assert asked.phases == (SwitchPhase.RESCUE, SwitchPhase.TURN, SwitchPhase.FLOW)
+    assert asked.to_json()["phases"] == ["rescue", "turn", "flow"]
+    assert asked.method == "one-phase proof (rescue, turn, flow)"
+    assert all(isinstance(g.phase, SwitchPhase) for g in GOALS)
+    steal_back = next(g for g in GOALS if g.name == "steal-a-stolen-gem")  # once the phase "two-turns"
+    assert steal_back.phase is SwitchPhase.TURN and steal_back.turns == 2
+    for word, phase in [("flow", SwitchPhase.FLOW), ("module", None)]:
+        witness = witness_from_json({"switch": "min_flow", "a": 0, "b": 1, "phase": word, "verdict": "unknown",
+                                     "rules": [], "summary": "", "detail": [], "seconds": 0.0})
+        assert witness.phase is phase and witness.to_json()["phase"] == word

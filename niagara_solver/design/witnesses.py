@@ -44,7 +44,7 @@ from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.puzzles import bundled_puzzles, puzzle_paths, without_modules
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
-from niagara_solver.model.switches import as_json, value_text
+from niagara_solver.model.switches import SwitchPhase, as_json, value_text
 from niagara_solver.model.verdict import WITNESS, Verdict
 from niagara_solver.solver.answers import Goal
 from niagara_solver.solver.solve import answer_with
@@ -57,7 +57,9 @@ class Witness:
     switch: str
     a: Any
     b: Any
-    phase: str
+    #: The part of a game whose relations the witness was sought in (the switch's row's first phase); None for a
+    #: module's, found in a bundled puzzle instead (its JSON says :data:`MODULE_PHASE`).
+    phase: SwitchPhase | None
     verdict: Verdict                   # CONFIRMED found, REFUTED none (proved: changes nothing), UNKNOWN
     rules: list[str] = field(default_factory=list)
     position: Position | None = None   # under ruleset A
@@ -72,7 +74,8 @@ class Witness:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"switch": self.switch, "a": self.a, "b": self.b, "phase": self.phase,
+        phase = MODULE_PHASE if self.phase is None else self.phase.value
+        out: dict[str, Any] = {"switch": self.switch, "a": self.a, "b": self.b, "phase": phase,
                                "verdict": WITNESS(self.verdict), "rules": self.rules, "summary": self.summary,
                                "detail": self.detail, "seconds": round(self.seconds, 3)}
         if self.position is not None:
@@ -100,12 +103,13 @@ def switch_witness(board: Board, a: Ruleset, b: Ruleset, switch: str, players: i
     """A witness that ``switch`` set as in ``b`` (everything else as in ``a``) changes the game."""
     start = time.perf_counter()
     other = dataclasses.replace(a, **{switch: getattr(b, switch)})
-    phase: str = SWITCHES[switch].phases[0]  # the part of a round the switch acts in: its witness is sought there
+    # The part of a round the switch acts in: its witness is sought there.
+    phase: SwitchPhase | None = SWITCHES[switch].phases[0]
     values = (a.switches()[switch], other.switches()[switch])
-    finder = {"turn": _turn, "rescue": _rescue, "flow": _flow, "end": _end, "setup": _setup,
-              "knowledge": _knowledge}[phase]
+    finder = {SwitchPhase.TURN: _turn, SwitchPhase.RESCUE: _rescue, SwitchPhase.FLOW: _flow, SwitchPhase.END: _end,
+              SwitchPhase.SETUP: _setup, SwitchPhase.KNOWLEDGE: _knowledge}[SWITCHES[switch].phases[0]]
     if switch in MODULES:  # a module's pieces and cards are in no position valid under both rulesets
-        finder, phase = _module, "module"
+        finder, phase = _module, None
     with time_limit(timeout):
         if out_of_time():  # no relation is built past the time limit
             witness = Witness(switch, None, None, phase, Verdict.UNKNOWN,
@@ -123,6 +127,9 @@ def switch_witness(board: Board, a: Ruleset, b: Ruleset, switch: str, players: i
 #: The expansion's modules that bring pieces or cards (RULES.md section X: the rows with ``pieces``);
 #: ``x_sixth_player`` only changes who plays (a ``setup`` witness).
 MODULES = tuple(name for name, row in SWITCHES.items() if row.pieces)
+#: The phase a module's witness names in JSON (``Witness.phase`` None): it is sought in no phase's relations, but in
+#: the module's bundled puzzles.
+MODULE_PHASE = "module"
 
 
 def _module(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
@@ -134,7 +141,7 @@ def _module(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, tim
     folder = bundled_puzzles()
     for path in puzzle_paths(os.path.join(folder, "expansion") if folder else None):
         if out_of_time():
-            return Witness(switch, None, None, "module", Verdict.UNKNOWN,
+            return Witness(switch, None, None, None, Verdict.UNKNOWN,
                            summary="the time limit ran out before a puzzle of the module was answered")
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
@@ -152,7 +159,7 @@ def _module(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, tim
         without = answer_with(off, off.index(puzzle["player"]), goal, horizon, "search", timeout)
         if Verdict.UNKNOWN in (with_it.verdict, without.verdict) or with_it.word == without.word:
             continue
-        w = Witness(switch, None, None, "module", Verdict.CONFIRMED, position=on, player=on.index(puzzle["player"]),
+        w = Witness(switch, None, None, None, Verdict.CONFIRMED, position=on, player=on.index(puzzle["player"]),
                     card=with_it.card, turn=with_it.turn, confirmed=True,
                     summary=(f"puzzle {name.removesuffix('.json')}: {puzzle['question']} "
                              f"{with_it.word.upper()} with {switch} on, {without.word.upper()} with it off (the same "
@@ -161,7 +168,7 @@ def _module(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, tim
                             "without it"))
         w.rules = list(SWITCHES[switch].rules)  # the rules the module brings (its row's rule and ``also``)
         return w
-    return Witness(switch, None, None, "module", Verdict.UNKNOWN,
+    return Witness(switch, None, None, None, Verdict.UNKNOWN,
                    summary=("no bundled puzzle on this board shows the module deciding a question; a position valid "
                             "under both rulesets has none of its pieces or cards, so a position search cannot "
                             "compare them"))
@@ -177,7 +184,7 @@ def _names(players: int) -> tuple[str, ...]:
 
 def _witness_model(pre: SymPosition, rel_a: Relations, rel_b: Relations, phase: Phase,
                    differ: Callable[[], list[Any]],
-                   switch: str, kind: str, timeout: float | None, all_acted: bool = False,
+                   switch: str, kind: SwitchPhase, timeout: float | None, all_acted: bool = False,
                    extra: Callable[[], Any] | None = None) -> Model | Witness:
     """A shrunk model of a position valid under both rulesets where ``differ`` holds, or the witness that says
     there is none (proved) or that the solver gave up. ``extra`` adds to the size to shrink.
@@ -233,8 +240,8 @@ def _turn(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeo
     legal_a, legal_b = turn_a.holds(), turn_b.holds()
     # Small and plain: a low card, the second canoe idle when it can be. (A closure, not the bound method: closing over
     # turn_a changes when this frame releases its terms, and so the models of later questions in this z3 context.)
-    model = _witness_model(pre, rel_a, rel_b, Phase.TURNS, lambda: [legal_a != legal_b], switch, "turn", timeout,
-                           extra=lambda: turn_a.size())
+    model = _witness_model(pre, rel_a, rel_b, Phase.TURNS, lambda: [legal_a != legal_b], switch, SwitchPhase.TURN,
+                           timeout, extra=lambda: turn_a.size())
     if isinstance(model, Witness):
         return model
     card, turn = rel_a.decode_turn(model, turn_a)
@@ -244,7 +251,7 @@ def _turn(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeo
                                     for i, p in enumerate(pos.players)))
     legal_in = "a" if value(model, legal_a) else "b"
     broken = _broken(model, (turn_b if legal_in == "a" else turn_a).constraints)
-    w = Witness(switch, None, None, "turn", Verdict.CONFIRMED, broken, pos, 0, card, turn, legal_in)
+    w = Witness(switch, None, None, SwitchPhase.TURN, Verdict.CONFIRMED, broken, pos, 0, card, turn, legal_in)
     here, there = (a, b) if legal_in == "a" else (b, a)
     mover = pos.players[0].name
     w.summary = (f"{mover} plays {card.label}: {turn} is legal when {switch} = {_value(here, switch)}, "
@@ -277,7 +284,8 @@ def _rescue(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, tim
     res_a = rel_a.rescue(pre, "diff")
     res_b = rel_b.rescue(pre, choice=res_a.choice)
     legal_a, legal_b = res_a.holds(), res_b.holds()
-    model = _witness_model(pre, rel_a, rel_b, Phase.CARDS, lambda: [legal_a != legal_b], switch, "rescue", timeout)
+    model = _witness_model(pre, rel_a, rel_b, Phase.CARDS, lambda: [legal_a != legal_b], switch, SwitchPhase.RESCUE,
+                           timeout)
     if isinstance(model, Witness):
         return model
     pos = rel_a.decode_position(model, pre, _base(board, a, players))
@@ -286,7 +294,7 @@ def _rescue(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, tim
     broken = _broken(model, (res_b if legal_in == "a" else res_a).constraints)
     here, there = (a, b) if legal_in == "a" else (b, a)
     decisions = rel_a.decode_rescues(model, res_a)
-    w = Witness(switch, None, None, "rescue", Verdict.CONFIRMED, broken, pos, None, None, None, legal_in)
+    w = Witness(switch, None, None, SwitchPhase.RESCUE, Verdict.CONFIRMED, broken, pos, None, None, None, legal_in)
     # The engine: which player's decision is an option under one ruleset and not the other.
     confirmed, shown = False, []
     for i, rescue in decisions.items():
@@ -330,12 +338,12 @@ def _flow(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeo
         return [flow_a.holds(), flow_b.holds(),
                 Relations.differ([*_places(flow_a.post), *_markers(flow_a.post)],
                                  [*_places(flow_b.post), *_markers(flow_b.post)])]
-    model = _witness_model(pre, rel_a, rel_b, Phase.TURNS, differ, switch, "flow", timeout, all_acted=True)
+    model = _witness_model(pre, rel_a, rel_b, Phase.TURNS, differ, switch, SwitchPhase.FLOW, timeout, all_acted=True)
     if isinstance(model, Witness):
         return model
     base = _base(board, a, players).replace(phase=Phase.TURNS, acted=tuple(range(players)))
     pos = rel_a.decode_position(model, pre, base)
-    w = Witness(switch, None, None, "flow", Verdict.CONFIRMED, [], pos)
+    w = Witness(switch, None, None, SwitchPhase.FLOW, Verdict.CONFIRMED, [], pos)
     outcomes = {}
     for side, rules in (("a", a), ("b", b)):
         here = pos.replace(ruleset=rules)
@@ -380,12 +388,12 @@ def _end(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeou
     pre = rel_a.position("diff")
     won_a, won_b = rel_a.end(pre), rel_b.end(pre)
     model = _witness_model(pre, rel_a, rel_b, Phase.CARDS, lambda: [Relations.differ(won_a, won_b)],
-                           switch, "end", timeout)
+                           switch, SwitchPhase.END, timeout)
     if isinstance(model, Witness):
         return model
     pos = rel_a.decode_position(model, pre, _base(board, a, players))
     pos = pos.replace(players=tuple(Player(p.name, p.canoes, p.hand, p.bank, None) for p in pos.players))
-    w = Witness(switch, None, None, "end", Verdict.CONFIRMED, [], pos)
+    w = Witness(switch, None, None, SwitchPhase.END, Verdict.CONFIRMED, [], pos)
     names = []
     for rules in (a, b):
         won = winners(pos.replace(ruleset=rules))
@@ -406,12 +414,12 @@ def _end(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeou
 def _setup(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int, timeout: float | None) -> Witness:
     if switch == "x_sixth_player":
         counts = [f"{r.player_counts()[0]} to {r.player_counts()[-1]}" for r in (a, b)]
-        return Witness(switch, None, None, "setup", Verdict.CONFIRMED,
+        return Witness(switch, None, None, SwitchPhase.SETUP, Verdict.CONFIRMED,
                        summary=(f"{counts[0]} against {counts[1]} players: a game of 2 or of 6 players is valid under "
                                 "one ruleset only; with 3 to 5 players the switch changes nothing else"),
                        confirmed=True, engine="no replay needed: the counts of players differ (X-SIX-1)")
     gems = [json.dumps(as_json(r.gems_per_colour)) for r in (a, b)]
-    return Witness(switch, None, None, "setup", Verdict.CONFIRMED,
+    return Witness(switch, None, None, SwitchPhase.SETUP, Verdict.CONFIRMED,
                    summary=(f"{gems[0]} against {gems[1]} gems of each colour: no position is "
                             "valid under both, so every position and puzzle of one ruleset is invalid under the other"),
                    confirmed=True, engine="no replay needed: the gem totals differ (R-COMP-3)")
@@ -421,7 +429,7 @@ def _knowledge(board: Board, a: Ruleset, b: Ruleset, switch: str, players: int,
                timeout: float | None) -> Witness:
     """A switch that changes no legal move, only what a player knows when choosing (``reveal``, R-TURN-1): no
     witness position exists; the solver's answers are where it shows."""
-    return Witness(switch, None, None, "knowledge", Verdict.REFUTED,
+    return Witness(switch, None, None, SwitchPhase.KNOWLEDGE, Verdict.REFUTED,
                    summary="no position: the switch changes no legal move, only what a player knows when acting "
                            "(when the cards are revealed); the solver's answers depend on it",
                    confirmed=True, engine="no replay needed: the engine's turns, flow and rounds do not read it")
@@ -457,7 +465,8 @@ def witness_from_json(obj: dict[str, Any]) -> Witness:
     """A witness back from the JSON a task returned (positions are parsed again, so they can be drawn)."""
     pos = position_from_json(obj["position"]) if "position" in obj else None
     player = pos.index(obj["player"]) if pos is not None and "player" in obj else None
-    return Witness(obj["switch"], obj["a"], obj["b"], obj["phase"], WITNESS.parse(obj["verdict"]), list(obj["rules"]),
+    phase = None if obj["phase"] == MODULE_PHASE else SwitchPhase(obj["phase"])
+    return Witness(obj["switch"], obj["a"], obj["b"], phase, WITNESS.parse(obj["verdict"]), list(obj["rules"]),
                    pos, player, Card.parse(obj["card"]) if "card" in obj else None,
                    Turn.parse(obj["turn"]) if "turn" in obj else None, obj.get("legal_in", ""), obj["summary"],
                    list(obj["detail"]), obj.get("engine", ""), bool(obj.get("confirmed", False)), obj["seconds"])

@@ -143,3 +143,19 @@ def test_a_dive_finds_the_earliest_steal_of_three_players_without_the_full_walk_
     found = dived.run()
     assert (found.rounds, found.completed) == (2, 1) and found.positions < 10_000
     assert dived.found_by is not None and len(found.records) == 2
+
+
+def test_a_walk_under_way_is_reported_by_name_then_each_depth_when_done() -> None:
+    # A search of minutes says which dive or full walk it is in; a depth walked in full is reported once, unnamed.
+    start = Position.initial(THREE, SHORT, STANDARD)
+    calls: list[tuple[int, int, str | None]] = []
+    dived = Deepening(start, parse_query("stole(any) >= 1", THREE, SHORT), 2,
+                      progress=lambda depth, positions, seconds, walk: calls.append((depth, positions, walk)))
+    dived.report_seconds = 0.0  # every 64 positions
+    assert dived.run().rounds == 2
+    assert calls[0] == (1, 64, "the dive of green")  # red's and blue's dives meet fewer positions
+    assert (1, 3135, None) in calls and calls[-1][0] == 2  # round 1 done; round 2's dive of red finds the steal
+    walks = [walk for _, _, walk in calls]
+    assert {"the dive of red and blue", "the dive of green and blue", "the full walk"} <= set(walks)
+    assert walks.index("the full walk") > walks.index("the dive of green and blue")  # the dives first
+    assert all(positions % 64 == 0 for _, positions, walk in calls if walk is not None)

@@ -54,6 +54,10 @@ def _progress(as_json: bool) -> Callable[[Level], None] | None:
 
     def show(level: Level) -> None:
         budget = f"[within {level.budget}] " if level.budget is not None else ""
+        if level.walk is not None:  # a walk under way: where it is
+            click.echo(f"{budget}{level.walk}: {level.distinct:,} positions, {level.per_second:,.0f}/s, "
+                       f"{level.memory_mb:,.0f} MB", err=True)
+            return
         click.echo(f"{budget}depth {level.depth}: {level.distinct:,} distinct, {level.generated:,} generated, "
                    f"frontier {level.frontier:,}, {level.per_second:,.0f}/s, {level.memory_mb:,.0f} MB", err=True)
     return show

@@ -153,7 +153,10 @@ class _Stop(Exception):
         self.why = why
 
 
-Progress = Callable[[int, int, float], None]
+#: Told (the depth walked, the positions met so far, the seconds, the walk under way) after each depth walked in full
+#: (the walk None), and every :attr:`Deepening.report_seconds` during a walk ("the dive of red and blue",
+#: "the full walk"): a search of ten minutes shows where it is.
+Progress = Callable[[int, int, float, "str | None"], None]
 
 
 class Deepening:
@@ -182,10 +185,15 @@ class Deepening:
         self._starts: dict[object, int] = {}
         self._within: dict[object, int] = {}
         self._began = 0.0
+        #: How often a walk under way is reported (seconds; read every 64 positions), and what is walked: the depth,
+        #: the walk's name.
+        self.report_seconds = 5.0
+        self._walking: tuple[int, str] = (0, "")
+        self._reported = 0.0
 
     def run(self) -> DeepeningResult:
         """Deepen one round at a time until the target is met, the rounds run out or the search stops."""
-        self._began = time.monotonic()
+        self._began = self._reported = time.monotonic()
         n = len(self.start.players)
         tally = Tally.zero(n)
         if self.query.holds(self.start, RoundEvents.none(n), tally):
@@ -200,6 +208,7 @@ class Deepening:
                 if play is None:
                     self._starts.clear()
                     self._within.clear()
+                    self._walking = (depth, "the full walk")
                     play = self._round(self.start, 0, depth, tally, ())
             except _Stop as stop:
                 return self._result(None, (), completed, first - 1, stop.why)
@@ -207,7 +216,7 @@ class Deepening:
                 return self._result(depth, play, depth - 1, first - 1)
             completed = depth
             if self.progress is not None:
-                self.progress(depth, self.positions, time.monotonic() - self._began)
+                self.progress(depth, self.positions, time.monotonic() - self._began, None)
         return self._result(None, (), completed, first - 1)
 
     def _dives(self, depth: int, tally: Tally) -> tuple[RoundChoices, ...] | None:
@@ -220,8 +229,11 @@ class Deepening:
         with the others out of the way (the fastest win), a dive finds it without walking the others' choices,
         which multiply the walk: the fastest win of three players is found by the dive of red and blue, after
         some 300,000 positions, where the full walk ran out of 1,500 s (docs/GAMES.md)."""
+        names = [p.name for p in self.start.players]
         for focus, walked in dive_plans(len(self.start.players)):
             self._focus, self._walked = focus, walked
+            seats = [focus, *sorted(walked - {focus})]  # the focus first: (red, blue) and (blue, red) are two dives
+            self._walking = (depth, "the dive of " + " and ".join(names[i] for i in seats))
             self._starts.clear()
             self._within.clear()
             try:
@@ -251,7 +263,11 @@ class Deepening:
             self.positions += 1
             if len(self._starts) + len(self._within) >= self.max_positions:
                 raise _Stop(f"the tables hold {self.max_positions:,} positions (the memory limit)")
-            if self.positions % 64 == 0:  # a few hundred positions a second: the time limit read every tenth of one
+            if self.positions % 64 == 0:  # a few hundred positions a second: the clock read every tenth of one
+                now = time.monotonic()
+                if self.progress is not None and now - self._reported >= self.report_seconds:
+                    self._reported = now
+                    self.progress(self._walking[0], self.positions, now - self._began, self._walking[1])
                 left_s = time_left(None)
                 if left_s is not None and left_s <= 0:
                     raise _Stop("the time limit")

@@ -77,6 +77,8 @@ class Level:
     #: The budget of rounds of the iteration under way (iterative deepening), else None.
     budget: int | None = None
     pruned: int = 0
+    #: The walk under way within the budget's depth (the deepening walk's dives and full walk), else None.
+    walk: str | None = None
 
 
 @dataclass(frozen=True)
@@ -354,9 +356,11 @@ def _deepened(start: Position, query: Query, rounds_limit: int, max_positions: i
     """:func:`reach` answered by the deepening search (:class:`.deepen.Deepening`), its play as a trace."""
     from niagara_solver.games.deepen import Deepening, round_events
 
-    def report(depth: int, positions: int, seconds: float) -> None:
+    def report(depth: int, positions: int, seconds: float, walk: str | None) -> None:
         if progress is not None:
-            progress(Level(depth, positions, positions, 0, positions / max(seconds, 1e-9), memory_mb(), depth))
+            done = depth if walk is None else depth - 1
+            progress(Level(done, positions, positions, 0, positions / max(seconds, 1e-9), memory_mb(), depth,
+                           walk=walk))
 
     dive = Deepening(start, query, rounds_limit, max_positions, report)
     found = dive.run()

@@ -55,10 +55,37 @@ def rounds_needed(query: Query, pos: Position, limit: int) -> int:
 
 def _rounds_to(pos: Position, p: int, gems: int | None, colour: object, limit: int) -> int:
     """The fewest round ends before player ``p``'s bank reaches the goal (``gems`` None) or holds ``gems`` gems (of
-    ``colour``), by :func:`bank_reach`; ``limit + 1`` when not within ``limit``."""
+    ``colour``), by :func:`bank_reach`; ``limit + 1`` when not within ``limit``. Remembered per board and rules: it
+    reads the player, whether it acted and whether the round is at its start (what :func:`bank_reach` reads), so
+    after one player's turn the others' bounds are not counted again (they were 80% of a walk's time)."""
+    at_start = not pos.acted and pos.phase is Phase.CARDS
+    table = _table(pos)
+    key = (pos.players[p], p in pos.acted, at_start, gems, colour, limit)
+    known = table.get(key)
+    if known is None:
+        if len(table) >= 1 << 18:
+            table.clear()
+        known = table[key] = _count_rounds_to(pos, p, gems, colour, limit, at_start)
+    return known
+
+
+#: The remembered bounds of :func:`_rounds_to`, per board and rules (held here, so that their ids stay theirs).
+_TABLES: dict[tuple[int, int], tuple[object, object, dict[object, int]]] = {}
+
+
+def _table(pos: Position) -> dict[object, int]:
+    key = (id(pos.board), id(pos.ruleset))
+    entry = _TABLES.get(key)
+    if entry is None or entry[0] is not pos.board or entry[1] is not pos.ruleset:
+        if len(_TABLES) >= 8:
+            _TABLES.clear()
+        entry = _TABLES[key] = (pos.board, pos.ruleset, {})
+    return entry[2]
+
+
+def _count_rounds_to(pos: Position, p: int, gems: int | None, colour: object, limit: int, at_start: bool) -> int:
     bank = pos.players[p].bank
     have = bank.total if colour is None else bank.get(colour)  # type: ignore[arg-type]
-    at_start = not pos.acted and pos.phase is Phase.CARDS
 
     def enough(extra: int) -> bool:
         return could_reach_goal(pos, p, extra) if gems is None else have + extra >= gems

@@ -3,8 +3,11 @@ return, closed sets of values as enums (whose values are the words the JSON has 
 and one ``certify`` (docs/ARCHITECTURE.md, "Results and verdicts" and the cli room)."""
 
 import ast
+import errno
 import json
 import os
+import subprocess
+import sys
 import typing
 
 import pytest
@@ -273,7 +276,8 @@ def test_how_a_command_ends_on_each_error_is_the_librarys(monkeypatch, capsys):
     assert failure_of(BrokenPipeError()) == Failure(0, None)  # the reader took what it wanted
     # The command line says and returns what the library decided.
     said_by = [(TimeoutError("out"), 3, "niagara-solve: error: the time limit ran out (--timeout): out\n"),
-               (BrokenPipeError(), 0, ""), (bad, 2, f"niagara-solve: error: {bad}\n")]
+               (BrokenPipeError(), 0, ""), (bad, 2, f"niagara-solve: error: {bad}\n"),
+               (BrokenPipeError(errno.EPIPE, "Broken pipe"), 0, "")]  # as the OS raises it: click made that 1
     for error, status, said in said_by:
         assert isinstance(error, EXPECTED)
 
@@ -304,3 +308,16 @@ def test_the_phase_a_proof_a_goal_or_a_witness_is_about_is_a_switchs_phase():
         witness = witness_from_json({"switch": "min_flow", "a": 0, "b": 1, "phase": word, "verdict": "unknown",
                                      "rules": [], "summary": "", "detail": [], "seconds": 0.0})
         assert witness.phase is phase and witness.to_json()["phase"] == word
+
+
+def test_a_command_whose_reader_closes_its_output_early_ends_with_status_0_silently() -> None:
+    # `niagara-solve play ... | head -1`: the rest of the game cannot be written. Click ended such a command with 1,
+    # the status of a failed check (a CI job reading `check | head` would have failed).
+    code = "import sys; sys.argv[0] = 'niagara-solve'; from niagara_solver.cli.main import run; run()"
+    with subprocess.Popen([sys.executable, "-c", code, "play", START_4P, "--seed", "1"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline().startswith(b"Round 1")
+        process.stdout.close()
+        assert process.wait(timeout=120) == 0
+        assert process.stderr.read() == b""

@@ -65,6 +65,10 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except BrokenPipeError as err:
+            # The reader took what it wanted (``| head``). Click would end such a command with status 1, the status
+            # of a failed check; it ends as failure_of says (0), in main.
+            raise _OutputClosed() from err
         except click.UsageError as err:
             # Some of click's errors (an option without its value) do not say which command they belong to.
             if err.ctx is None and "niagara-solve.command" in ctx.meta:
@@ -888,6 +892,10 @@ def usage_line(err: click.ClickException) -> str:
     return f"niagara-solve: error: {where}{one_line(message)} ({path} --help)"
 
 
+class _OutputClosed(Exception):
+    """Standard output was closed by its reader while a command wrote to it (carried past click to :func:`main`)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``) and return the exit status."""
     try:
@@ -904,6 +912,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except click.exceptions.Exit as err:
         return err.exit_code
+    except _OutputClosed as err:
+        cause = err.__cause__
+        return failure_of(cause if isinstance(cause, OSError) else BrokenPipeError()).exit_status
     except EXPECTED as err:  # a bad input, a time limit, an output: the library says how each ends
         ended = failure_of(err)
         if ended.message is not None:
@@ -924,5 +935,10 @@ for _command in [*COMMANDS, *ADVICE, *GAMES, *MINING]:
 def run() -> None:
     """Console-script entry point."""
     began_at_process_start()  # a time limit counts the start-up too
-    sys.exit(main())
+    status = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader is gone: what is left goes nowhere, and the exit flush says nothing
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(status)
 

@@ -3,6 +3,10 @@ cluster (``--scheduler ADDRESS``), with a progress bar on a terminal.
 
 A task is a job function and its JSON arguments, so it travels to another process or machine unchanged, and its
 result is a JSON-ready dict. This module knows no job: the rooms that define jobs build the tasks.
+
+:func:`run_all` runs one batch of tasks; :class:`Workers` keeps the processes (or the cluster's connection) for a
+run of batches, each waiting on the one before (the levels of a search, :mod:`.games.search`), whose tasks and
+results need only pickle. ``run_all`` is one batch of ``Workers``.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from niagara_solver.model.errors import InputError
 from niagara_solver.model.limits import deadline, deadline_at
@@ -23,7 +27,8 @@ Results = dict[str, dict[str, Any]]
 
 @dataclass(frozen=True)
 class Task:
-    """One independent job: a module-level function and its arguments, all JSON values.
+    """One independent job: a module-level function and its arguments, all JSON values (:func:`run_all` keys a task
+    by them; a batch of :meth:`Workers.run` asks only that they pickle).
 
     The runner knows no job by name: a task carries its function, which travels to another process or machine by
     reference (its module and name), and returns a JSON-ready dict. Each room defines its own jobs
@@ -132,43 +137,90 @@ class Progress:
                 self._ticker.join()
 
 
+class Workers:
+    """Where tasks run: in this process (``jobs`` 1), in ``jobs`` local processes or on the Dask cluster at
+    ``scheduler``. A context manager: the processes are started at the first batch that needs them (a batch of one
+    task runs here) and kept for the next, the cluster is connected to on entry; both are closed on exit, the
+    tasks not yet started cancelled. Every task runs within the command's time limit, wherever it runs
+    (:func:`run_until`)."""
+
+    def __init__(self, jobs: int = 1, scheduler: str | None = None) -> None:
+        self.jobs = jobs
+        self.scheduler = scheduler
+        self._pool: ProcessPoolExecutor | None = None
+        self._client: Any = None
+
+    def __enter__(self) -> "Workers":
+        if self.scheduler:
+            try:  # imported here: Dask is an optional extra, and slow to import where no cluster is used
+                from dask.distributed import Client
+            except ImportError:
+                raise InputError("--scheduler", "Dask is not installed: pip install 'niagara-solver[dask]'",
+                                 "FORMAT") from None
+            self._client = Client(self.scheduler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    @property
+    def width(self) -> int:
+        """How many tasks run at once: the local processes, or the cluster's threads (at least 1)."""
+        if self._client is not None:
+            return max(1, sum(self._client.nthreads().values()))
+        return max(1, self.jobs)
+
+    def completed(self, tasks: Sequence[Task], runner: Callable[[Task], dict[str, Any]] = run_task
+                  ) -> Iterator[tuple[int, dict[str, Any]]]:
+        """Run ``tasks``: each one's index and result as it is done (in order when run here). A task's error is
+        raised here, as the task raised it."""
+        moment = deadline()  # the command's time limit, carried to the tasks run elsewhere
+        if self._client is not None:
+            from dask.distributed import as_completed as dask_completed
+            futures = {self._client.submit(run_until, moment, runner, t, pure=False): i for i, t in enumerate(tasks)}
+            for future in dask_completed(list(futures)):
+                yield futures[future], future.result()
+        elif self.jobs > 1 and len(tasks) > 1:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(max_workers=self.jobs)
+            pending = {self._pool.submit(run_until, moment, runner, t): i for i, t in enumerate(tasks)}
+            for future in as_completed(pending):
+                yield pending[future], future.result()
+        else:
+            for i, t in enumerate(tasks):
+                yield i, runner(t)
+
+    def run(self, tasks: Sequence[Task], runner: Callable[[Task], dict[str, Any]] = run_task
+            ) -> list[dict[str, Any]]:
+        """Run ``tasks`` and return their results in the tasks' order."""
+        results: list[dict[str, Any]] = [{} for _ in tasks]
+        for i, result in self.completed(tasks, runner):
+            results[i] = result
+        return results
+
+
 def run_all(tasks: Iterable[Task], jobs: int = 1, scheduler: str | None = None, progress: Progress | None = None,
             runner: Callable[[Task], dict[str, Any]] = run_task) -> Results:
     """Run tasks (each distinct task once) and return their results by :func:`task_key`.
 
     One process by default; ``jobs`` > 1 spreads them over local processes; ``scheduler`` sends them to a Dask
-    cluster. The results are the same whichever runs them: every task is deterministic.
+    cluster (:class:`Workers`). The results are the same whichever runs them: every task is deterministic.
     """
     unique = {task_key(t): t for t in tasks}
+    keys = list(unique)
     results: Results = {}
-    moment = deadline()  # the command's time limit, carried to the tasks run elsewhere
     if progress is not None:
         progress.total = len(unique)
-
-    def done(key: str, result: dict[str, Any]) -> None:
-        results[key] = result
-        if progress is not None:
-            progress.step(unique[key].name)
-
-    if scheduler:
-        try:  # imported here: Dask is an optional extra, and slow to import where no cluster is used
-            from dask.distributed import Client
-            from dask.distributed import as_completed as dask_completed
-        except ImportError:
-            raise InputError("--scheduler", "Dask is not installed: pip install 'niagara-solver[dask]'",
-                             "FORMAT") from None
-        with Client(scheduler) as client:
-            futures = {client.submit(run_until, moment, runner, t, pure=False): k for k, t in unique.items()}
-            for future in dask_completed(list(futures)):
-                done(futures[future], future.result())
-    elif jobs > 1 and len(unique) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            pending = {pool.submit(run_until, moment, runner, t): k for k, t in unique.items()}
-            for future in as_completed(pending):
-                done(pending[future], future.result())
-    else:
-        for k, t in unique.items():
-            done(k, runner(t))
+    with Workers(jobs, scheduler) as workers:
+        for i, result in workers.completed([unique[k] for k in keys], runner):
+            results[keys[i]] = result
+            if progress is not None:
+                progress.step(unique[keys[i]].name)
     if progress is not None:
         progress.close()
     return results

@@ -17,6 +17,7 @@ round); ``and`` takes the largest of its parts' bounds, ``or`` the smallest; ``a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Phase
@@ -186,8 +187,18 @@ def query_bound(query: Query) -> Callable[[Position], int] | None:
     has no part the bounds read (every position might meet it at once)."""
     if not _bounded(query.root):
         return None
-    root = query.root
-    return lambda pos: _rounds(root, pos)
+    return QueryBound(query.root)
+
+
+@dataclass(frozen=True)
+class QueryBound:
+    """A query's bound as a value: called with a position like any bound, and it pickles (the search's processes,
+    ``reach --jobs``, each get one)."""
+
+    root: Node
+
+    def __call__(self, pos: Position) -> int:
+        return _rounds(self.root, pos)
 
 
 def _bounded(node: Node) -> bool:

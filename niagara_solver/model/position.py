@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator
 
 from niagara_solver.model.board import Board, standard_board
 from niagara_solver.model.atoms import (COLOURS, DOUBLE_CAPACITY, EXPANSION_HAND, FALLEN, FULL_HAND, NO_GEMS, PORT,
@@ -267,3 +267,38 @@ def start_hand(ruleset: Ruleset) -> tuple[Card, ...]:
     """A full hand: the seven cards (R-COMP-2), or ten with the expansion's cards (X-CARDS-1); hands come back
     full once every card was played (R-CARD-2)."""
     return EXPANSION_HAND if ruleset.x_cards else FULL_HAND
+
+
+#: A position packed by :func:`pack`: nested tuples of ints, strings, booleans and None.
+Packed = tuple[object, ...]
+
+
+def pack(pos: Position) -> Packed:
+    """Every field of ``pos`` that compares but its board and ruleset, as nested tuples of plain values (each enum as
+    its value, each gem count as a plain tuple): what the processes of one search send each other (``reach
+    --jobs``), whose positions share one board and ruleset. Two such positions pack equal exactly when they are
+    equal, and :func:`unpack` gives the position back; a plain tuple pickles, unpickles and hashes several times
+    faster than the position's objects (docs/GAMES.md, "Several processes"). A field added to these classes must be
+    added here: tests/test_reach_jobs.py lists them."""
+    joe = pos.joe
+    return (tuple((p.name, tuple((c.place, tuple(map(int, c.gems)), c.kind.value, c.moose, c.moored) for c in p.canoes),
+                   tuple(map(int, p.hand)), tuple(p.bank), None if p.card is None else int(p.card), p.card_budget)
+                  for p in pos.players),
+            tuple(tuple(cave) for cave in pos.caves), pos.lifebuoy, pos.weather, pos.forks, pos.round, pos.phase.value,
+            pos.acted, pos.whirlpool, pos.beaver, None if pos.moose is None else pos.moose.value,
+            None if joe is None else (joe.place, None if joe.gem is None else int(joe.gem)))
+
+
+def unpack(packed: Packed, board: Board, ruleset: Ruleset) -> Position:
+    """The position :func:`pack` packed, on ``board`` under ``ruleset``."""
+    fields: Any = packed
+    players, caves, lifebuoy, weather, forks, round_, phase, acted, whirlpool, beaver, moose, joe = fields
+    return Position(
+        players=tuple(Player(name, tuple(Canoe(place, tuple(Colour(g) for g in gems), CanoeKind(kind), on, moored)
+                                         for place, gems, kind, on, moored in canoes),
+                             tuple(Card(c) for c in hand), Gems(bank), None if card is None else Card(card), budget)
+                      for name, canoes, hand, bank, card, budget in players),
+        caves=tuple(Gems(cave) for cave in caves), lifebuoy=lifebuoy, weather=weather, forks=forks, round=round_,
+        phase=Phase(phase), acted=acted, board=board, ruleset=ruleset, whirlpool=whirlpool, beaver=beaver,
+        moose=None if moose is None else Moose(moose),
+        joe=None if joe is None else Joe(joe[0], None if joe[1] is None else Colour(joe[1])))

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import click
 
-from niagara_solver.cli.common import emit_json, load, players_option, timeout_option
+from niagara_solver.cli.common import emit_json, jobs_option, load, players_option, scheduler_option, timeout_option
 from niagara_solver.design.simulate import start_position
 from niagara_solver.engine.round import RoundRecord
 from niagara_solver.games.rounds import first_rounds
@@ -142,6 +142,10 @@ def _write_trace(path: str | None, result: ReachResult, text: str) -> None:
         f.write(dumps(trace_json(result.start, result.trace, text)) + "\n")
 
 
+#: What ``--jobs`` and ``--scheduler`` spread (docs/GAMES.md, "Several processes").
+_LEVELS = "each level's rounds, its positions split by hash (the levels walk),"
+
+
 def _search_options(command: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--from", "from_path", type=click.Path(dir_okay=False), metavar="POSITION",
@@ -159,6 +163,8 @@ def _search_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="Write the shortest trace here (docs/GAMES.md, \"Traces\"); replay it with replay."),
         click.option("--max-positions", type=click.IntRange(min=1), default=MAX_REACH_POSITIONS, show_default=True,
                      metavar="N", help="Store at most this many positions; past it the answer is UNKNOWN."),
+        jobs_option(_LEVELS),
+        scheduler_option(_LEVELS),
         timeout_option(REACH_TIMEOUT),
         click.option("--json", "as_json", is_flag=True, help="The answer and its trace as JSON."),
     ]
@@ -176,7 +182,7 @@ def _search_options(command: Callable[..., Any]) -> Callable[..., Any]:
                    "level by level, breadth first (levels). Both give the fewest rounds.")
 def reach_command(target: str, from_path: str | None, players: str | None, ruleset_spec: str | None,
                   board_spec: str | None, rounds_limit: int, trace_path: str | None, max_positions: int,
-                  timeout: float, as_json: bool, no_prune: bool, walk: str) -> int:
+                  jobs: int, scheduler: str | None, timeout: float, as_json: bool, no_prune: bool, walk: str) -> int:
     """Can some play reach a position where TARGET holds within K rounds? (exit 0 yes, 1 no, 3 unknown)
 
     TARGET is a position predicate (docs/QUERIES.md). Every choice of every player is explored, breadth-first by
@@ -184,10 +190,14 @@ def reach_command(target: str, from_path: str | None, players: str | None, rules
     A target with a bound (the goal, a winner, a bank) is walked decision by decision instead, each round after
     dives that walk one or two players' every option first (docs/GAMES.md, "Dives"); the answers are the same.
 
+    With --jobs N (or --scheduler) each level's positions are split by hash across N processes, the answer the
+    same; the decisions walk runs in one process, so a target with a bound needs --walk levels (or --no-prune).
+
     \b
     Examples:
       niagara-solve reach 'fallen(any) >= 1' --players 2 --board puzzles/boards/short-fork.json --rounds 1
       niagara-solve reach 'goal(any)' --players 3 --rounds 5 --timeout 1800
+      niagara-solve reach 'stole(any) >= 1' --players 3 --rounds 2 --jobs 2
     """
     from niagara_solver.games.bounds import query_bound
     from niagara_solver.model.query import parse_query
@@ -197,7 +207,7 @@ def reach_command(target: str, from_path: str | None, players: str | None, rules
     query = parse_query(target, [p.name for p in start.players], start.board)
     bound = None if no_prune else query_bound(query)
     result = reach(start, query, limit, bound=bound, max_positions=max_positions, progress=_progress(as_json),
-                   walk=walk)
+                   walk=walk, jobs=jobs, scheduler=scheduler)
     result.seconds = time.perf_counter() - began
     _write_trace(trace_path, result, str(query))
     word = ANSWER(result.verdict)
@@ -213,7 +223,7 @@ def reach_command(target: str, from_path: str | None, players: str | None, rules
 @_search_options
 def invariant_command(expr: str, from_path: str | None, players: str | None, ruleset_spec: str | None,
                       board_spec: str | None, rounds_limit: int, trace_path: str | None, max_positions: int,
-                      timeout: float, as_json: bool) -> int:
+                      jobs: int, scheduler: str | None, timeout: float, as_json: bool) -> int:
     """Does EXPR hold in every position reachable within K rounds? (exit 0 holds, 1 broken, 3 unknown)
 
     The reach of its negation: when some play breaks it, the shortest such trace.
@@ -227,7 +237,8 @@ def invariant_command(expr: str, from_path: str | None, players: str | None, rul
     start = _start(from_path, players, ruleset_spec, board_spec)
     limit = rounds_limit
     query = parse_query(expr, [p.name for p in start.players], start.board)
-    result = invariant(start, query, limit, max_positions=max_positions, progress=_progress(as_json))
+    result = invariant(start, query, limit, max_positions=max_positions, progress=_progress(as_json), jobs=jobs,
+                       scheduler=scheduler)
     result.seconds = time.perf_counter() - began
     _write_trace(trace_path, result, f"not ({query})")
     word = INVARIANT(result.verdict)

@@ -18,6 +18,14 @@ positions whose bound is smallest first.
 Limits: the command's time limit (:func:`.limits.check_time`) and a number of stored positions
 (:data:`.limits.MAX_REACH_POSITIONS`): past either the answer is UNKNOWN with the depth completed, never a guess.
 
+Several processes (``jobs``, or a Dask cluster: :class:`..jobs.Workers`): each level's positions are split into
+parts by the hash of their key, as TLC splits its states by fingerprint; each part's rounds are listed, and the
+target (and the bound) asked of them, in a process of its own (:func:`_part_job`), and this process merges what
+they send back in the order of the one-process walk — the same dedup, the same counts, the same first position
+where the target holds and the same trace. The stored positions, the parent pointers and the limits stay here; the
+positions travel and are stored packed (:func:`.position.pack`: plain tuples, several times cheaper to pickle than
+the position's objects).
+
 Player symmetry merges nothing here: from one start every position of a level has the same round and the same
 lifebuoy holder (R-BUOY-1), so a rotation of the seats that keeps the turn order (the lifebuoy holder first) is the
 identity, and positions of different levels differ in their round and in the size of every hand (R-CARD-2) until
@@ -29,13 +37,17 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Callable, Iterator, NamedTuple, Protocol, Sequence
 
 from niagara_solver.engine.round import RoundRecord
 from niagara_solver.games.rounds import RoundStep, rounds
+from niagara_solver.jobs import Task, Workers
+from niagara_solver.model.errors import InputError
 from niagara_solver.model.limits import MAX_REACH_POSITIONS, OutOfTime, check_time
-from niagara_solver.model.position import Position
+from niagara_solver.model.board import Board
+from niagara_solver.model.position import Packed, Position, pack, unpack
 from niagara_solver.model.query import Query, RoundEvents, Tally
+from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.model.verdict import Verdict
 
 
@@ -154,13 +166,140 @@ class _Full(Exception):
     """The stored positions reached the limit."""
 
 
+def _key(target: Target, pos: Position | Packed, tally: Any) -> Any:
+    """What tells two positions of a level apart: the position (or packed), with the tally when the target reads
+    it."""
+    return (pos, tally) if target.uses_tally else pos
+
+
+def _holds(target: Target, pos: Position, step: RoundStep | None, tally: Any) -> bool:
+    """Does ``target`` hold in ``pos``, reached by ``step`` (None: the start) with ``tally`` since the start?"""
+    if not (target.uses_events or target.uses_tally):
+        return target.holds(pos)
+    events = step.events if step is not None else RoundEvents.none(len(pos.players))
+    return target.holds(pos, events, tally)
+
+
+class _Row(NamedTuple):
+    """A successor as a part's process tells it (:func:`_part_job`): the position packed (:func:`.position.pack`)
+    and its tally, whether the target holds there (then with the position itself and the round that leads to it),
+    and its bound (0 without one, or where it is not asked)."""
+
+    packed: Packed | None
+    after: Any
+    holds: bool
+    bound: int
+    child: Position | None = None
+    step: RoundStep | None = None
+
+
+#: A successor of the last level where the target does not hold: only counted (it is never stored).
+_COUNTED = _Row(None, None, False, 0)
+
+#: A position of a level: the position (packed, when the level is listed by parts), its tally (or None), its key and
+#: its bound (0 without one).
+_Item = tuple[Any, Any, Any, int]
+#: A successor as the merge reads it: what its key is made of (the position, or packed), its tally, the position
+#: and the round to it, and what a part's process asked of it (None: ask here).
+_Child = tuple[Any, Any, Position | None, RoundStep | None, _Row | None]
+
+
+def _part_job(target: Target, bound: Bound | None, last: bool, board: Board, ruleset: Ruleset,
+              items: Sequence[tuple[Packed, Any]]) -> dict[str, Any]:
+    """One part of a level, in a process of its own: each position's rounds in the engine's order, the target
+    asked of every distinct successor of the part (distinct with its counts, when the target reads them), and its
+    bound unless it is on the last level or the target holds there.
+
+    ``told``: per position, the rows of its successors in order (``rows`` indices); on the last level only how many
+    successors it has where the target does not hold. Listing stops at the part's first successor where the target
+    holds (``found``: then the last position told ends with it, and on the last level it is ``rows[0]``): the
+    merge stops there too, or sooner, at a successor of another part earlier in the level."""
+    reads = target.uses_events or target.uses_tally
+    rows: list[_Row] = []
+    index: dict[Any, int] = {}
+    told: list[Any] = []
+    listed = 0
+    for code, tally in items:
+        check_time()
+        ids: list[int] = []
+        counted = 0
+        for child, step in rounds(unpack(code, board, ruleset), events=reads):
+            listed += 1
+            if listed % 64 == 0:
+                check_time()  # a position's rounds and their bounds may take seconds
+            after = tally.after(step.events) if tally is not None else None
+            ckey = _key(target, child, after)
+            seen = (ckey, step.counts) if target.uses_events else ckey
+            r = index.get(seen)
+            if r is None:
+                holds = _holds(target, child, step, after)
+                if last and not holds:
+                    counted += 1
+                    continue
+                if holds:
+                    row = _Row(pack(child), after, True, 0, child, step)
+                else:
+                    row = _Row(pack(child), after, False, bound(child) if bound is not None else 0)
+                r = index[seen] = len(rows)
+                rows.append(row)
+            elif last:
+                counted += 1  # a successor asked before, where the target does not hold
+                continue
+            if rows[r].holds:
+                told.append(counted if last else [*ids, r])
+                return {"told": told, "rows": rows, "found": True}
+            ids.append(r)
+        told.append(counted if last else ids)
+    return {"told": told, "rows": [] if last else rows, "found": False}
+
+
+class _Parts:
+    """A level listed by parts (:func:`_part_job`), read back position by position in the level's order."""
+
+    def __init__(self, workers: Workers, target: Target, bound: Bound | None, last: bool, start: Position,
+                 frontier: list[_Item]) -> None:
+        n = workers.width
+        parts: list[list[tuple[Packed, Any]]] = [[] for _ in range(n)]
+        self.where: list[tuple[int, int]] = []
+        for code, tally, key, _ in frontier:
+            part = hash(key) % n  # this process's hash: the parts need only be fixed for this level
+            self.where.append((part, len(parts[part])))
+            parts[part].append((code, tally))
+        busy = [p for p in range(n) if parts[p]]
+        results = workers.run([Task(_part_job, (target, bound, last, start.board, start.ruleset, parts[p]))
+                               for p in busy])
+        self.results = dict(zip(busy, results))
+        self.last = last
+
+    def children(self, i: int) -> Iterator[_Child]:
+        """The successors of the level's ``i``-th position, in the order its rounds were listed."""
+        part, j = self.where[i]
+        result = self.results[part]
+        told, rows = result["told"], result["rows"]
+        if j >= len(told):  # pragma: no cover - the merge stops at the part's first hit, the last position told
+            raise AssertionError("a position past where its part stopped was read")
+        if self.last:
+            for _ in range(told[j]):
+                yield None, None, None, None, _COUNTED
+            if result["found"] and j == len(told) - 1:
+                row = rows[0]
+                yield row.packed, row.after, row.child, row.step, row
+            return
+        for r in told[j]:
+            row = rows[r]
+            yield row.packed, row.after, row.child, row.step, row
+
+
 class _Search:
-    """One breadth-first search with a budget of rounds (and, with a bound, pruning)."""
+    """One breadth-first search with a budget of rounds (and, with a bound, pruning); with ``workers``, each level
+    listed by parts in their processes and merged here, the positions kept packed (module docstring)."""
 
     def __init__(self, start: Position, target: Target, budget: int, bound: Bound | None, max_positions: int,
-                 progress: Callable[[Level], None] | None, began: float, iteration: int | None) -> None:
+                 progress: Callable[[Level], None] | None, began: float, iteration: int | None,
+                 workers: Workers | None = None) -> None:
         self.start, self.target, self.budget, self.bound = start, target, budget, bound
         self.max_positions, self.progress, self.began, self.iteration = max_positions, progress, began, iteration
+        self.workers = workers
         self.events = target.uses_events or target.uses_tally
         self.parents: dict[Any, Any] = {}
         self.distinct = 0
@@ -169,14 +308,16 @@ class _Search:
         self.depth = 0  # levels fully checked
 
     def key(self, pos: Position, tally: Any) -> Any:
-        return (pos, tally) if self.target.uses_tally else pos
+        """The key ``pos`` is stored under: packed when the levels are listed by parts."""
+        return _key(self.target, pos if self.workers is None else pack(pos), tally)
 
     def holds(self, pos: Position, step: RoundStep | None, tally: Any) -> bool:
-        target = self.target
-        if not (target.uses_events or target.uses_tally):
-            return target.holds(pos)
-        events = step.events if step is not None else RoundEvents.none(len(pos.players))
-        return target.holds(pos, events, tally)
+        return _holds(self.target, pos, step, tally)
+
+    def _rounds(self, pos: Position, tally: Any) -> Iterator[_Child]:
+        """The successors of ``pos``, listed here: the target and the bound are asked of them by the merge."""
+        for child, step in rounds(pos, events=self.events):
+            yield child, tally.after(step.events) if tally is not None else None, child, step, None
 
     def run(self) -> _Found | None:
         start = self.start
@@ -186,37 +327,42 @@ class _Search:
         self.distinct = 1
         if self.holds(start, None, tally):
             raise _Found(None, start, None, 0)  # type: ignore[arg-type]
-        frontier: list[tuple[Position, Any, Any]] = [(start, tally, root)]
+        frontier: list[_Item] = [(start if self.workers is None else pack(start), tally, root, 0)]
         for depth in range(1, self.budget + 1):
             last = depth == self.budget
             if last and self.bound is not None:  # the dive: the positions nearest the target first
-                bound = self.bound
-                frontier.sort(key=lambda item: bound(item[0]))
-            nxt: list[tuple[Position, Any, Any]] = []
-            for pos, tally, key in frontier:
+                frontier.sort(key=lambda item: item[3])
+            parts = (_Parts(self.workers, self.target, self.bound, last, start, frontier)
+                     if self.workers is not None else None)
+            nxt: list[_Item] = []
+            for i, (pos, tally, key, _) in enumerate(frontier):
                 check_time()
-                for child, step in rounds(pos, events=self.events):
+                for kept, after, child, step, asked in (self._rounds(pos, tally) if parts is None
+                                                        else parts.children(i)):
+                    # kept: the successor as stored (the position, or packed); asked: the part's answers, if any
                     self.generated += 1
                     if self.generated % 64 == 0:
                         check_time()  # a position's rounds and their bounds may take seconds
-                    after = tally.after(step.events) if tally is not None else None
-                    if not last and not self.target.uses_events and self.key(child, after) in self.parents:
+                    if not last and not self.target.uses_events and _key(self.target, kept, after) in self.parents:
                         continue  # found before, and asked then (the target reads nothing of the round)
-                    if self.holds(child, step, after):
-                        raise _Found(key, child, step, depth)
+                    if self.holds(child, step, after) if asked is None else asked.holds:  # type: ignore[arg-type]
+                        raise _Found(key, child, step, depth)  # type: ignore[arg-type]
                     if last:
                         continue
-                    ckey = self.key(child, after)
+                    ckey = _key(self.target, kept, after)
                     if ckey in self.parents:
                         continue
-                    if self.bound is not None and depth + self.bound(child) > self.budget:
-                        self.pruned += 1
-                        continue
+                    b = 0
+                    if self.bound is not None:
+                        b = self.bound(child) if asked is None else asked.bound  # type: ignore[arg-type]
+                        if depth + b > self.budget:
+                            self.pruned += 1
+                            continue
                     self.parents[ckey] = key
                     self.distinct += 1
                     if len(self.parents) > self.max_positions:
                         raise _Full()
-                    nxt.append((child, after, ckey))
+                    nxt.append((kept, after, ckey, b))
             self.depth = depth
             frontier = nxt
             self._report(depth, len(nxt))
@@ -257,7 +403,7 @@ class _Search:
 
 def reach(start: Position, target: Target, rounds_limit: int, *, bound: Bound | None = None,
           max_positions: int = MAX_REACH_POSITIONS, progress: Callable[[Level], None] | None = None,
-          walk: str = "levels") -> ReachResult:
+          walk: str = "levels", jobs: int = 1, scheduler: str | None = None) -> ReachResult:
     """Does some play from ``start`` reach, within ``rounds_limit`` rounds, a position where ``target`` holds?
 
     Without ``bound``: one breadth-first search to ``rounds_limit`` levels. With ``bound`` (a lower bound on the rounds
@@ -268,10 +414,27 @@ def reach(start: Position, target: Target, rounds_limit: int, *, bound: Bound | 
     :mod:`.deepen` answers instead: each budget walked decision by decision, depth first, cut after every turn by
     its own bound (the same fewest rounds: tests/test_deepen.py holds the two to it). Past the time limit or
     ``max_positions`` stored positions the verdict is UNKNOWN with the depth completed (the rounds within which the
-    target was proved not to hold)."""
+    target was proved not to hold).
+
+    ``jobs`` > 1 (local processes) or ``scheduler`` (a Dask cluster) list each level by parts in other processes
+    (module docstring): the same answer, counts and trace; ``target`` and ``bound`` must then pickle (a ``Query``
+    and :func:`.bounds.query_bound`'s bound do). The deepening walk runs in one process: with it, either is refused
+    (docs/GAMES.md, "Several processes")."""
     began = time.perf_counter()
     if bound is not None and walk == "decisions" and isinstance(target, Query):
+        if jobs > 1 or scheduler:
+            raise InputError("--scheduler" if scheduler else "--jobs",
+                             "the decisions walk (the default for a target with a bound) runs in one process; give "
+                             "--walk levels to split each level across processes", "FORMAT")
         return _deepened(start, target, rounds_limit, max_positions, progress, began)
+    with Workers(jobs, scheduler) as workers:
+        return _levels(start, target, rounds_limit, bound, max_positions, progress, began,
+                       workers if jobs > 1 or scheduler else None)
+
+
+def _levels(start: Position, target: Target, rounds_limit: int, bound: Bound | None, max_positions: int,
+            progress: Callable[[Level], None] | None, began: float, workers: Workers | None) -> ReachResult:
+    """:func:`reach` answered level by level (one breadth-first search, or iterative deepening with a bound)."""
     result = ReachResult(Verdict.UNKNOWN, start, rounds_limit, bounded=bound is not None)
     if bound is None:
         budgets: Iterator[int] = iter([rounds_limit])
@@ -282,7 +445,7 @@ def reach(start: Position, target: Target, rounds_limit: int, *, bound: Bound | 
     proved = result.depth
     for budget in budgets:
         search = _Search(start, target, budget, bound, max_positions, progress, began,
-                         budget if bound is not None else None)
+                         budget if bound is not None else None, workers)
         try:
             found = search.run()
         except _Found as hit:
@@ -340,12 +503,15 @@ class Negation:
 
 
 def invariant(start: Position, target: Target, rounds_limit: int, *, max_positions: int = MAX_REACH_POSITIONS,
-              progress: Callable[[Level], None] | None = None) -> ReachResult:
+              progress: Callable[[Level], None] | None = None, jobs: int = 1,
+              scheduler: str | None = None) -> ReachResult:
     """Does ``target`` hold in every position reachable from ``start`` within ``rounds_limit`` rounds? The reach of
     its negation (:class:`Negation`), breadth-first without pruning: REFUTED with the shortest trace to a position
     where it fails (the invariant broken), CONFIRMED when no play breaks it within the rounds (it holds), UNKNOWN
-    past a limit. The verdict is the invariant's: the reach's turned round."""
-    result = reach(start, Negation(target), rounds_limit, max_positions=max_positions, progress=progress)
+    past a limit. The verdict is the invariant's: the reach's turned round. ``jobs`` and ``scheduler`` as
+    :func:`reach`'s."""
+    result = reach(start, Negation(target), rounds_limit, max_positions=max_positions, progress=progress, jobs=jobs,
+                   scheduler=scheduler)
     if result.verdict is not Verdict.UNKNOWN:
         result.verdict = Verdict.REFUTED if result.verdict is Verdict.CONFIRMED else Verdict.CONFIRMED
     return result

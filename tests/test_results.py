@@ -153,7 +153,7 @@ def test_who_answered_is_typed_and_read_back_from_its_word():
 def test_a_certificates_kinds_and_claims_are_typed_and_written_as_before():
     assert [k.value for k in KINDS] == ["card", "turn", "rescue", "flow", "leaf"]
     assert [c.value for c in CLAIMS] == ["over", "end", "steal", "rest", "unreached", "bound", "empty", "sure-steal",
-                                        "any-steal"]
+                                        "any-steal", "sure-win"]
     leaf = CNode("leaf", 0, claim="rest", value=True)
     assert leaf.kind is NodeKind.LEAF and leaf.claim is Claim.REST
     assert leaf.to_json(["red"]) == {"kind": "leaf", "at": 0, "claim": "rest", "value": True}

@@ -2,19 +2,27 @@
 (``_sure_win``): X brings the goal home by movements alone, nobody acting before X may steal from X
 (``answers.may_steal_on``, an upper bound held above every steal the engine finds), and nobody can beat X's bank.
 The steal goal's range (``_steal_in_range``): X's canoes cannot climb onto any disc where an enemy's gem may be.
-The search with them gives the plain search's answers."""
+The search with them gives the plain search's answers. And the certificate's leaf ``sure-win``, written where the sure
+win holds and checked by the encoding alone (forged leaves refused)."""
 
+import json
 from functools import lru_cache
 
 import pytest
 
 from helpers import P, position
 from niagara_solver.play.playout import random_playout
+from niagara_solver.engine.round import goal_reached
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.notation import Move, Steal
+from niagara_solver.model.atoms import Card
+from niagara_solver.model.notation import Move, Steal, Turn
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import PRESETS, Ruleset
+from niagara_solver.model.verdict import Verdict
 from niagara_solver.solver.answers import Goal, may_steal_on
+from niagara_solver.solver.certificate import Certificate, Claim, CNode, NodeKind, loads_certificate
+from niagara_solver.solver.certify import check_certificate
+from niagara_solver.solver.proof import certificate
 from niagara_solver.solver.search import PLAIN, Search
 
 
@@ -118,3 +126,100 @@ def test_the_cards_a_player_may_still_act_with():
     pos = position(P("red", "3", "port", hand=[2, 5], card=5), P("blue", "port", "port", hand=[1, "cloud"]))
     assert [c.label for c in pos.players[0].playable] == ["5"]
     assert [c.label for c in pos.players[1].playable] == ["1", "cloud"]
+
+
+# -- the certificate's leaf "sure-win" (solver/proof.py writes it, solver/certify.py checks it) ----------------------
+
+def _forged(pos: Position, x: int, card, turn: str, value: bool = True, goal: Goal = Goal.WIN) -> Certificate:
+    """A "yes" certificate that is one ``sure-win`` leaf at ``pos``: whatever it claims, the checker must show."""
+    leaf = CNode(NodeKind.LEAF, 0, claim=Claim.SURE_WIN, value=value, card=Card.parse(card), turn=Turn.parse(turn))
+    return Certificate(x, goal, 1, True, (pos,), (leaf,))
+
+
+#: Blue and green act before red, every canoe of theirs upstream of red's gems, nobody able to reach the goal.
+AWAY = [P("blue", "1", "2", hand=[1, 2, 3, 4, 5, 6]), P("green", "3", "port", hand=[1, 2, 3, 4, 5, 6])]
+
+
+def test_the_certificate_stops_at_a_sure_win_leaf_and_the_encoding_accepts_it(monkeypatch):
+    # Two cards each, so that the certificate spelled out below stays small.
+    pos = last_round(P("blue", "1", "2", hand=[1, 6]), P("green", "3", "port", hand=[2, 5]), *HOME, lifebuoy="blue")
+    search = Search(2, Goal.WIN, 1, 60)
+    assert search.value(pos).value
+    proof = certificate(search, pos, True)
+    [leaf] = proof.nodes
+    assert (leaf.claim, leaf.value, leaf.card, str(leaf.turn)) == (Claim.SURE_WIN, True, Card.parse(5),
+                                                                  "4: <port; 5: <port")
+    assert loads_certificate(json.dumps(proof.to_json())) == proof  # the file keeps the card and the turn
+    check = check_certificate(proof)
+    assert check.verdict is Verdict.CONFIRMED, check.text()
+    # Without the leaf the certificate spells out blue's and green's plays, and is accepted too.
+    monkeypatch.setattr(Search, "sure_win_turn", lambda self, pos, robbed=False: None)
+    spelled = certificate(Search(2, Goal.WIN, 1, 60), pos, True)
+    assert len(spelled.nodes) > 1 and all(n.claim is not Claim.SURE_WIN for n in spelled.nodes)
+    assert check_certificate(spelled).verdict is Verdict.CONFIRMED
+
+
+@pytest.mark.parametrize("players, card, turn, value, goal, rule, words", [
+    # A turn the rules forbid: a 5 does not stop one disc up (R-MOVE-3).
+    ([*AWAY, *HOME], 5, "4: <port; 5: <4", True, Goal.WIN, "R-MOVE-3", "does not allow"),
+    # A turn that banks one amethyst: three, not the goal (R-END-1).
+    ([*AWAY, *HOME], 5, "4: >7R -amethyst; 5: <port", True, Goal.WIN, "R-END-1", "does not reach the goal"),
+    # Not red's card.
+    ([*AWAY, *HOME], 3, "4: <1", True, Goal.WIN, "R-CARD-2", "no turn with the 3"),
+    # The leaf stands for a win: "false" is not its word, nor is a steal.
+    ([*AWAY, *HOME], 5, "4: <port; 5: <port", False, Goal.WIN, "R-END-1", "stands for a win"),
+    ([*AWAY, *HOME], 5, "4: <port; 5: <port", True, Goal.STEAL, "R-END-1", "stands for a win"),
+    # Blue's empty canoe on 6L climbs onto red's gem on 5 with its 1 before red acts (R-STEAL-1).
+    ([P("blue", "6L", "2", hand=[1]), AWAY[1], *HOME], 5, "4: <port; 5: <port", True, Goal.WIN, "R-STEAL-1",
+     "a turn of blue may take a gem of red's"),
+    # Green, acting before red, brings a fourth ruby home with its 1: a better bank at the goal (R-END-3).
+    ([P("blue", "1", "2", hand=[3]), P("green", "1:ruby", "port", hand=[1], bank={"ruby": 3}), *HOME], 5,
+     "4: <port; 5: <port", True, Goal.WIN, "R-END-3", "green's turn"),
+    # The same after red: green still to act at the round's end beats red's bank (R-END-3).
+    ([P("blue", "1", "2", hand=[3]), *HOME, P("green", "1:ruby", "port", hand=[1], bank={"ruby": 3})], 5,
+     "4: <port; 5: <port", True, Goal.WIN, "R-END-3", "may end the round at the goal with a better bank"),
+])
+def test_a_forged_sure_win_leaf_is_refused(players, card, turn, value, goal, rule, words):
+    pos = last_round(*players, lifebuoy="blue")
+    check = check_certificate(_forged(pos, pos.index("red"), card, turn, value, goal))
+    assert check.verdict is Verdict.REFUTED and check.rule == rule and words in check.reason, check.text()
+
+
+def test_a_search_that_claims_too_much_writes_a_leaf_the_checker_refuses(monkeypatch):
+    # A planted bug in the bound: any turn of X's card that reaches the goal counts as sure. Blue's canoe on 6L
+    # takes red's amethyst on 5 with its 1 first.
+    pos = last_round(P("blue", "6L", "2", hand=[1]), AWAY[1], *HOME, lifebuoy="blue")
+
+    def claims(self, at, robbed=False):
+        me = at.players[2]
+        if me.card is None or 2 in at.acted:
+            return None
+        return next(((o.turn, o.player(2).bank) for o in legal_turns(at, 2, me.card) if goal_reached(o.player(2))),
+                    None)
+    monkeypatch.setattr(Search, "sure_win_turn", claims)
+    assert Search(2, Goal.WIN, 1, 60, pruning=PLAIN).value(pos).value is False  # the bug only claims it
+    proof = certificate(Search(2, Goal.WIN, 1, 60), pos, True)
+    assert proof.nodes[0].claim is Claim.SURE_WIN
+    check = check_certificate(proof)
+    assert check.verdict is Verdict.REFUTED and "a turn of blue may take a gem of red's" in check.reason, check.text()
+
+
+def test_a_mined_win_ends_in_sure_win_leaves_that_the_encoding_accepts():
+    # The first game mined with seed 0 (4 players), round 22: red's 6 wins, with blue, green and yellow acting before
+    # it. Once blue has played, the search's sure win holds: the certificate ends in a sure-win leaf after each play of
+    # blue's, where it spelled out every play of the three (and was not written within mining's 5 s).
+    from niagara_solver.design.mine import card_position, with_card
+    from niagara_solver.design.simulate import start_position
+    from niagara_solver.model.board import standard_board
+    start = start_position(standard_board(), PRESETS["standard"], 4)
+    pos = next(card_position(r) for r in random_playout(start, 0, 22, "lookahead") if r.start.round == 22)
+    x = pos.index("red")
+    pinned = with_card(pos, x, Card.parse(6))
+    search = Search(x, Goal.WIN, 1, 60)
+    assert search.value(pinned).value
+    proof = certificate(search, pinned, True)
+    leaves = [n for n in proof.nodes if n.kind is NodeKind.LEAF]
+    assert {n.claim for n in leaves} == {Claim.SURE_WIN} and len(proof.nodes) == 1 + len(leaves) < 200
+    check = check_certificate(proof)
+    assert check.verdict is Verdict.CONFIRMED, check.text()
+

@@ -54,6 +54,7 @@ class Claim(StrEnum):
     EMPTY = "empty"
     SURE_STEAL = "sure-steal"
     ANY_STEAL = "any-steal"
+    SURE_WIN = "sure-win"
 
 
 #: Why a leaf is decided: ``over`` the game was over at a round's start (R-END-1); ``end`` a round ended (a gem of X
@@ -69,7 +70,9 @@ class Claim(StrEnum):
 #: robs keep their places, its robbed canoes their gems), and each of those players' turns leaves it so;
 #: ``any-steal`` (the steal goal, the horizon's last round, X's card chosen, X still to act) whatever the players
 #: still to act before X play, one of X's turns listed in the leaf (``turns``, each with a position where it is
-#: written) steals.
+#: written) steals; ``sure-win`` (the win goal, X's card chosen, X still to act this round) X's turn written in the
+#: leaf (``card``, ``turn``) brings the goal home whatever the players still to act before X play, and nobody ends the
+#: round at the goal with a better bank (R-END-3): the game ends with X among the winners.
 CLAIMS: tuple[Claim, ...] = tuple(Claim)
 
 
@@ -101,9 +104,9 @@ class Option:
 @dataclass(frozen=True)
 class CNode:
     """A node at a position (``at``): whose choice it is (``player``, a seat; None for the flow and for leaves), its
-    options, and for a leaf the claim, its value for X, for ``over`` the winners' seats, for ``bound`` the gems, and
-    for ``sure-steal`` X's card and turn, for ``any-steal`` X's card and its turns, each with a position (an index)
-    where it is written."""
+    options, and for a leaf the claim, its value for X, for ``over`` the winners' seats, for ``bound`` the gems, for
+    ``sure-steal`` and ``sure-win`` X's card and turn, for ``any-steal`` X's card and its turns, each with a position
+    (an index) where it is written."""
 
     kind: NodeKind
     at: int
@@ -283,7 +286,7 @@ def _node(raw: Any, where: str, names: list[str], npositions: int, nnodes: int) 
             raise _fail(f"{where}.gems", "expected a number of gems from 0 to 100")
         card = Card.parse(raw["card"]) if "card" in raw else None
         turn = Turn.parse(_field(raw, "turn", str, where)) if "turn" in raw else None
-        if claim is Claim.SURE_STEAL and (card is None or turn is None):
+        if claim in (Claim.SURE_STEAL, Claim.SURE_WIN) and (card is None or turn is None):
             raise _fail(where, "missing the card or the turn")
         raw_turns = raw.get("turns", [])
         if not isinstance(raw_turns, list):

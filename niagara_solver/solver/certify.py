@@ -240,6 +240,8 @@ class _Checker:
             result = self.sure_steal(i, pos)
         elif n.kind == "leaf" and n.claim == "any-steal":
             result = self.any_steal(i, pos)
+        elif n.kind == "leaf" and n.claim == "sure-win":
+            result = self.sure_win(i, pos)
         elif left == 1 and self.x in pos.acted:
             n = self.node(i, pos, "leaf", "R-END-1")
             value = self.rest(i, pos, baseline)
@@ -429,7 +431,7 @@ class _Checker:
         order = pos.turn_order()
         before = [q for q in order[:order.index(x)] if q not in pos.acted]
         words = turn_words(me.name, n.card, n.turn)
-        decisions, robbed = self.choices(i, pos, x, n.card, n.turn)
+        decisions, robbed, _ = self.choices(i, pos, x, n.card, n.turn)
         if not robbed:
             raise Refused(i, "R-STEAL-1", f"{words} does not steal (by the encoding)")
         for q, _ in robbed:
@@ -477,7 +479,7 @@ class _Checker:
                                                   != sorted(c.place for c in me.canoes)):
                 raise Refused(i, "R-TURN-1", f"{turn_words(me.name, n.card, turn)} is written where {me.name}'s "
                                              "canoes stand elsewhere")
-            (values, swap), _ = self.choices(i, where, x, n.card, turn)
+            (values, swap), _, _ = self.choices(i, where, x, n.card, turn)
             first = where.players[x].canoes[swap].place  # the canoe acting first, where the turn is written
             for k, canoe in enumerate(me.canoes):
                 for each in self._victims(values):
@@ -546,10 +548,10 @@ class _Checker:
         return self.kept.terms[key]
 
     def choices(self, i: int, pos: Position, p: int, card: Card, turn: Turn
-                ) -> tuple[tuple[list[int], int], tuple[tuple[int, int], ...]]:
-        """A written turn, pinned: the values of every choice of one model of it (:meth:`TurnStep.decisions`), and
-        the canoes it takes a gem from (seat, canoe in the position's order); refused as :meth:`pinned` refuses a
-        turn the encoding does not allow."""
+                ) -> tuple[tuple[list[int], int], tuple[tuple[int, int], ...], tuple[int, ...]]:
+        """A written turn, pinned: the values of every choice of one model of it (:meth:`TurnStep.decisions`), the
+        canoes it takes a gem from (seat, canoe in the position's order) and the player's bank after it (gems per
+        colour); refused as :meth:`pinned` refuses a turn the encoding does not allow."""
         order, problem = canoe_order(pos, p, turn)
         if problem is not None:
             self.forbidden(i, pos, p, card, turn)
@@ -557,10 +559,10 @@ class _Checker:
         self.questions += 1
         pinned = self._pins(pre, pos)
 
-        def read(model: Any) -> tuple[tuple[list[int], int], tuple[tuple[int, int], ...]]:
+        def read(model: Any) -> tuple[tuple[list[int], int], tuple[tuple[int, int], ...], tuple[int, ...]]:
             robbed = {(q, v) for slot in step.choice.slots for cells in slot.steals for q, canoes in enumerate(cells)
                       for v, row in enumerate(canoes) if any(value(model, c) for c in row)}
-            return step.decisions(model), tuple(sorted(robbed))
+            return step.decisions(model), tuple(sorted(robbed)), tuple(value(model, b) for b in step.post.bank[p])
         values = evaluate_turn(self.relations, step, session, pinned, pos, card, turn, order)
         if values is not None:
             return read(values)
@@ -612,13 +614,7 @@ class _Checker:
                                                                         for r in robbed), tuple(decisions[0]),
                decisions[1])
         if key not in self.kept.sure:
-            if ("sure", x) not in self.kept.terms:
-                tag = f"cert.sure{x}"
-                pre = self.relations.position(tag)
-                step = self.relations.turn(pre, x, tag, swap=True)
-                self.kept.terms["sure", x] = (pre, step, all_of(self._domain(pre)),
-                                              all_of([c for _, c in step.constraints]))
-            pre, step, domain, allowed = self.kept.terms["sure", x]
+            pre, step, domain, allowed = self._sure_terms()
             assert me.card is not None
             solver = make_preprocessing_solver()
             solver.add(domain, *self._canoes(pre, pos, x), *[h == (Card(c) in me.hand) for c, h in
@@ -629,6 +625,141 @@ class _Checker:
             self.questions += 1
             self.kept.sure[key] = _ask(solver, self.deadline)
         return self.kept.sure[key]
+
+    def _sure_terms(self) -> tuple[SymPosition, TurnStep, Any, Any]:
+        """X's turn from a free position: the position, the step, the terms that the position is well-formed
+        (:meth:`_domain`) and that the turn is allowed, made once per kind of game (the sure leaves' questions)."""
+        x = self.x
+        if ("sure", x) not in self.kept.terms:
+            tag = f"cert.sure{x}"
+            pre = self.relations.position(tag)
+            step = self.relations.turn(pre, x, tag, swap=True)
+            self.kept.terms["sure", x] = (pre, step, all_of(self._domain(pre)),
+                                          all_of([c for _, c in step.constraints]))
+        return self.kept.terms["sure", x]
+
+    def sure_win(self, i: int, pos: Position) -> Bounds:
+        """The leaf ``sure-win`` (the win goal; its value is True): X's turn written in the leaf brings the goal home
+        whatever the players still to act before X play, and at the round's end nobody at the goal has a better bank
+        (R-END-3): the game ends with X among the winners. Asked of the encoding, never of the search's bound:
+
+        * the turn, pinned here, is one the encoding allows (R-TURN-1): the values of every choice of one model of it
+          are kept (the canoe order and what the notation leaves open included), with X's bank after it;
+        * the position is well-formed (phase II); for each player still to act the frame of its turn holds
+          (:meth:`frame`: it moves no other player's canoe, adds no gem to one, leaves the others' hands, cards and
+          the fork markers alone and a well-formed position) and its turn changes no other player's bank, and the
+          flow changes no bank (R-GEM-5, R-FLOW-6: lemmas over every well-formed position, proved once);
+        * for each player ``q`` before X, no turn of ``q``, with a card of its hand, from any well-formed position
+          where ``q``'s canoes stand where they stand here with at most their gems (another player before ``q`` may
+          have robbed them) and X's loaded canoes as here, takes a gem from X (R-STEAL-1: one question per player);
+        * so, by induction over them, when X acts its canoes, bank, hand and card and the fork markers are the leaf's:
+          from every well-formed position of that kind the turn's choices are allowed, reach the goal (R-END-1) and
+          leave X the bank read above (one question: no counterexample);
+        * at the round's end X has that bank, each player who has acted the bank it has here, and each other player
+          still to act the bank its own turn leaves from a well-formed position where its canoes stand where they
+          stand here with at most their gems, with its bank and hand as here: over all of those together, the
+          encoding's end of the game (R-END-1..3, the tie-break in force) has X among the winners (one question, the
+          turns of those players each a copy of its own, not chained: every real play is among them)."""
+        n = self.node(i, pos, "leaf", "R-END-1")
+        x, names = self.x, self.names
+        me = pos.players[x]
+        if self.goal is not Goal.WIN or n.value is not True or n.card is None or n.turn is None:
+            raise Refused(i, "R-END-1", f"the leaf claims {n.claim} {n.value}: it stands for a win of X's turn "
+                                        "written in it")
+        if pos.phase is not Phase.TURNS or x in pos.acted or me.card != n.card:
+            raise Refused(i, "R-CARD-2", f"{me.name} has no turn with the {n.card.label} still to come here")
+        order = [q for q in pos.turn_order() if q not in pos.acted]
+        before = order[:order.index(x)]
+        words = turn_words(me.name, n.card, n.turn)
+        decisions, _, bank = self.choices(i, pos, x, n.card, n.turn)
+        if not self.well_formed(pos):
+            raise Refused(i, "R-TURN-1", "the position is not a well-formed one of phase II by the encoding")
+        for q in order:
+            if not self.frame(q):
+                raise Refused(i, "R-TURN-3", f"by the encoding a turn of {names[q]} may move another player's canoe, "
+                                             "add a gem to it or change a hand, a card or a fork marker")
+            self.others_banks(i, q)
+        self.flow_keeps_banks(i)
+        loaded = tuple((x, k) for k, c in enumerate(me.canoes) if c.gems)
+        for q in before:
+            if loaded and self.may_rob(pos, q, loaded):
+                raise Refused(i, "R-STEAL-1", f"a turn of {names[q]} may take a gem of {me.name}'s before {words} "
+                                              "(by the encoding)")
+        if self.may_fall_short(pos, decisions, bank):
+            raise Refused(i, "R-END-1", f"after some play of {self._who(before)}, {words} is not allowed or does not "
+                                        "reach the goal (by the encoding)")
+        beaten = self.may_beat(pos, order, bank)
+        if beaten is not None:
+            raise Refused(i, "R-END-3", f"{beaten} may end the round at the goal with a better bank than {me.name}'s "
+                                        f"after {words}, as the tie-break reads banks (by the encoding)")
+        return True, True
+
+    def may_fall_short(self, pos: Position, decisions: tuple[list[int], int], bank: tuple[int, ...]) -> bool:
+        """Is there a well-formed position of phase II where X's canoes stand as in ``pos`` with its gems, X's bank,
+        hand and card and the fork markers are as in ``pos``, from which X's turn with the choices ``decisions`` is
+        not allowed, or does not reach the goal (R-END-1) with the bank ``bank``?"""
+        x = self.x
+        me = pos.players[x]
+        key = ("short", x, me.canoes, me.bank, me.hand, me.card, pos.forks, tuple(decisions[0]), decisions[1], bank)
+        if key not in self.kept.sure:
+            pre, step, domain, allowed = self._sure_terms()
+            assert me.card is not None
+            solver = make_preprocessing_solver()
+            solver.add(domain, *self._canoes(pre, pos, x, exact=True),
+                       *[h == (Card(c) in me.hand) for c, h in enumerate(pre.hand[x])], pre.card[x] == int(me.card),
+                       *[b == have for b, have in zip(pre.bank[x], me.bank)],
+                       *self.relations.pin_markers(pre, pos.forks), *step.pin_decisions(decisions),
+                       z3.Not(z3.And(allowed, self.relations.reached_goal(step.post, x),
+                                     *[b == have for b, have in zip(step.post.bank[x], bank)])))
+            self.questions += 1
+            self.kept.sure[key] = _ask(solver, self.deadline)
+        return self.kept.sure[key]
+
+    def may_beat(self, pos: Position, order: list[int], bank: tuple[int, ...]) -> str | None:
+        """Can the round end with X, banking ``bank``, not among the winners (R-END-1..3)? The banks at its end: X's
+        ``bank``, those of the players who have acted as in ``pos``, and for each other player of ``order`` (still to
+        act) what its own turn banks from any well-formed position of phase II where its canoes stand as in ``pos``
+        with at most their gems, its bank and hand as in ``pos``, with a card of its hand. One question over all of
+        those turns, each from its own position; the player that beats X and its turn where one can, else None."""
+        x = self.x
+        rivals = [q for q in order if q != x]
+        key = ("beat", x, bank, tuple((q, pos.players[q].canoes, pos.players[q].bank, pos.players[q].hand,
+                                       pos.players[q].card) for q in rivals),
+               tuple(p.bank for q, p in enumerate(pos.players) if q not in order))
+        if key not in self.kept.beaten:
+            if "end" not in self.kept.terms:
+                self.kept.terms["end"] = self.relations.position("cert.end")
+            end: SymPosition = self.kept.terms["end"]
+            solver = make_preprocessing_solver()
+            steps = []
+            for q, player in enumerate(pos.players):
+                if q == x:
+                    solver.add(*[e == have for e, have in zip(end.bank[q], bank)])
+                elif q not in rivals:
+                    solver.add(*[e == have for e, have in zip(end.bank[q], player.bank)])
+                else:
+                    self._turn_solver(q)
+                    pre, step, term = self.kept.terms["turn", q]
+                    solver.add(term, *self._canoes(pre, pos, q),
+                               *[h == (Card(c) in player.hand) for c, h in enumerate(pre.hand[q])],
+                               *[b == have for b, have in zip(pre.bank[q], player.bank)],
+                               z3.Or([step.plays(c) for c in _hand(player)]),
+                               *[e == b for e, b in zip(end.bank[q], step.post.bank[q])])
+                    steps.append((q, step))
+            won = self.relations.end(end)
+            solver.add(z3.Not(won[x]))
+            self.questions += 1
+            beaten = None
+            if _ask(solver, self.deadline):
+                model = solver.model()
+                # A winner in X's place (the best score at the goal wins, R-END-3), with its turn where it acts still.
+                who = next((q for q in range(len(self.names)) if q != x
+                            and z3.is_true(model.eval(won[q], model_completion=True))), None)
+                turns = dict(steps)
+                beaten = ("another player" if who is None else self.names[who] if who not in turns else
+                          turn_words(self.names[who], *self.relations.decode_turn(model, turns[who], self.names)))
+            self.kept.beaten[key] = beaten
+        return self.kept.beaten[key]
 
     def x_turn(self, pos: Position, claim: Callable[[TurnStep], Any]) -> tuple[Card, Turn] | None:
         """A turn of X from ``pos`` with a card X may play for which ``claim`` (a term of the turn's step) holds, by
@@ -698,6 +829,25 @@ class _Checker:
             return _counter(relations, "flow", tag, lambda pre, step: z3.Or(
                 [a != b for a, b in zip(step.post.bank[x], pre.bank[x])]))
         self.lemma(i, "flow banks", "R-FLOW-6", f"the flow can change {self.names[x]}'s bank", flow)
+
+    def others_banks(self, i: int, a: int) -> None:
+        """A turn of ``a`` changes no other player's bank (R-GEM-5, R-STEAL-1: a steal takes from a canoe)."""
+        relations, names = self.relations, self.names
+
+        def other(tag: str) -> list[Any]:
+            return _counter(relations, "turn", tag, lambda pre, step: z3.Or(
+                [v != w for b in range(len(names)) if b != a for v, w in zip(step.post.bank[b], pre.bank[b])]), a)
+        self.lemma(i, f"others' banks {a}", "R-GEM-5", f"a turn of {names[a]} can change another player's bank",
+                   other)
+
+    def flow_keeps_banks(self, i: int) -> None:
+        """The flow changes no player's bank (R-FLOW-6: a canoe over the falls loses its cargo, never a bank)."""
+        relations = self.relations
+
+        def flow(tag: str) -> list[Any]:
+            return _counter(relations, "flow", tag, lambda pre, step: z3.Or(
+                [v != w for b in range(len(self.names)) for v, w in zip(step.post.bank[b], pre.bank[b])]))
+        self.lemma(i, "flow keeps banks", "R-FLOW-6", "the flow can change a player's bank", flow)
 
     def later_rounds(self, i: int) -> None:
         """X's turn banks at most what X's canoes carry (R-GEM-2, X-DOUBLE-1, R-MOVE-5: twice the capacity, one more
@@ -1186,8 +1336,11 @@ class _Kept:
     #: read.
     terms: dict[Any, Any] = field(default_factory=dict)
     losses: dict[Any, "_Loss | None"] = field(default_factory=dict)
-    #: The sure steal's questions (:meth:`_Checker.sure_steal`), by what they read.
+    #: The sure steal's and sure win's questions (:meth:`_Checker.sure_steal`, :meth:`_Checker.sure_win`), by what
+    #: they read.
     sure: dict[Any, bool] = field(default_factory=dict)
+    #: The sure win's tie-break (:meth:`_Checker.may_beat`), by what it reads: who may beat X, or None.
+    beaten: dict[Any, str | None] = field(default_factory=dict)
 
 
 #: The last few kinds of game checked, by board, ruleset, player count and z3 context (a fresh context,

@@ -8,7 +8,9 @@ own — ``rest`` for the horizon's last round once X has acted (the players afte
 one question), ``unreached`` where the search's bound says X cannot bank enough in its last turn to reach the goal
 (one question over every turn of X), ``empty`` where no other player carries a gem and each can keep it so (the
 steal goal), ``sure-steal`` where X's card steals whatever the players before X play (the steal goal: the turn
-named, its standing after their turns checked), ``steal``, ``end`` and ``over``.
+named, its standing after their turns checked), ``any-steal`` where one of a few turns of X's card does, ``sure-win``
+where X's card brings the goal home whatever they play and nobody beats X's bank (the win goal, the horizon's last
+round), ``steal``, ``end`` and ``over``.
 """
 
 from __future__ import annotations
@@ -171,6 +173,25 @@ class _Writer:
         return self.node(("sure-steal", pos), lambda _: CNode(NodeKind.LEAF, self.at(pos), claim=Claim.SURE_STEAL,
                                                               value=True, card=me.card, turn=turn))
 
+    def sure_win(self, pos: Position, p: int, left: int) -> int | None:
+        """A ``sure-win`` leaf in place of the node (the win goal, the horizon's last round, X's card chosen, players
+        before X still to act, no expansion module): X's card has a turn of movements alone that brings the goal home
+        whatever they play, and nobody can end the round at the goal with a better bank, by the search's bound
+        (:meth:`.search.Search.sure_win_turn`, read as the checker reads the leaf: a thief before X may have been
+        robbed first). The leaf names the turn; the checker shows that nobody before X can take a gem of X's, that the
+        turn stays allowed and reaches the goal from every position X may then face, and that the tie-break leaves X
+        among the winners at the round's end, rather than the certificate spelling out the others' plays."""
+        me = pos.players[self.x]
+        if (self.goal is not Goal.WIN or left != 1 or p == self.x or self.x in pos.acted or me.card is None
+                or pos.ruleset.modules):
+            return None
+        found = self.search.values.sure_win_turn(pos, robbed=True)
+        if found is None:
+            return None
+        turn = found[0]
+        return self.node(("sure-win", pos), lambda _: CNode(NodeKind.LEAF, self.at(pos), claim=Claim.SURE_WIN,
+                                                            value=True, card=me.card, turn=turn))
+
     def any_steal(self, pos: Position, p: int, left: int) -> tuple[bool, int | None]:
         """An ``any-steal`` leaf in place of the node (the steal goal's "yes", the horizon's last round, X's card
         chosen, nobody before X has acted since): every play of the players before X is walked over the engine, and
@@ -239,6 +260,8 @@ class _Writer:
         if cut is not None:
             return cut
         sure = self.sure_steal(pos, p)
+        if sure is None:
+            sure = self.sure_win(pos, p, left)
         if sure is not None:
             return sure
         if not self.no_any:

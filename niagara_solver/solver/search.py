@@ -213,7 +213,7 @@ class Search:
         self._holds: dict[Any, tuple[int, Node]] = {}
         self._fails: dict[Any, tuple[int, Node]] = {}
         self._killers: dict[tuple[int, int], str] = {}  # (player, rounds left) -> the last refuting choice
-        self._home: dict[Any, list[Player]] = {}  # _movements_alone: X after each such turn, by what it reads
+        self._home: dict[Any, list[tuple[Player, Turn]]] = {}  # _movements_alone: each such turn, by what it reads
         self._steals: dict[Any, list[tuple[tuple[tuple[int, str], ...], Turn]]] = {}  # _steals_alone, likewise
 
     @property
@@ -677,23 +677,26 @@ class Search:
         score = None if tiebreak is Tiebreak.SHARED else bank.total if tiebreak is Tiebreak.COUNT else bank.value
         return self._reason(kind, tiebreak=tiebreak.value, score=score)
 
-    def _may_be_robbed(self, pos: Position, thieves: list[int]) -> bool:
+    def _may_be_robbed(self, pos: Position, thieves: list[int], robbed: bool = False) -> bool:
         """An upper bound (no expansion module): might a canoe of the players ``thieves``, acting in this round's
         phase II before X's gems are out of their reach, steal one of X's gems? Each acts with one of the cards it
         may still act with (:func:`may_steal_on`). The gems to guard are X's, and those of their own canoes below
         one of X's gems (robbed first, such a canoe might need fewer points to climb onto X's disc); no turn moves
         another player's canoe or adds to its cargo (R-GEM-1, R-STEAL-1), and a thief climbs onto its victim, so a
-        canoe upstream of all of X's gems never reaches them, whatever it carries."""
+        canoe upstream of all of X's gems never reaches them, whatever it carries. With ``robbed`` each thief's canoe
+        is tried with each count of its gems down to none instead, X's gems the only ones guarded: the claim a
+        certificate's ``sure-win`` leaf makes, as its checker reads it (docs/SOLVER.md, "Certified answers")."""
         mine = {c.place for c in pos.players[self.x].canoes if c.on_river and c.gems}
         if not mine or not thieves:
             return False
         above = pos.board.above
-        targets = mine | {c.place for q in thieves for c in pos.players[q].canoes
-                          if c.on_river and c.gems and not mine.isdisjoint(above(c.place))}
+        targets = mine if robbed else mine | {c.place for q in thieves for c in pos.players[q].canoes
+                                              if c.on_river and c.gems and not mine.isdisjoint(above(c.place))}
         for q in thieves:
             player = pos.players[q]
             budgets = {b for c in player.playable for b in c.budgets}
-            if any(may_steal_on(pos, canoe, budgets, targets) for canoe in player.canoes):
+            if any(may_steal_on(pos, canoe, budgets, targets, n) for canoe in player.canoes
+                   for n in (range(len(canoe.gems) + 1) if robbed else (None,))):
                 return True
         return False
 
@@ -751,7 +754,7 @@ class Search:
             return False
         need = self.baseline if self.baseline is not None else x_gems(pos, self.x)
         return any(after.bank.total >= need and any(c.in_port for c in after.canoes)
-                   for after in self._movements_alone(pos))
+                   for after, _ in self._movements_alone(pos))
 
     def _sure_win(self, pos: Position) -> Gems | None:
         """A lower bound for the win goal in the horizon's last round, X still to act after some of the others (no
@@ -771,13 +774,22 @@ class Search:
           changes only by banking, and by a rescue in a later round's phase I).
 
         X's bank after that turn when it does (the best, as the tie-break reads banks), else None."""
-        if not self._untouched_until_x(pos):
+        found = self.sure_win_turn(pos)
+        return None if found is None else found[1]
+
+    def sure_win_turn(self, pos: Position, robbed: bool = False) -> tuple[Turn, Gems] | None:
+        """A turn of X's card that :meth:`_sure_win` finds winning whatever the others do, with X's bank after it,
+        or None. With ``robbed`` the canoes of the players before X are also tried with each count of their gems down
+        to none (one of them robbed by another first might climb farther: :meth:`_may_be_robbed`): the claim a
+        certificate's ``sure-win`` leaf makes, which its checker reads that way (docs/SOLVER.md, "Certified
+        answers")."""
+        if pos.players[self.x].card is None or self._may_be_robbed(pos, self._before_x(pos), robbed):
             return None
-        banks = [after.bank for after in self._movements_alone(pos) if goal_reached(after)]
-        if not banks:
+        wins = [(turn, after.bank) for after, turn in self._movements_alone(pos) if goal_reached(after)]
+        if not wins:
             return None
-        best = max(banks, key=lambda bank: _score(pos, bank))
-        return None if self._rivals_can_beat(pos, _score(pos, best)) else best
+        best = max(wins, key=lambda win: _score(pos, win[1]))
+        return None if self._rivals_can_beat(pos, _score(pos, best[1])) else best
 
     def _sure_steal(self, pos: Position) -> bool:
         """A lower bound for the steal goal in the horizon's last round, X's card chosen and X still to act after some
@@ -855,16 +867,16 @@ class Search:
         now when X acts."""
         return pos.players[self.x].card is not None and not self._may_be_robbed(pos, self._before_x(pos))
 
-    def _movements_alone(self, pos: Position) -> list[Player]:
-        """X after each turn of its chosen card made of movements alone (no gem action, no steal): such a turn reads
-        nothing but X's canoes, the card and the river (R-MOVE-1..5, R-GEM-5), so it stays legal, with the same
-        result for X, whatever the others do before X while X's canoes are as now. Kept by what it reads."""
+    def _movements_alone(self, pos: Position) -> list[tuple[Player, Turn]]:
+        """X after each turn of its chosen card made of movements alone (no gem action, no steal), with the turn: such
+        a turn reads nothing but X's canoes, the card and the river (R-MOVE-1..5, R-GEM-5), so it stays legal, with
+        the same result for X, whatever the others do before X while X's canoes are as now. Kept by what it reads."""
         me = pos.players[self.x]
         key = (me.canoes, me.card, me.bank)
         found = self._home.get(key)
         if found is None:
             found = self._home[key] = [
-                o.player(self.x) for o in legal_turns(pos, self.x, me.card)
+                (o.player(self.x), o.turn) for o in legal_turns(pos, self.x, me.card)
                 if not any(isinstance(step, (Load, Unload, Steal)) for a in o.turn.actions for step in a.steps)]
         return found
 

@@ -223,3 +223,18 @@ def test_a_mined_win_ends_in_sure_win_leaves_that_the_encoding_accepts():
     check = check_certificate(proof)
     assert check.verdict is Verdict.CONFIRMED, check.text()
 
+
+def test_a_sure_win_leaf_with_a_rival_at_the_goal_gives_the_tie_break_theme():
+    # Red brings two rubies home (four, worth 20); green, still to act after red, may bank a fourth amethyst and reach
+    # the goal too, worth 4: the tie-break gives red the win (R-END-3), and mining names the theme from the leaf.
+    from niagara_solver.design.mine import themes_of
+    pos = last_round(P("blue", "1", "2", hand=[1, 6]), P("red", "4:ruby", "5:ruby", hand=[5], bank={"ruby": 2}, card=5),
+                     P("green", "1:amethyst", "port", hand=[1], bank={"amethyst": 3}), lifebuoy="blue")
+    search = Search(1, Goal.WIN, 1, 60)
+    assert search.value(pos).value
+    proof = certificate(search, pos, True)
+    assert [n.claim for n in proof.nodes] == [Claim.SURE_WIN]
+    assert check_certificate(proof).verdict is Verdict.CONFIRMED
+    assert themes_of(proof, [], pos) == ["R-END-3"]
+    away = last_round(*AWAY, *HOME, lifebuoy="blue")  # nobody else can reach the goal: no theme
+    assert themes_of(certificate(Search(2, Goal.WIN, 1, 60), away, True), [], away) == []

@@ -354,8 +354,8 @@ def themes_of(proof: Certificate, line: Sequence[str], pos: Position) -> list[st
     * a flow in the certificate that carries a canoe of X past a fork, where the fork marker chose its branch
       (R-FLOW-4);
     * a round's end in the certificate where X wins with another player at the goal too, or a leaf where the rest
-      of the round decides with X at the goal and another player at it or able to bank enough to reach it: the
-      tie-break decides (R-END-3);
+      of the round decides with X at the goal (``rest``, or ``sure-win``: X's turn brings it home) and another player
+      at it or able to bank enough to reach it: the tie-break decides (R-END-3);
     * the solution's line: a rescue of X (R-RESCUE-1), a turn of X that steals (R-STEAL-1)."""
     x = proof.x
     found: set[str] = set()
@@ -381,18 +381,17 @@ def themes_of(proof: Certificate, line: Sequence[str], pos: Position) -> list[st
             if any(o.to is not None and _below_forks(proof.positions[o.to], x) > _below_forks(at, x)
                    for o in node.options):
                 found.add("R-FLOW-4")
-        elif node.kind is NodeKind.LEAF and node.claim in (Claim.SURE_STEAL, Claim.ANY_STEAL):
-            # X's turns, named in the leaf: one of them steals whatever those before X do
+        elif node.kind is NodeKind.LEAF and node.claim in (Claim.SURE_STEAL, Claim.ANY_STEAL, Claim.SURE_WIN):
+            # X's turns, named in the leaf: one of them steals (or wins) whatever those before X do
             for turn in ([node.turn] if node.turn is not None else []) + [t for t, _ in node.turns]:
                 found |= _turn_themes(turn)
+            if node.claim is Claim.SURE_WIN and _rivals_at_the_goal(at, x):
+                found.add("R-END-3")
         elif node.kind is NodeKind.LEAF and node.value and node.claim in (Claim.END, Claim.OVER):
             if x in winners(at) and sum(1 for p in at.players if goal_reached(p)) > 1:
                 found.add("R-END-3")
         elif node.kind is NodeKind.LEAF and node.value and node.claim is Claim.REST and proof.goal is Goal.WIN:
-            # The rest of the round decides, X at the goal: another player at the goal, or still to act and able to
-            # bank enough to reach it (an upper bound), leaves the winner to the tie-break.
-            if any(i != x and (goal_reached(p) or (i not in at.acted and could_reach_goal(at, i, bankable(at, i)[0])))
-                   for i, p in enumerate(at.players)):
+            if _rivals_at_the_goal(at, x):
                 found.add("R-END-3")
     for label in line:
         if label.startswith(f"{name} rescues ") and not label.startswith(f"{name} rescues none"):
@@ -400,6 +399,13 @@ def themes_of(proof: Certificate, line: Sequence[str], pos: Position) -> list[st
         if label.startswith(f"{name} (") and " x" in label:  # X's turn written with a steal: "xgreen/amber"
             found.add("R-STEAL-1")
     return sorted(found, key=list(THEMES).index)
+
+
+def _rivals_at_the_goal(at: Position, x: int) -> bool:
+    """Where the rest of the round decides with X at the goal: is another player at the goal, or still to act and able
+    to bank enough to reach it (an upper bound)? The winner is then left to the tie-break (R-END-3)."""
+    return any(i != x and (goal_reached(p) or (i not in at.acted and could_reach_goal(at, i, bankable(at, i)[0])))
+               for i, p in enumerate(at.players))
 
 
 # -- keys: duplicates -------------------------------------------------------------------------------------------

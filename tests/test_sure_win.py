@@ -11,10 +11,13 @@ from functools import lru_cache
 import pytest
 
 from helpers import P, position
+from niagara_solver.design.mine import card_position, with_card
+from niagara_solver.design.simulate import start_position
 from niagara_solver.play.playout import random_playout
 from niagara_solver.engine.round import goal_reached
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card
+from niagara_solver.model.board import standard_board
 from niagara_solver.model.notation import Move, Steal, Turn
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import PRESETS, Ruleset
@@ -132,7 +135,8 @@ def test_the_cards_a_player_may_still_act_with():
 
 def _forged(pos: Position, x: int, card, turn: str, value: bool = True, goal: Goal = Goal.WIN) -> Certificate:
     """A "yes" certificate that is one ``sure-win`` leaf at ``pos``: whatever it claims, the checker must show."""
-    leaf = CNode(NodeKind.LEAF, 0, claim=Claim.SURE_WIN, value=value, card=Card.parse(card), turn=Turn.parse(turn))
+    leaf = CNode(NodeKind.LEAF, 0, claim=Claim.SURE_WIN, value=value,
+                 card=card if isinstance(card, Card) else Card.parse(card), turn=Turn.parse(turn))
     return Certificate(x, goal, 1, True, (pos,), (leaf,))
 
 
@@ -204,13 +208,70 @@ def test_a_search_that_claims_too_much_writes_a_leaf_the_checker_refuses(monkeyp
     assert check.verdict is Verdict.REFUTED and "a turn of blue may take a gem of red's" in check.reason, check.text()
 
 
+def at_x(pos: Position, x: int) -> set[Position]:
+    """Every position at X's turn this round, whatever the players before X play (their cards too)."""
+    front = {pos}
+    while (p := next(iter(front)).next_to_act()) != x:
+        assert p is not None
+        grown: set[Position] = set()
+        for s in front:
+            for c in s.players[p].playable:
+                grown.update(o.position for o in legal_turns(s, p, c))
+        front = grown
+    return front
+
+
+def test_the_leaf_claim_holds_on_the_positions_of_seeded_games_and_the_encoding_accepts_it():
+    # Every phase II position of seeded 3- and 4-player games, each player still to act after some of the others
+    # with the card it played: where the certificate's reading of the sure win (Search.sure_win_turn, robbed=True)
+    # names a turn, that turn is legal after every play of those before X (one or two of them) and wins there
+    # whatever the rest do (the plain search); and the encoding accepts the leaf. It names turns the search's own
+    # bound does not (a gem X can lose first and still win).
+    claimed = checked = wider = 0
+    for players, seed in [(p, s) for p in (3, 4) for s in range(6)]:
+        start = start_position(standard_board(), PRESETS["standard"], players)
+        for record in random_playout(start, seed, 30, "lookahead"):
+            for s in [record.turns_start, *(t.after for t in record.turns)]:
+                p = s.next_to_act()
+                if p is None:
+                    continue
+                for x in range(players):
+                    if x in s.acted or x == p:
+                        continue
+                    search = Search(x, Goal.WIN, 1).values
+                    found = search.sure_win_turn(s, robbed=True)
+                    if found is None:
+                        continue
+                    claimed += 1
+                    wider += search.sure_win_turn(s) is None
+                    turn = str(found[0])
+                    if len(search._before_x(s)) <= 2:
+                        for at in at_x(s, x):
+                            [o] = [o for o in legal_turns(at, x, at.players[x].card) if str(o.turn) == turn]
+                            assert Search(x, Goal.WIN, 1, pruning=PLAIN).value(o.position).value, (players, seed, x)
+                        checked += 1
+                    check = check_certificate(_forged(s, x, s.players[x].card, turn))
+                    assert check.verdict is Verdict.CONFIRMED, (players, seed, s.round, x, check.text())
+    assert claimed >= 15 and checked >= 12 and wider >= 2, (claimed, checked, wider)
+
+
+def test_a_gem_x_can_lose_first_and_still_win_leaves_the_leaf_in() -> None:
+    # Red brings both amethysts home with its 5 (four banked: the goal, R-END-1). Blue's empty canoe on 6L may take
+    # the one on 5 first with its 1 (R-STEAL-1): the search's own bound gives up there, but the one on 4 still makes
+    # four. The leaf is written, and the encoding shows it with the canoe on 5 carrying at most its amethyst.
+    pos = last_round(P("blue", "6L", "2", hand=[1]), AWAY[1],
+                     P("red", "4:amethyst", "5:amethyst", hand=[5], bank={"amethyst": 3}, card=5), lifebuoy="blue")
+    search = Search(2, Goal.WIN, 1, 60)
+    assert search.values.sure_win_turn(pos) is None and search.value(pos).value
+    proof = certificate(search, pos, True)
+    assert [(n.claim, str(n.turn)) for n in proof.nodes] == [(Claim.SURE_WIN, "4: <port; 5: <port")]
+    check = check_certificate(proof)
+    assert check.verdict is Verdict.CONFIRMED, check.text()
+
 def test_a_mined_win_ends_in_sure_win_leaves_that_the_encoding_accepts():
     # The first game mined with seed 0 (4 players), round 22: red's 6 wins, with blue, green and yellow acting before
     # it. Once blue has played, the search's sure win holds: the certificate ends in a sure-win leaf after each play of
     # blue's, where it spelled out every play of the three (and was not written within mining's 5 s).
-    from niagara_solver.design.mine import card_position, with_card
-    from niagara_solver.design.simulate import start_position
-    from niagara_solver.model.board import standard_board
     start = start_position(standard_board(), PRESETS["standard"], 4)
     pos = next(card_position(r) for r in random_playout(start, 0, 22, "lookahead") if r.start.round == 22)
     x = pos.index("red")

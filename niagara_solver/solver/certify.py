@@ -644,22 +644,24 @@ class _Checker:
         (R-END-3): the game ends with X among the winners. Asked of the encoding, never of the search's bound:
 
         * the turn, pinned here, is one the encoding allows (R-TURN-1): the values of every choice of one model of it
-          are kept (the canoe order and what the notation leaves open included), with X's bank after it;
+          are kept (the canoe order and what the notation leaves open included);
         * the position is well-formed (phase II); for each player still to act the frame of its turn holds
           (:meth:`frame`: it moves no other player's canoe, adds no gem to one, leaves the others' hands, cards and
           the fork markers alone and a well-formed position) and its turn changes no other player's bank, and the
           flow changes no bank (R-GEM-5, R-FLOW-6: lemmas over every well-formed position, proved once);
-        * for each player ``q`` before X, no turn of ``q``, with a card of its hand, from any well-formed position
-          where ``q``'s canoes stand where they stand here with at most their gems (another player before ``q`` may
-          have robbed them) and X's loaded canoes as here, takes a gem from X (R-STEAL-1: one question per player);
-        * so, by induction over them, when X acts its canoes, bank, hand and card and the fork markers are the leaf's:
-          from every well-formed position of that kind the turn's choices are allowed, reach the goal (R-END-1) and
-          leave X the bank read above (one question: no counterexample);
-        * at the round's end X has that bank, each player who has acted the bank it has here, and each other player
-          still to act the bank its own turn leaves from a well-formed position where its canoes stand where they
-          stand here with at most their gems, with its bank and hand as here: over all of those together, the
-          encoding's end of the game (R-END-1..3, the tie-break in force) has X among the winners (one question, the
-          turns of those players each a copy of its own, not chained: every real play is among them)."""
+        * for each loaded canoe of X and each player ``q`` before X: can a turn of ``q``, with a card of its hand, from
+          any well-formed position where ``q``'s canoes stand where they stand here with at most their gems (another
+          player before ``q`` may have robbed them) and that canoe as here, take a gem from it (R-STEAL-1: one
+          question per player)? A canoe none of them can rob is kept: by induction over them it carries its gems
+          when X acts; the others ("exposed") carry at most theirs;
+        * so when X acts, X's canoes stand where they stand here, the kept ones with their gems and the exposed ones
+          with at most theirs, and X's bank, hand and card and the fork markers are the leaf's; and at the round's end
+          each player who has acted has the bank it has here, and each other player still to act the bank its own
+          turn leaves from a well-formed position where its canoes stand where they stand here with at most their
+          gems, with its bank and hand as here. One question over all of those together (X's turn with the choices
+          kept, and each of the others' turns a copy of its own, not chained: every real play is among them): is
+          there one where X's turn is not allowed, or the encoding's end of the game (R-END-1..3, the tie-break in
+          force, read at the round's end) does not have X among the winners? There must be none."""
         n = self.node(i, pos, "leaf", "R-END-1")
         x, names = self.x, self.names
         me = pos.players[x]
@@ -671,7 +673,7 @@ class _Checker:
         order = [q for q in pos.turn_order() if q not in pos.acted]
         before = order[:order.index(x)]
         words = turn_words(me.name, n.card, n.turn)
-        decisions, _, bank = self.choices(i, pos, x, n.card, n.turn)
+        decisions, _, _ = self.choices(i, pos, x, n.card, n.turn)
         if not self.well_formed(pos):
             raise Refused(i, "R-TURN-1", "the position is not a well-formed one of phase II by the encoding")
         for q in order:
@@ -680,86 +682,88 @@ class _Checker:
                                              "add a gem to it or change a hand, a card or a fork marker")
             self.others_banks(i, q)
         self.flow_keeps_banks(i)
-        loaded = tuple((x, k) for k, c in enumerate(me.canoes) if c.gems)
-        for q in before:
-            if loaded and self.may_rob(pos, q, loaded):
-                raise Refused(i, "R-STEAL-1", f"a turn of {names[q]} may take a gem of {me.name}'s before {words} "
-                                              "(by the encoding)")
-        if self.may_fall_short(pos, decisions, bank):
-            raise Refused(i, "R-END-1", f"after some play of {self._who(before)}, {words} is not allowed or does not "
-                                        "reach the goal (by the encoding)")
-        beaten = self.may_beat(pos, order, bank)
-        if beaten is not None:
-            raise Refused(i, "R-END-3", f"{beaten} may end the round at the goal with a better bank than {me.name}'s "
+        thieves = {k: [q for q in before if self.may_rob(pos, q, ((x, k),))]
+                   for k, canoe in enumerate(me.canoes) if canoe.gems}
+        exposed = tuple(k for k, found in thieves.items() if found)
+        failed = self.may_lose(pos, order, decisions, exposed)
+        if failed is None:
+            return True, True
+        if failed:
+            raise Refused(i, "R-END-3", f"{failed} may end the round at the goal with a better bank than {me.name}'s "
                                         f"after {words}, as the tie-break reads banks (by the encoding)")
-        return True, True
+        robbed = sorted({q for k in exposed for q in thieves[k]})
+        raise Refused(i, "R-STEAL-1" if robbed else "R-END-1",
+                      f"after some play of {self._who(before)}, {words} is not allowed or does not reach the goal (by "
+                      "the encoding)" + (f": a turn of {self._who(robbed)} may take a gem of {me.name}'s first"
+                                         if robbed else ""))
 
-    def may_fall_short(self, pos: Position, decisions: tuple[list[int], int], bank: tuple[int, ...]) -> bool:
-        """Is there a well-formed position of phase II where X's canoes stand as in ``pos`` with its gems, X's bank,
-        hand and card and the fork markers are as in ``pos``, from which X's turn with the choices ``decisions`` is
-        not allowed, or does not reach the goal (R-END-1) with the bank ``bank``?"""
+    def may_lose(self, pos: Position, order: list[int], decisions: tuple[list[int], int],
+                 exposed: tuple[int, ...]) -> str | None:
+        """Can the round end without X among the winners (R-END-1..3), X acting with the choices ``decisions`` from a
+        well-formed position of phase II where its canoes stand as in ``pos`` with its gems (those of ``exposed`` with
+        at most their gems), its bank, hand, card and the fork markers as in ``pos``? The banks at the round's end:
+        X's after that turn, those of the players who have acted as in ``pos``, and for each other player of ``order``
+        (still to act) what its own turn banks from any well-formed position of phase II where its canoes stand as in
+        ``pos`` with at most their gems, its bank and hand as in ``pos``, with a card of its hand. One question over
+        X's turn and all of those, each from its own position: None where it cannot; "" where X's turn may be not
+        allowed or miss the goal; else the player that may beat X, with its turn."""
         x = self.x
         me = pos.players[x]
-        key = ("short", x, me.canoes, me.bank, me.hand, me.card, pos.forks, tuple(decisions[0]), decisions[1], bank)
-        if key not in self.kept.sure:
-            pre, step, domain, allowed = self._sure_terms()
-            assert me.card is not None
-            solver = make_preprocessing_solver()
-            solver.add(domain, *self._canoes(pre, pos, x, exact=True),
-                       *[h == (Card(c) in me.hand) for c, h in enumerate(pre.hand[x])], pre.card[x] == int(me.card),
-                       *[b == have for b, have in zip(pre.bank[x], me.bank)],
-                       *self.relations.pin_markers(pre, pos.forks), *step.pin_decisions(decisions),
-                       z3.Not(z3.And(allowed, self.relations.reached_goal(step.post, x),
-                                     *[b == have for b, have in zip(step.post.bank[x], bank)])))
-            self.questions += 1
-            self.kept.sure[key] = _ask(solver, self.deadline)
-        return self.kept.sure[key]
-
-    def may_beat(self, pos: Position, order: list[int], bank: tuple[int, ...]) -> str | None:
-        """Can the round end with X, banking ``bank``, not among the winners (R-END-1..3)? The banks at its end: X's
-        ``bank``, those of the players who have acted as in ``pos``, and for each other player of ``order`` (still to
-        act) what its own turn banks from any well-formed position of phase II where its canoes stand as in ``pos``
-        with at most their gems, its bank and hand as in ``pos``, with a card of its hand. One question over all of
-        those turns, each from its own position; the player that beats X and its turn where one can, else None."""
-        x = self.x
         rivals = [q for q in order if q != x]
-        key = ("beat", x, bank, tuple((q, pos.players[q].canoes, pos.players[q].bank, pos.players[q].hand,
-                                       pos.players[q].card) for q in rivals),
+        key = ("lose", x, me.canoes, me.bank, me.hand, me.card, pos.forks, tuple(decisions[0]), decisions[1],
+               exposed, tuple((q, pos.players[q].canoes, pos.players[q].bank, pos.players[q].hand,
+                               pos.players[q].card) for q in rivals),
                tuple(p.bank for q, p in enumerate(pos.players) if q not in order))
-        if key not in self.kept.beaten:
+        if key not in self.kept.lost:
+            assert me.card is not None
             if "end" not in self.kept.terms:
                 self.kept.terms["end"] = self.relations.position("cert.end")
             end: SymPosition = self.kept.terms["end"]
+            pre, step, domain, allowed = self._sure_terms()
             solver = make_preprocessing_solver()
+            pins = []
+            for k, canoe in enumerate(me.canoes):
+                pins.append(pre.place[x][k] == self.relations.tables.index[canoe.place])
+                gems = Gems.of(canoe.gems)
+                pins += [(pre.cargo[x][k][c] <= gems[c]) if k in exposed else (pre.cargo[x][k][c] == gems[c])
+                         for c in range(len(pre.cargo[x][k]))]
+            solver.add(domain, *pins, *[h == (Card(c) in me.hand) for c, h in enumerate(pre.hand[x])],
+                       pre.card[x] == int(me.card), *[b == have for b, have in zip(pre.bank[x], me.bank)],
+                       *self.relations.pin_markers(pre, pos.forks), *step.pin_decisions(decisions),
+                       *[e == b for e, b in zip(end.bank[x], step.post.bank[x])])
             steps = []
             for q, player in enumerate(pos.players):
                 if q == x:
-                    solver.add(*[e == have for e, have in zip(end.bank[q], bank)])
-                elif q not in rivals:
+                    continue
+                if q not in rivals:
                     solver.add(*[e == have for e, have in zip(end.bank[q], player.bank)])
-                else:
-                    self._turn_solver(q)
-                    pre, step, term = self.kept.terms["turn", q]
-                    solver.add(term, *self._canoes(pre, pos, q),
-                               *[h == (Card(c) in player.hand) for c, h in enumerate(pre.hand[q])],
-                               *[b == have for b, have in zip(pre.bank[q], player.bank)],
-                               z3.Or([step.plays(c) for c in _hand(player)]),
-                               *[e == b for e, b in zip(end.bank[q], step.post.bank[q])])
-                    steps.append((q, step))
+                    continue
+                self._turn_solver(q)
+                them, their, term = self.kept.terms["turn", q]
+                solver.add(term, *self._canoes(them, pos, q),
+                           *[h == (Card(c) in player.hand) for c, h in enumerate(them.hand[q])],
+                           *[b == have for b, have in zip(them.bank[q], player.bank)],
+                           z3.Or([their.plays(c) for c in _hand(player)]),
+                           *[e == b for e, b in zip(end.bank[q], their.post.bank[q])])
+                steps.append((q, their))
             won = self.relations.end(end)
-            solver.add(z3.Not(won[x]))
+            solver.add(z3.Not(z3.And(allowed, won[x])))
             self.questions += 1
-            beaten = None
+            lost = None
             if _ask(solver, self.deadline):
                 model = solver.model()
-                # A winner in X's place (the best score at the goal wins, R-END-3), with its turn where it acts still.
-                who = next((q for q in range(len(self.names)) if q != x
-                            and z3.is_true(model.eval(won[q], model_completion=True))), None)
-                turns = dict(steps)
-                beaten = ("another player" if who is None else self.names[who] if who not in turns else
-                          turn_words(self.names[who], *self.relations.decode_turn(model, turns[who], self.names)))
-            self.kept.beaten[key] = beaten
-        return self.kept.beaten[key]
+                lost = ""
+                if z3.is_true(model.eval(allowed, model_completion=True)) and z3.is_true(
+                        model.eval(self.relations.reached_goal(end, x), model_completion=True)):
+                    # Reached, not won: a winner in X's place (the best score at the goal wins, R-END-3), with its
+                    # turn where it is still to act.
+                    who = next((q for q in range(len(self.names)) if q != x
+                                and z3.is_true(model.eval(won[q], model_completion=True))), None)
+                    turns = dict(steps)
+                    lost = ("another player" if who is None else self.names[who] if who not in turns else
+                            turn_words(self.names[who], *self.relations.decode_turn(model, turns[who], self.names)))
+            self.kept.lost[key] = lost
+        return self.kept.lost[key]
 
     def x_turn(self, pos: Position, claim: Callable[[TurnStep], Any]) -> tuple[Card, Turn] | None:
         """A turn of X from ``pos`` with a card X may play for which ``claim`` (a term of the turn's step) holds, by
@@ -1339,8 +1343,8 @@ class _Kept:
     #: The sure steal's and sure win's questions (:meth:`_Checker.sure_steal`, :meth:`_Checker.sure_win`), by what
     #: they read.
     sure: dict[Any, bool] = field(default_factory=dict)
-    #: The sure win's tie-break (:meth:`_Checker.may_beat`), by what it reads: who may beat X, or None.
-    beaten: dict[Any, str | None] = field(default_factory=dict)
+    #: The sure win's question (:meth:`_Checker.may_lose`), by what it reads: how X may lose, or None.
+    lost: dict[Any, str | None] = field(default_factory=dict)
 
 
 #: The last few kinds of game checked, by board, ruleset, player count and z3 context (a fresh context,

@@ -40,7 +40,7 @@ from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_optio
 from niagara_solver.engine.round import goal_reached, is_finished, next_round, winners
 from niagara_solver.engine.outcome import TurnOutcome
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.atoms import FALLEN, PORT, Card, Gems, Phase
+from niagara_solver.model.atoms import COLOURS, FALLEN, PORT, Card, Gems, Phase
 from niagara_solver.model.notation import Load, Move, Steal, Turn, Unload
 from niagara_solver.model.position import Canoe, Player, Position, start_hand
 from niagara_solver.model.ruleset import ForkPolicy, Reveal, Ruleset, Tiebreak
@@ -677,28 +677,32 @@ class Search:
         score = None if tiebreak is Tiebreak.SHARED else bank.total if tiebreak is Tiebreak.COUNT else bank.value
         return self._reason(kind, tiebreak=tiebreak.value, score=score)
 
-    def _may_be_robbed(self, pos: Position, thieves: list[int], robbed: bool = False) -> bool:
+    def _may_be_robbed(self, pos: Position, thieves: list[int]) -> bool:
         """An upper bound (no expansion module): might a canoe of the players ``thieves``, acting in this round's
         phase II before X's gems are out of their reach, steal one of X's gems? Each acts with one of the cards it
         may still act with (:func:`may_steal_on`). The gems to guard are X's, and those of their own canoes below
         one of X's gems (robbed first, such a canoe might need fewer points to climb onto X's disc); no turn moves
         another player's canoe or adds to its cargo (R-GEM-1, R-STEAL-1), and a thief climbs onto its victim, so a
-        canoe upstream of all of X's gems never reaches them, whatever it carries. With ``robbed`` each thief's canoe
-        is tried with each count of its gems down to none instead, X's gems the only ones guarded: the claim a
-        certificate's ``sure-win`` leaf makes, as its checker reads it (docs/SOLVER.md, "Certified answers")."""
+        canoe upstream of all of X's gems never reaches them, whatever it carries."""
         mine = {c.place for c in pos.players[self.x].canoes if c.on_river and c.gems}
         if not mine or not thieves:
             return False
         above = pos.board.above
-        targets = mine if robbed else mine | {c.place for q in thieves for c in pos.players[q].canoes
-                                              if c.on_river and c.gems and not mine.isdisjoint(above(c.place))}
+        targets = mine | {c.place for q in thieves for c in pos.players[q].canoes
+                          if c.on_river and c.gems and not mine.isdisjoint(above(c.place))}
         for q in thieves:
             player = pos.players[q]
             budgets = {b for c in player.playable for b in c.budgets}
-            if any(may_steal_on(pos, canoe, budgets, targets, n) for canoe in player.canoes
-                   for n in (range(len(canoe.gems) + 1) if robbed else (None,))):
+            if any(may_steal_on(pos, canoe, budgets, targets) for canoe in player.canoes):
                 return True
         return False
+
+    def _in_reach_of(self, pos: Position, thieves: list[int], disc: str) -> bool:
+        """An upper bound (no expansion module): might a canoe of the players ``thieves`` steal on ``disc`` in this
+        round's phase II, each with a card it may still act with and each of its canoes with each count of its gems
+        down to none (another of them may have robbed it first, :func:`may_steal_on`)?"""
+        return any(may_steal_on(pos, canoe, {b for c in pos.players[q].playable for b in c.budgets}, {disc}, n)
+                   for q in thieves for canoe in pos.players[q].canoes for n in range(len(canoe.gems) + 1))
 
     def _kept_to_the_end(self, pos: Position) -> bool:
         """A lower bound for the safe goal in the horizon's last round once X has acted (no expansion module): X
@@ -779,17 +783,38 @@ class Search:
 
     def sure_win_turn(self, pos: Position, robbed: bool = False) -> tuple[Turn, Gems] | None:
         """A turn of X's card that :meth:`_sure_win` finds winning whatever the others do, with X's bank after it,
-        or None. With ``robbed`` the canoes of the players before X are also tried with each count of their gems down
-        to none (one of them robbed by another first might climb farther: :meth:`_may_be_robbed`): the claim a
-        certificate's ``sure-win`` leaf makes, which its checker reads that way (docs/SOLVER.md, "Certified
-        answers")."""
-        if pos.players[self.x].card is None or self._may_be_robbed(pos, self._before_x(pos), robbed):
+        or None.
+
+        With ``robbed``, the claim a certificate's ``sure-win`` leaf makes, as its checker reads it (docs/SOLVER.md,
+        "Certified answers"): a loaded canoe of X on a disc where a player before X may steal (:meth:`_in_reach_of`,
+        each of their canoes with each count of its gems) may lose its gems before X acts, and the turn must win
+        without them too; X's bank is then the least it banks (the goal and the tie-break's score only grow with the
+        bank, so a turn that wins with it wins with more), and the rivals are read by the goal and the score of one
+        bank each (:meth:`_rivals_may_outscore`, tighter than :meth:`_rivals_can_beat`). The turn is one of movements
+        alone, so it stays allowed, with the same movements, whatever X's canoes carry; a turn whose words name a
+        canoe's cargo is not taken."""
+        me = pos.players[self.x]
+        if me.card is None:
             return None
-        wins = [(turn, after.bank) for after, turn in self._movements_alone(pos) if goal_reached(after)]
+        before = self._before_x(pos)
+        if not robbed:
+            if self._may_be_robbed(pos, before):
+                return None
+            wins = [(turn, after.bank) for after, turn in self._movements_alone(pos) if goal_reached(after)]
+            if not wins:
+                return None
+            best = max(wins, key=lambda win: _score(pos, win[1]))
+            return None if self._rivals_can_beat(pos, _score(pos, best[1])) else best
+        canoes = tuple(Canoe(c.place, (), c.kind, c.moose, c.moored) if c.on_river and c.gems
+                       and self._in_reach_of(pos, before, c.place) else c for c in me.canoes)
+        least = {str(turn): after.bank for after, turn in self._movements_alone(
+            pos.with_player(self.x, Player(me.name, canoes, me.hand, me.bank, me.card)))}
+        wins = [(turn, least[str(turn)]) for _, turn in self._movements_alone(pos) if str(turn) in least
+                and goal_reached(Player(me.name, bank=least[str(turn)]))]
         if not wins:
             return None
         best = max(wins, key=lambda win: _score(pos, win[1]))
-        return None if self._rivals_can_beat(pos, _score(pos, best[1])) else best
+        return None if self._rivals_may_outscore(pos, _score(pos, best[1])) else best
 
     def _sure_steal(self, pos: Position) -> bool:
         """A lower bound for the steal goal in the horizon's last round, X's card chosen and X still to act after some
@@ -950,6 +975,28 @@ class Search:
                 continue
             if (rival.bank.value + value if by_value else rival.bank.total + gems) > score:
                 return True
+        return False
+
+    def _rivals_may_outscore(self, pos: Position, score: int) -> bool:
+        """Could another player end this round at the goal with a better bank than ``score`` (read as the tie-break
+        reads banks, R-END-3)? An upper bound, tighter than :meth:`_rivals_can_beat`: each rival still to act banks at
+        most :func:`bankable`'s gems, worth at most its value, of any colours, and the goal and the score are read of
+        the same bank (every bank it may end with is tried: a rival who reaches the goal only with a fourth amethyst
+        does not score with a ruby). Those who have acted keep their banks."""
+        tiebreak = pos.ruleset.tiebreak
+        if tiebreak is Tiebreak.SHARED:
+            return False
+        for q, rival in enumerate(pos.players):
+            if q == self.x:
+                continue
+            gems, value = (0, 0) if q in pos.acted else bankable(pos, q)
+            for n in range(gems + 1):
+                for added in itertools.combinations_with_replacement(COLOURS, n):
+                    if sum(int(c) for c in added) > value:
+                        continue
+                    bank = rival.bank.add(Gems.of(added))
+                    if goal_reached(Player(rival.name, bank=bank)) and _score(pos, bank) > score:
+                        return True
         return False
 
     def _order(self, pos: Position, outcomes: list[TurnOutcome], mine: bool) -> list[TurnOutcome]:

@@ -176,6 +176,11 @@ def test_the_certificate_stops_at_a_sure_win_leaf_and_the_encoding_accepts_it(mo
     # Blue's empty canoe on 6L climbs onto red's gem on 5 with its 1 before red acts (R-STEAL-1).
     ([P("blue", "6L", "2", hand=[1]), AWAY[1], *HOME], 5, "4: <port; 5: <port", True, Goal.WIN, "R-STEAL-1",
      "a turn of blue may take a gem of red's"),
+    # With three amethysts banked red needs one of its two: blue's canoe on 6L may take the one on 5, and green's on
+    # 5 the one on 4, both before red acts (R-STEAL-1).
+    ([P("blue", "6L", "2", hand=[1]), P("green", "5", "port", hand=[1]),
+      P("red", "4:amethyst", "5:amethyst", hand=[5], bank={"amethyst": 3}, card=5)], 5, "4: <port; 5: <port", True,
+     Goal.WIN, "R-STEAL-1", "a turn of blue, green may take a gem of red's first"),
     # Green, acting before red, brings a fourth ruby home with its 1: a better bank at the goal (R-END-3).
     ([P("blue", "1", "2", hand=[3]), P("green", "1:ruby", "port", hand=[1], bank={"ruby": 3}), *HOME], 5,
      "4: <port; 5: <port", True, Goal.WIN, "R-END-3", "green's turn"),
@@ -268,22 +273,22 @@ def test_a_gem_x_can_lose_first_and_still_win_leaves_the_leaf_in() -> None:
     check = check_certificate(proof)
     assert check.verdict is Verdict.CONFIRMED, check.text()
 
-def test_a_mined_win_ends_in_sure_win_leaves_that_the_encoding_accepts():
-    # The first game mined with seed 0 (4 players), round 22: red's 6 wins, with blue, green and yellow acting before
-    # it. Once blue has played, the search's sure win holds: the certificate ends in a sure-win leaf after each play of
-    # blue's, where it spelled out every play of the three (and was not written within mining's 5 s).
+def test_a_mined_win_ends_in_a_sure_win_leaf_that_the_encoding_accepts():
+    # The first game mined with seed 0 (4 players), round 22: red's 6 brings its two canoes home from 6L, a sapphire
+    # each (five sapphires banked: the goal), with blue, green and yellow acting before it. Blue's empty canoe on 7L
+    # may take one sapphire first (R-STEAL-1), so the search's own bound holds only once blue has played; but red
+    # wins with four sapphires as well, and the certificate is one sure-win leaf where it spelled out every play of
+    # the three (and was not written within mining's 5 s); the encoding bounds what blue's turn can take.
     start = start_position(standard_board(), PRESETS["standard"], 4)
     pos = next(card_position(r) for r in random_playout(start, 0, 22, "lookahead") if r.start.round == 22)
     x = pos.index("red")
     pinned = with_card(pos, x, Card.parse(6))
     search = Search(x, Goal.WIN, 1, 60)
-    assert search.value(pinned).value
+    assert search.value(pinned).value and search.values.sure_win_turn(pinned) is None
     proof = certificate(search, pinned, True)
-    leaves = [n for n in proof.nodes if n.kind is NodeKind.LEAF]
-    assert {n.claim for n in leaves} == {Claim.SURE_WIN} and len(proof.nodes) == 1 + len(leaves) < 200
+    assert [(n.claim, str(n.turn)) for n in proof.nodes] == [(Claim.SURE_WIN, "6L: <port; 6L: <port")]
     check = check_certificate(proof)
     assert check.verdict is Verdict.CONFIRMED, check.text()
-
 
 def test_a_sure_win_leaf_with_a_rival_at_the_goal_gives_the_tie_break_theme():
     # Red brings two rubies home (four, worth 20); green, still to act after red, may bank a fourth amethyst and reach

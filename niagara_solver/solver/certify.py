@@ -649,13 +649,14 @@ class _Checker:
           (:meth:`frame`: it moves no other player's canoe, adds no gem to one, leaves the others' hands, cards and
           the fork markers alone and a well-formed position) and its turn changes no other player's bank, and the
           flow changes no bank (R-GEM-5, R-FLOW-6: lemmas over every well-formed position, proved once);
-        * for each loaded canoe of X and each player ``q`` before X: can a turn of ``q``, with a card of its hand, from
-          any well-formed position where ``q``'s canoes stand where they stand here with at most their gems (another
-          player before ``q`` may have robbed them) and that canoe as here, take a gem from it (R-STEAL-1: one
-          question per player)? A canoe none of them can rob is kept: by induction over them it carries its gems
-          when X acts; the others ("exposed") carry at most theirs;
-        * so when X acts, X's canoes stand where they stand here, the kept ones with their gems and the exposed ones
-          with at most theirs, and X's bank, hand and card and the fork markers are the leaf's; and at the round's end
+        * for each player ``q`` before X: the most a turn of ``q``, with a card of its hand, can take from each of
+          X's canoes and in all, from any well-formed position where X's and ``q``'s canoes stand where they stand
+          here with at most their gems (exactly their gems for the first to act) and ``q`` holds its hand
+          (R-STEAL-1: :meth:`step_loss`, the bounds the safe goal's last round reads by parts; nothing, in one
+          question, where none of them can take anything);
+        * so, by induction over them, when X acts its canoes stand where they stand here with at most their gems and
+          at most the sum of those bounds fewer (per canoe and in all), and X's bank, hand and card and the fork
+          markers are the leaf's; and at the round's end
           each player who has acted has the bank it has here, and each other player still to act the bank its own
           turn leaves from a well-formed position where its canoes stand where they stand here with at most their
           gems, with its bank and hand as here. One question over all of those together (X's turn with the choices
@@ -682,26 +683,33 @@ class _Checker:
                                              "add a gem to it or change a hand, a card or a fork marker")
             self.others_banks(i, q)
         self.flow_keeps_banks(i)
-        thieves = {k: [q for q in before if self.may_rob(pos, q, ((x, k),))]
-                   for k, canoe in enumerate(me.canoes) if canoe.gems}
-        exposed = tuple(k for k, found in thieves.items() if found)
-        failed = self.may_lose(pos, order, decisions, exposed)
+        carried = tuple(len(c.gems) for c in me.canoes)
+        takes: dict[int, _Loss] = {}
+        for k, q in enumerate(before):
+            took = self.step_loss(pos, q, None, k == 0) if any(carried) else _nothing(carried)
+            if took is None:
+                raise Refused(i, "R-STEAL-1", f"by the encoding a turn of {self._who([q])} may take more gems of "
+                                              f"{me.name}'s than its canoes carry")
+            takes[q] = took
+        loss = (tuple(min(have, sum(took[0][k] for took in takes.values())) for k, have in enumerate(carried)),
+                _most_taken(carried, list(takes.values())))
+        failed = self.may_lose(pos, order, decisions, loss)
         if failed is None:
             return True, True
         if failed:
             raise Refused(i, "R-END-3", f"{failed} may end the round at the goal with a better bank than {me.name}'s "
                                         f"after {words}, as the tie-break reads banks (by the encoding)")
-        robbed = sorted({q for k in exposed for q in thieves[k]})
-        raise Refused(i, "R-STEAL-1" if robbed else "R-END-1",
+        thieves = [q for q, took in takes.items() if took[1]]
+        raise Refused(i, "R-STEAL-1" if thieves else "R-END-1",
                       f"after some play of {self._who(before)}, {words} is not allowed or does not reach the goal (by "
-                      "the encoding)" + (f": a turn of {self._who(robbed)} may take a gem of {me.name}'s first"
-                                         if robbed else ""))
+                      "the encoding)" + (f": a turn of {self._who(thieves)} may take a gem of {me.name}'s first"
+                                         if thieves else ""))
 
-    def may_lose(self, pos: Position, order: list[int], decisions: tuple[list[int], int],
-                 exposed: tuple[int, ...]) -> str | None:
+    def may_lose(self, pos: Position, order: list[int], decisions: tuple[list[int], int], loss: "_Loss") -> str | None:
         """Can the round end without X among the winners (R-END-1..3), X acting with the choices ``decisions`` from a
-        well-formed position of phase II where its canoes stand as in ``pos`` with its gems (those of ``exposed`` with
-        at most their gems), its bank, hand, card and the fork markers as in ``pos``? The banks at the round's end:
+        well-formed position of phase II where its canoes stand as in ``pos`` with at most their gems, at most
+        ``loss`` fewer (per canoe and in all), its bank, hand, card and the fork markers as in ``pos``? The banks at
+        the round's end:
         X's after that turn, those of the players who have acted as in ``pos``, and for each other player of ``order``
         (still to act) what its own turn banks from any well-formed position of phase II where its canoes stand as in
         ``pos`` with at most their gems, its bank and hand as in ``pos``, with a card of its hand. One question over
@@ -711,7 +719,7 @@ class _Checker:
         me = pos.players[x]
         rivals = [q for q in order if q != x]
         key = ("lose", x, me.canoes, me.bank, me.hand, me.card, pos.forks, tuple(decisions[0]), decisions[1],
-               exposed, tuple((q, pos.players[q].canoes, pos.players[q].bank, pos.players[q].hand,
+               loss, tuple((q, pos.players[q].canoes, pos.players[q].bank, pos.players[q].hand,
                                pos.players[q].card) for q in rivals),
                tuple(p.bank for q, p in enumerate(pos.players) if q not in order))
         if key not in self.kept.lost:
@@ -721,12 +729,9 @@ class _Checker:
             end: SymPosition = self.kept.terms["end"]
             pre, step, domain, allowed = self._sure_terms()
             solver = make_preprocessing_solver()
-            pins = []
-            for k, canoe in enumerate(me.canoes):
-                pins.append(pre.place[x][k] == self.relations.tables.index[canoe.place])
-                gems = Gems.of(canoe.gems)
-                pins += [(pre.cargo[x][k][c] <= gems[c]) if k in exposed else (pre.cargo[x][k][c] == gems[c])
-                         for c in range(len(pre.cargo[x][k]))]
+            pins = self._canoes(pre, pos, x, exact=not loss[1])
+            taken = [len(canoe.gems) - z3.Sum(pre.cargo[x][k]) for k, canoe in enumerate(me.canoes)]
+            pins += [*[t <= most for t, most in zip(taken, loss[0])], z3.Sum(taken) <= loss[1]]
             solver.add(domain, *pins, *[h == (Card(c) in me.hand) for c, h in enumerate(pre.hand[x])],
                        pre.card[x] == int(me.card), *[b == have for b, have in zip(pre.bank[x], me.bank)],
                        *self.relations.pin_markers(pre, pos.forks), *step.pin_decisions(decisions),

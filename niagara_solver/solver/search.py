@@ -30,7 +30,7 @@ import itertools
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Collection, Iterable, Iterator
 
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import NiagaraError
@@ -697,12 +697,14 @@ class Search:
                 return True
         return False
 
-    def _in_reach_of(self, pos: Position, thieves: list[int], disc: str) -> bool:
-        """An upper bound (no expansion module): might a canoe of the players ``thieves`` steal on ``disc`` in this
-        round's phase II, each with a card it may still act with and each of its canoes with each count of its gems
-        down to none (another of them may have robbed it first, :func:`may_steal_on`)?"""
-        return any(may_steal_on(pos, canoe, {b for c in pos.players[q].playable for b in c.budgets}, {disc}, n)
-                   for q in thieves for canoe in pos.players[q].canoes for n in range(len(canoe.gems) + 1))
+    def _thieves_of(self, pos: Position, thieves: list[int], discs: Collection[str]) -> int:
+        """An upper bound (no expansion module): how many canoes of the players ``thieves`` might steal on one of
+        ``discs`` in this round's phase II, each with a card its player may still act with and with each count of its
+        gems down to none (another of them may have robbed it first, :func:`may_steal_on`)? Each takes at most one gem
+        a turn (a steal ends the canoe's action, R-STEAL-3)."""
+        return sum(1 for q in thieves for canoe in pos.players[q].canoes
+                   if any(may_steal_on(pos, canoe, {b for c in pos.players[q].playable for b in c.budgets}, discs, n)
+                          for n in range(len(canoe.gems) + 1)))
 
     def _kept_to_the_end(self, pos: Position) -> bool:
         """A lower bound for the safe goal in the horizon's last round once X has acted (no expansion module): X
@@ -786,13 +788,13 @@ class Search:
         or None.
 
         With ``robbed``, the claim a certificate's ``sure-win`` leaf makes, as its checker reads it (docs/SOLVER.md,
-        "Certified answers"): a loaded canoe of X on a disc where a player before X may steal (:meth:`_in_reach_of`,
-        each of their canoes with each count of its gems) may lose its gems before X acts, and the turn must win
-        without them too; X's bank is then the least it banks (the goal and the tie-break's score only grow with the
-        bank, so a turn that wins with it wins with more), and the rivals are read by the goal and the score of one
-        bank each (:meth:`_rivals_may_outscore`, tighter than :meth:`_rivals_can_beat`). The turn is one of movements
-        alone, so it stays allowed, with the same movements, whatever X's canoes carry; a turn whose words name a
-        canoe's cargo is not taken."""
+        "Certified answers"): a loaded canoe of X on a disc where a canoe of a player before X may steal
+        (:meth:`_thieves_of`, each of their canoes with each count of its gems) may lose gems before X acts, at most
+        one to each such canoe, and the turn must win after each such robbery too, with the least bank it leaves as
+        the tie-break reads banks; the rivals are read by the goal and the score of one bank each
+        (:meth:`_rivals_may_outscore`, tighter than :meth:`_rivals_can_beat`). The turn is one of movements alone, so
+        it stays allowed, with the same movements, whatever X's canoes carry; where two of X's canoes share a disc
+        and a robbery tells them apart, each way of making the same movements counts."""
         me = pos.players[self.x]
         if me.card is None:
             return None
@@ -805,12 +807,38 @@ class Search:
                 return None
             best = max(wins, key=lambda win: _score(pos, win[1]))
             return None if self._rivals_can_beat(pos, _score(pos, best[1])) else best
-        canoes = tuple(Canoe(c.place, (), c.kind, c.moose, c.moored) if c.on_river and c.gems
-                       and self._in_reach_of(pos, before, c.place) else c for c in me.canoes)
-        least = {str(turn): after.bank for after, turn in self._movements_alone(
-            pos.with_player(self.x, Player(me.name, canoes, me.hand, me.bank, me.card)))}
-        wins = [(turn, least[str(turn)]) for _, turn in self._movements_alone(pos) if str(turn) in least
-                and goal_reached(Player(me.name, bank=least[str(turn)]))]
+        # X's canoes a thief before X may climb onto, and how many gems the thieves may take in all.
+        exposed = [k for k, c in enumerate(me.canoes) if c.on_river and c.gems
+                   and self._thieves_of(pos, before, {c.place})]
+        most = self._thieves_of(pos, before, {me.canoes[k].place for k in exposed})
+        # X's bank after each turn of movements alone, with each way the thieves may have robbed X first (each exposed
+        # canoe keeping a part of its gems, at most ``most`` gems taken in all).
+        banks: dict[Any, list[list[Gems]]] = {}
+        ways = 0
+        for kept in itertools.product(*[sorted({part for n in range(len(me.canoes[k].gems) + 1)
+                                                for part in itertools.combinations(me.canoes[k].gems, n)})
+                                        for k in exposed]):
+            if sum(len(me.canoes[k].gems) - len(part) for k, part in zip(exposed, kept)) > most:
+                continue
+            ways += 1
+            canoes = list(me.canoes)
+            for k, part in zip(exposed, kept):
+                c = canoes[k]
+                canoes[k] = Canoe(c.place, part, c.kind, c.moose, c.moored)
+            theft = pos.with_player(self.x, Player(me.name, tuple(canoes), me.hand, me.bank, me.card))
+            found: dict[Any, list[Gems]] = {}
+            for after, turn in self._movements_alone(theft):
+                found.setdefault(_movements(turn), []).append(after.bank)
+            for moves, each in found.items():
+                banks.setdefault(moves, []).append(each)
+        wins = []
+        for _, turn in self._movements_alone(pos):
+            # The same movements after every robbery (two canoes on one disc, told apart by their cargo, each way),
+            # winning after each.
+            ways_made = banks.get(_movements(turn), [])
+            left = [bank for some in ways_made for bank in some]
+            if len(ways_made) == ways and all(goal_reached(Player(me.name, bank=bank)) for bank in left):
+                wins.append((turn, min(left, key=lambda bank: _score(pos, bank))))
         if not wins:
             return None
         best = max(wins, key=lambda win: _score(pos, win[1]))
@@ -1048,6 +1076,11 @@ class Search:
         one = reasons.pop() if reasons is not None and len(reasons) == 1 else None  # the one reason, said once
         failed = self._reason("no-choice", then=one)
         return Node(False, failed.text(), None, pos, reason=failed)
+
+
+def _movements(turn: Turn) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A turn's movements without the cargo that names a canoe where two share a place: the same after a robbery."""
+    return tuple((action.canoe.place, tuple(map(str, action.steps))) for action in turn.actions)
 
 
 def _score(pos: Position, bank: Gems) -> int:

@@ -135,13 +135,16 @@ def with_card(pos: Position, x: int, card: Card) -> Position:
 
 
 def _certified(search: Search, pos: Position, answer: bool, timeout: float, clock: Clock) -> Certificate:
-    """The search's answer written as a certificate and checked by the encoding (:class:`Dropped` unless accepted)."""
-    from niagara_solver.solver.certify import check_certificate  # z3, loaded once a certificate is checked
+    """The search's answer written as a certificate and checked by the encoding (:class:`Dropped` unless accepted).
+    The lemmas the sure leaves lean on are proved once per process first, outside the question's time limit
+    (:func:`~niagara_solver.solver.certify.prepare`: about 5 s for four players, once)."""
+    from niagara_solver.solver.certify import check_certificate, prepare  # z3, loaded once a certificate is checked
     with clock("certifying"):
         try:
             proof = write_certificate(search, pos, answer)
         except OutOfTime:
             raise Dropped("unknown", "the certificate was not written in time") from None
+        prepare(pos)
         check = check_certificate(proof, timeout)
     if check.verdict is Verdict.REFUTED:
         raise Dropped("refused", check.text())

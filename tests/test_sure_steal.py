@@ -236,7 +236,9 @@ def test_an_any_steal_leaf_missing_the_turn_one_play_needs_is_refused() -> None:
     pos = _thief()
     one = check_certificate(_any(pos, 2, 2, ["4: <2 xgreen/amber"]))
     assert one.verdict is Verdict.REFUTED and one.rule == "R-STEAL-1", one.text()
-    assert "after blue's turn \"3: <2 xgreen/amber" in one.reason and "none of red's turns" in one.reason
+    # (What blue's port canoe does in that play is the model's choice: it depends on what else z3 was asked before.)
+    assert "after blue's turn \"" in one.reason and "3: <2 xgreen/amber" in one.reason
+    assert "none of red's turns" in one.reason
 
 
 @pytest.mark.parametrize("players, card, turns, value, rule, words", [

@@ -81,7 +81,8 @@ def test_every_pruning_gives_the_plain_answer(players, seed, k, goal, horizon, v
 def test_pruning_names_and_switches():
     assert Pruning().any and not PLAIN.any
     assert Pruning().without("bounds") == Pruning(bounds=False)
-    assert [f.name for f in dataclasses.fields(Pruning)] == ["deepening", "bounds", "killers", "focus", "cards"]
+    assert [f.name for f in dataclasses.fields(Pruning)] == ["deepening", "bounds", "killers", "focus", "cards",
+                                                             "exposed"]
     assert Search(0, Goal.WIN, 1, pruning=PLAIN).values.pruning == PLAIN  # no second search without pruning
     pruned = Search(0, Goal.WIN, 1)
     assert pruned.active == PLAIN and pruned.values.active == Pruning()
@@ -191,14 +192,16 @@ def test_the_steal_goal_s_last_round_is_told_apart_only_by_what_a_turn_reads():
     from niagara_solver.model.ruleset import PRESETS
     start = start_position(standard_board(), PRESETS["standard"], 4)
     records = list(random_playout(start, 11, 10, "lookahead"))
+    # (The others' turns ordered by the gems they leave in X's reach, `exposed`, find the refutation of these three at
+    # once, with or without `focus`: 4, 3 and 3 positions against 1,135, 45 and 126; focus is measured without it.)
     fewer = 0
     for k, x, card in [(1, 0, Card.THREE), (1, 3, Card.THREE), (9, 3, Card.THREE)]:
         pos = with_card(card_position(records[k]), x, card)
         found = []
-        for pruning in (Pruning(), Pruning().without("focus"), PLAIN):
+        for pruning in (Pruning(exposed=False), Pruning(exposed=False).without("focus"), PLAIN, Pruning()):
             search = Search(x, Goal.STEAL, 1, 120, pruning=pruning, _lines=False)
             found.append((search.value(pos).value, search.nodes))
-        assert found[0][0] is found[1][0] is found[2][0], (k, x, card)
-        assert found[0][1] <= found[1][1]
+        assert found[0][0] is found[1][0] is found[2][0] is found[3][0], (k, x, card)
+        assert found[0][1] <= found[1][1] and found[3][1] * 10 < found[0][1]
         fewer += found[0][1] < found[1][1]
     assert fewer == 3

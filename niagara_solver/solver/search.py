@@ -98,6 +98,9 @@ class Pruning:
     #: For the safe goal, X's blind cards tried by their budget, the highest first (the cloud last): the card that
     #: carries a gem home, or furthest from a thief, is most often the one that keeps it.
     cards: bool = True
+    #: For the steal goal before X has acted, the others' turns that leave fewest of their loaded canoes on discs
+    #: where X may steal are tried first: the play that takes a gem out of X's reach is most often the refutation.
+    exposed: bool = True
 
     @property
     def any(self) -> bool:
@@ -115,7 +118,7 @@ LINE_NODES = 5_000
 LINE_FACTOR = 4
 
 #: The search as it was before any pruning idea: the reference that every pruned verdict and line must equal.
-PLAIN = Pruning(deepening=False, bounds=False, killers=False, focus=False, cards=False)
+PLAIN = Pruning(deepening=False, bounds=False, killers=False, focus=False, cards=False, exposed=False)
 
 #: Goals whose value can only grow with the horizon (a win or a steal within h rounds is one within h + 1);
 #: the safe goal can only shrink (keeping every gem for h + 1 rounds keeps it for h).
@@ -215,6 +218,7 @@ class Search:
         self._killers: dict[tuple[int, int], str] = {}  # (player, rounds left) -> the last refuting choice
         self._home: dict[Any, list[tuple[Player, Turn]]] = {}  # _movements_alone: each such turn, by what it reads
         self._steals: dict[Any, list[tuple[tuple[tuple[int, str], ...], Turn]]] = {}  # _steals_alone, likewise
+        self._reach: dict[Any, frozenset[str]] = {}  # _steal_reach, likewise
 
     @property
     def nodes(self) -> int:
@@ -456,6 +460,21 @@ class Search:
     def _their_turns(self, pos: Position, p: int, cards: list[Card], left: int,
                      killer: str | None = None) -> Iterable[tuple[str, Any]]:
         name = pos.players[p].name
+        reach = self._steal_reach(pos) if self._exposing(pos) else None
+        if reach is not None:
+            # Every card's turns at once, those that leave fewest of the player's gems where X may steal first, the
+            # killer first among them (then the cards' order): a killer that leaves a gem in X's reach, first in
+            # its card, made the search prove that X steals after every later play before trying the next.
+            each = [(card, o) for card in cards for o in legal_turns(pos, p, card)]
+
+            def exposed(item: tuple[Card, TurnOutcome]) -> tuple[int, bool]:
+                card, o = item
+                prefix = f"{name} ({card.label}): "
+                return (sum(1 for c in o.player(p).canoes if c.gems and c.place in reach),  # its player alone made
+                        killer is not None and not (killer.startswith(prefix) and killer[len(prefix):] == str(o.turn)))
+            for card, o in sorted(each, key=exposed):
+                yield f"{name} ({card.label}): {o.turn}", lambda o=o: self.turn_stage(o.position, left)
+            return
         for card in cards:
             prefix = f"{name} ({card.label}): "
             ordered = self._order(pos, legal_turns(pos, p, card), mine=False)
@@ -1026,6 +1045,24 @@ class Search:
                     if goal_reached(Player(rival.name, bank=bank)) and _score(pos, bank) > score:
                         return True
         return False
+
+    def _steal_reach(self, pos: Position) -> frozenset[str]:
+        """The discs where a canoe of X may steal when X acts this round (:func:`may_steal_on`, with each card X may
+        act with and each count of the canoe's gems down to none), kept by what it reads: X's canoes and cards."""
+        me = pos.players[self.x]
+        key = (me.canoes, me.playable)
+        found = self._reach.get(key)
+        if found is None:
+            budgets = {b for c in me.playable for b in c.budgets}
+            found = self._reach[key] = frozenset(
+                d for d in pos.board.discs if any(may_steal_on(pos, c, budgets, {d}, n) for c in me.canoes
+                                                  for n in range(len(c.gems) + 1)))
+        return found
+
+    def _exposing(self, pos: Position) -> bool:
+        """Are the others' turns ordered by the gems they leave in X's reach (``exposed``: the steal goal, X still to
+        act this round)?"""
+        return self.goal is Goal.STEAL and self.active.exposed and self.x not in pos.acted
 
     def _order(self, pos: Position, outcomes: list[TurnOutcome], mine: bool) -> list[TurnOutcome]:
         x = self.x

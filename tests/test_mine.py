@@ -75,12 +75,32 @@ def test_a_refutation_the_engine_does_not_replay_is_rejected(monkeypatch: pytest
     real = mining.refutation
 
     def tampered(*args: Any) -> Any:
-        ref, search = real(*args)
-        return {**ref, "line": ["blue (1): port: >2", *ref["line"][1:]]}, search
+        ref = real(*args)
+        return {**ref, "line": ["blue (1): port: >2", *ref["line"][1:]]}
     monkeypatch.setattr(mining, "refutation", tampered)
     with pytest.raises(Dropped) as dropped:
         examine(pos, 1, Goal.STEAL, 1)
     assert dropped.value.why == "not replayed"
+
+
+def test_an_answer_dropped_gets_no_line_of_play(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A "no" at the card choice, and a second card that forces the goal, are dropped on the verdict of the search's
+    # pruned half alone: the plain line (rebuilt by Search.value where a search has a pruned half) is never rebuilt
+    # for them; for a puzzle kept it is.
+    real = Search.value
+    lines: list[Any] = []
+
+    def value(self: Search, at: Any) -> Any:
+        if self.oracle is not None:
+            lines.append(at)
+        return real(self, at)
+    monkeypatch.setattr(Search, "value", value)
+    for hand, second, why in [([5, 6], {"at": "port"}, "no"), ([2, 3], {"at": "1", "gem": "ruby"}, "several cards")]:
+        with pytest.raises(Dropped) as dropped:
+            examine(steal_position(hand, second), 1, Goal.STEAL, 1)
+        assert dropped.value.why == why and lines == []
+    examine(steal_position([2, 5], {"at": "port"}), 1, Goal.STEAL, 1)
+    assert len(lines) == 2  # the solution's and the 5's refutation
 
 
 def _job() -> dict[str, Any]:

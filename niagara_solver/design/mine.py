@@ -153,11 +153,23 @@ def _certified(search: Search, pos: Position, answer: bool, timeout: float, cloc
     return proof
 
 
-def _search(pos: Position, x: int, goal: Goal, horizon: int, timeout: float, clock: Clock) -> tuple[Search, Node]:
+def _verdict(search: Search, pos: Position, clock: Clock) -> bool:
+    """The search's verdict alone (its pruned half's, :meth:`.search.Search.verdict`): no line of play is rebuilt for
+    an answer that is then dropped (a "no" at the card choice, a second card that forces the goal)."""
     with clock("solving"):
-        search = Search(x, goal, horizon, timeout)
         try:
-            return search, search.value(pos)
+            return search.verdict(pos)
+        except OutOfTime:
+            raise Dropped("unknown", "the search ran out of time") from None
+
+
+def _line(search: Search, pos: Position, timeout: float, clock: Clock) -> Node:
+    """The search's answer with its line of play, for an answer kept: a fresh time budget, its pruned half's table
+    as the verdict left it (:meth:`.search.Search.renew`)."""
+    with clock("solving"):
+        search.renew(timeout)
+        try:
+            return search.value(pos)
         except OutOfTime:
             raise Dropped("unknown", "the search ran out of time") from None
 
@@ -171,14 +183,13 @@ def _line_json(node: Node) -> dict[str, Any]:
     return out
 
 
-def refutation(pos: Position, x: int, card: Card, goal: Goal, horizon: int, timeout: float,
-               clock: Clock) -> tuple[dict[str, Any], Search]:
-    """The others' answer to ``x`` choosing ``card`` (a "no", certified: :class:`Dropped` otherwise): the line that
-    defeats it; where ``x`` acts first, the answer to each of its turns with the card (up to :data:`TURNS_LISTED`)."""
+def refutation(pos: Position, x: int, card: Card, search: Search, timeout: float, clock: Clock) -> dict[str, Any]:
+    """The others' answer to ``x`` choosing ``card``, a "no" by ``search`` (its verdict asked on that card): the line
+    that defeats it; where ``x`` acts first, the answer to each of its turns with the card (up to
+    :data:`TURNS_LISTED`)."""
     pinned = with_card(pos, x, card)
-    search, node = _search(pinned, x, goal, horizon, timeout, clock)
-    if node.value:
-        raise Dropped("several cards", f"{card.label} forces it too")
+    node = _line(search, pinned, timeout, clock)
+    assert not node.value, "a refutation is a no"
     out: dict[str, Any] = {"card": card.to_json(), **_line_json(node)}
     if pinned.next_to_act() == x:  # X's own turn comes first: the answer to each of them
         outcomes = legal_turns(pinned, x)
@@ -192,7 +203,7 @@ def refutation(pos: Position, x: int, card: Card, goal: Goal, horizon: int, time
                 replies.append({"turn": str(o.turn), **_line_json(after)})
         out["turns"] = len(outcomes)
         out["answers"] = replies
-    return out, search
+    return out
 
 
 def winning_turns(pos: Position, x: int, search: Search, clock: Clock) -> list[str] | None:
@@ -216,15 +227,24 @@ def examine(pos: Position, x: int, goal: Goal, horizon: int, timeout: float = MI
     me = pos.players[x]
     if pos.phase is not Phase.TURNS or pos.acted or any(p.card is not None for p in pos.players):
         raise ValueError("a card-choice position: phase II, nobody acted, no card chosen (R-CARD-1)")
-    search, root = _search(pos, x, goal, horizon, timeout, clock)
-    if not root.value:
+    # The verdicts first, the lines only for a puzzle kept: the "yes", then a "no" for every other card.
+    search = Search(x, goal, horizon, timeout)
+    if not _verdict(search, pos, clock):
         raise Dropped("no")
-    card, turn = x_choice(root)
+    card, _ = x_choice(search.values.value(pos))  # the pruned half's node, as the verdict left it
     assert card is not None, "a yes at the card choice names its card"
-    refuted = [(c, *refutation(pos, x, c, goal, horizon, timeout, clock)) for c in me.hand if c != card]
-    refutations = [ref for _, ref, _ in refuted]
+    others: dict[Card, Search] = {}
+    for c in me.hand:
+        if c != card:
+            others[c] = Search(x, goal, horizon, timeout)
+            if _verdict(others[c], with_card(pos, x, c), clock):
+                raise Dropped("several cards", f"{c.label} forces it too")
+    root = _line(search, pos, timeout, clock)
+    assert x_choice(root)[0] == card, "the one card that forces the goal"
+    _, turn = x_choice(root)
+    refutations = [refutation(pos, x, c, again, timeout, clock) for c, again in others.items()]
     proof = _certified(search, pos, True, timeout, clock)
-    for c, _, again in refuted:  # each "no" certified as well
+    for c, again in others.items():  # each "no" certified as well
         _certified(again, with_card(pos, x, c), False, timeout, clock)
     # Which turns win with the card, where X acts first: asked of the search that proved the "yes" (its tables hold
     # the card's positions already; a fresh search gives the same values), with a budget of its own.

@@ -299,6 +299,16 @@ class Search:
 
     # -- rounds ---------------------------------------------------------------------------------------------
 
+    def verdict(self, pos: Position) -> bool:
+        """The value of a position for X, the pruned search's alone: the plain line is not rebuilt (a caller that
+        needs only the verdict, where it drops the answer, spares that walk). :meth:`value` then starts from the
+        pruned search's table as this call left it."""
+        self.name = pos.players[self.x].name
+        if self.oracle is None:
+            return bool(self.value(pos).value)
+        self.oracle.name = self.name
+        return bool(self.oracle.value(pos).value)
+
     def value(self, pos: Position) -> Node:
         """The value of a position for X (at the start of a round, or in phase II).
 

@@ -19,13 +19,15 @@ import dataclasses
 import time
 from typing import Any, Callable
 
+from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import flow_choices, flow_value
 from niagara_solver.engine.outcome import TurnOutcome
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import goal_reached, is_finished, next_round, winners
 from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import Card, Phase
-from niagara_solver.model.notation import Rescue, Turn
+from niagara_solver.model.errors import TurnError
+from niagara_solver.model.notation import Load, Move, Rescue, Steal, Turn, Unload
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.limits import OutOfTime
 from niagara_solver.model.readings import UncoveredRulesError
@@ -57,6 +59,8 @@ class _Writer:
         self.memo: dict[Any, int] = {}
         #: Below a node whose plays were walked for an ``any-steal`` leaf in vain: not walked again.
         self.no_any = False
+        #: Whether X's turn replays, by what it reads (:meth:`_replays`).
+        self.replayed: dict[Any, bool] = {}
 
     def holds(self, stage: str, *args: Any) -> bool:
         """Does the branch below hold for X? The value of the search's stage there, asked of its pruned search
@@ -221,6 +225,10 @@ class _Writer:
             if q is None:
                 return True, None
             if q == self.x:
+                # A turn taken already that steals here too (the interpreter replays it: far cheaper than listing
+                # every turn of X's card at each of the positions the plays lead to).
+                if any(self._replays(at, card, t) for t, _ in found.values()):
+                    continue
                 steals = [o.turn for o in legal_turns(at, q, card) if has_steal(o.turn)]
                 if not steals:
                     return True, None
@@ -235,6 +243,24 @@ class _Writer:
         return True, self.node(("any-steal", pos), lambda _: CNode(
             NodeKind.LEAF, self.at(pos), claim=Claim.ANY_STEAL, value=True, card=card,
             turns=tuple((t, self.at(at)) for t, at in found.values())))
+
+    def _replays(self, pos: Position, card: Card, turn: Turn) -> bool:
+        """Is ``turn`` one X may play with ``card`` at ``pos``, by the engine's interpreter (R-TURN-1)? Asked once per
+        turn and what it reads: X, the fork markers and the weather, the caves where it has gem actions, and the
+        other players' canoes on the discs where it steals (no canoe blocks another, and a steal reads only the
+        canoes on the disc where the thief stops, R-STEAL-1, R-STEAL-3)."""
+        steals = {next((s.dest for s in reversed(a.steps) if isinstance(s, Move)), a.canoe.place)
+                  for a in turn.actions if any(isinstance(s, Steal) for s in a.steps)}
+        actions = any(isinstance(s, (Load, Unload)) for a in turn.actions for s in a.steps)
+        key = (str(turn), card, pos.players[self.x], pos.forks, pos.weather, pos.caves if actions else None,
+               tuple((q, c) for q, p in enumerate(pos.players) if q != self.x for c in p.canoes if c.place in steals))
+        if key not in self.replayed:
+            try:
+                apply_turn(pos, self.x, turn, card)
+                self.replayed[key] = True
+            except TurnError:
+                self.replayed[key] = False
+        return self.replayed[key]
 
     def card(self, pos: Position, left: int) -> int:
         me = pos.players[self.x]

@@ -526,10 +526,10 @@ class _Checker:
         """The turns of the players ``before`` X from a symbolic position, then ``copies`` turns of X from where they
         end (each its own choices): the steps, and the terms that the chain holds and that each of X's turns is
         allowed, made once per kind of game."""
-        key = ("any", self.x, before, copies)
+        key = ("any", self.x, before)
+        relations = self.relations
+        tag = f"cert.any.x{self.x}." + "".join(map(str, before))
         if key not in self.kept.terms:
-            relations = self.relations
-            tag = f"cert.any.x{self.x}." + "".join(map(str, before)) + f".{copies}"
             pre = relations.position(tag)
             state: SymPosition = pre
             steps: list[TurnStep] = []
@@ -539,13 +539,16 @@ class _Checker:
                 constraints += [c for _, c in step.constraints]
                 steps.append(step)
                 state = step.post
-            allowed = [all_of(constraints)]
-            for k in range(copies):
-                step = relations.turn(state, self.x, f"{tag}.x{k}", swap=True)
-                steps.append(step)
-                allowed.append(all_of([c for _, c in step.constraints]))
-            self.kept.terms[key] = (pre, steps, allowed)
-        return self.kept.terms[key]
+            self.kept.terms[key] = (pre, steps, [all_of(constraints)])
+        pre, steps, allowed = self.kept.terms[key]
+        # X's copies are made as a leaf first needs so many, and kept for the leaves that need fewer (each of them
+        # one relation: the chain is not made again for another count).
+        while len(allowed) <= copies:
+            state = steps[len(before) - 1].post if before else pre
+            step = relations.turn(state, self.x, f"{tag}.x{len(allowed) - 1}", swap=True)
+            steps.append(step)
+            allowed.append(all_of([c for _, c in step.constraints]))
+        return pre, steps[:len(before) + copies], allowed[:copies + 1]
 
     def choices(self, i: int, pos: Position, p: int, card: Card, turn: Turn
                 ) -> tuple[tuple[list[int], int], tuple[tuple[int, int], ...], tuple[int, ...]]:

@@ -423,7 +423,7 @@ def check(reason: Reason, at: Reached, x: int, goal: Goal, horizon: int) -> None
             assert any(reason.tiebreak == "shared" or reason.score == (b.total if reason.tiebreak == "count" else
                                                                        b.value) for b in banks)
             _unbeaten(reason, s, x, None, None)
-    elif kind == "sure-steal":
+    elif kind in ("sure-steal", "steal-stays"):
         assert at.stage == "turn" and at.left == 1 and me.card is not None and x not in pos.acted
         assert pos.next_to_act() != x and goal is Goal.STEAL
         for s in at_x(pos, x):  # whatever the players before X did, X's card steals

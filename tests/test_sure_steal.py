@@ -282,3 +282,49 @@ def test_a_writer_that_lists_too_few_turns_is_refused(monkeypatch: pytest.Monkey
     monkeypatch.setattr(proof_module._Writer, "any_steal", first_only)
     check = check_certificate(certificate(Search(2, Goal.STEAL, 1, 60), pos, True))
     assert check.verdict is Verdict.REFUTED and "none of red's turns" in check.reason, check.text()
+
+
+# -- the search's wider bound: the gem stays on its disc, with its owner or a thief ------------------------------------
+
+def test_a_gem_taken_first_by_a_thief_stays_on_its_disc_and_is_stolen_anyway() -> None:
+    # Blue's canoe on 3 may climb onto 2 with its 1 and take green's amber before red acts: the sure steal does not
+    # hold. But blue's canoe then stays on 2 with the amber (R-STEAL-3), and red's 2 takes it from blue there
+    # (R-STEAL-4): the steal stays sure, and the search says so at once, with the plain search's value.
+    pos = _thief()
+    search = Search(2, Goal.STEAL, 1).values
+    assert not search._sure_steal(pos) and search._steal_stays(pos)
+    assert x_steals_after_every_play(pos, 2)
+    node = search._bound(pos, pos.next_to_act(), 1)
+    assert node is not None and node.value and node.reason is not None and node.reason.kind == "steal-stays"
+    assert node.reason.text() == ("X's card steals whatever the players before it do: the gem stays on its disc, "
+                                  "with its owner or with whoever steals it first (R-STEAL-1, R-STEAL-4)")
+    plain = Search(2, Goal.STEAL, 1, 60, pruning=PLAIN)
+    pruned = Search(2, Goal.STEAL, 1, 60, pruning=Pruning(), _lines=False)
+    assert plain.value(pos).value is pruned.value(pos).value is True and pruned.nodes < plain.nodes
+    # Green, the victim, still to act before red: it may paddle away with the amber (or bank it), so no claim.
+    moving = position(P("blue", "3", "port", hand=[1]), P("green", "2:amber", "port", hand=[2]),
+                      P("red", "4", "port", card=2), lifebuoy="blue")
+    assert not Search(2, Goal.STEAL, 1).values._steal_stays(moving)
+
+
+def test_the_wider_claim_holds_on_the_positions_of_seeded_games() -> None:
+    # As for the sure steal: every phase II position of seeded 3- and 4-player games where the wider bound claims a
+    # steal the sure steal does not, X's card steals after every play of those before X (one or two of them).
+    claimed = checked = 0
+    for players, seed in [(3, 5), (3, 6), (4, 11), (4, 0), (4, 1)]:
+        for record in rounds(players, seed):
+            for s in [record.turns_start, *(t.after for t in record.turns)]:
+                p = s.next_to_act()
+                if p is None:
+                    continue
+                for x in range(players):
+                    if x in s.acted or x == p:
+                        continue
+                    search = Search(x, Goal.STEAL, 1).values
+                    if not search._steal_stays(s) or search._sure_steal(s):
+                        continue
+                    claimed += 1
+                    if len(search._before_x(s)) <= 2:
+                        assert x_steals_after_every_play(s, x), (players, seed, s.round, x)
+                        checked += 1
+    assert claimed >= 5 and checked >= 4, (claimed, checked)

@@ -30,6 +30,9 @@ KINDS: dict[str, str] = {
     "out-of-range": "whatever the players before X do, no turn of X this round steals (R-STEAL-1)",
     "bank-reach": "X cannot bank enough within the rounds left to reach the goal, whatever it plays (R-END-1)",
     "sure-win": "X wins this round (the horizon's last) whatever the others do, by a turn of movements alone",
+    "steal-stays": "X's card has a turn that steals (R-STEAL-1) whatever the players before X do: on each disc it "
+                   "steals on, a gem of a player who does not act before X stays, with that player or a thief "
+                   "(R-STEAL-4)",
     "sure-steal": "X's card has a turn that steals (R-STEAL-1) whatever the players before X do: the gem it takes "
                   "is beyond their reach",
     "nothing-to-steal": "no other player's canoe carries a gem, and each player can keep its canoes empty with any "
@@ -94,6 +97,8 @@ class Reason:
             "no-turn-left": f"{x} has already had its turn this round: it can steal no more (R-STEAL-1)",
             "sure-steal": f"{x}'s card steals whatever the players before it do: the gem is beyond their reach "
                           "(R-STEAL-1)",
+            "steal-stays": f"{x}'s card steals whatever the players before it do: the gem stays on its disc, with "
+                           "its owner or with whoever steals it first (R-STEAL-1, R-STEAL-4)",
             "out-of-range": f"no canoe of {x} can reach an enemy's gem this round (R-STEAL-1)",
             "bank-reach": f"{x} cannot bank enough in {self.rounds} round(s), even unhindered (R-END-1)",
             "nothing-to-steal": f"no other player carries a gem, and each can keep it so: {x} never steals "

@@ -673,6 +673,8 @@ class Search:
         if self.goal is Goal.STEAL and left == 1 and p != x and x not in pos.acted and not pos.ruleset.modules:
             if self._sure_steal(pos):
                 return Node.leaf(True, self._reason("sure-steal"))
+            if self._steal_stays(pos):
+                return Node.leaf(True, self._reason("steal-stays"))
         if self.goal is Goal.STEAL and nothing_to_steal(pos, x):
             return Node.leaf(False, self._reason("nothing-to-steal"))
         if self.goal is Goal.SAFE:
@@ -889,6 +891,21 @@ class Search:
 
         So that turn stays legal, with the same steals, whatever the players before X do."""
         return self.sure_steal_turn(pos) is not None
+
+    def _steal_stays(self, pos: Position) -> bool:
+        """A lower bound for the steal goal in the horizon's last round, X's card chosen and X still to act after some
+        of the others (no expansion module), wider than :meth:`_sure_steal`: X's card has a turn made of movements and
+        steals alone, each steal by a canoe of X that carries nothing now, on discs all different, each from a player
+        who does not act before X. A thief before X may take that gem first, but then stays on the disc with it (a
+        canoe cannot steal and then move, R-STEAL-3; it acts once a round): when X acts some canoe of another player on
+        that disc still carries a gem (its owner does not move it before X; a thief takes it whole into a canoe it
+        brings there empty, R-STEAL-1, and may be robbed there in turn, R-STEAL-4). X's canoes stand as now, the
+        stealing ones empty (nobody moves another's canoe or adds to its cargo), and a movement reads no cargo; so
+        the same movements stop on those discs with the budget spent and steal there, from whoever holds the gem."""
+        before = self._before_x(pos)
+        return pos.players[self.x].card is not None and any(
+            len({disc for _, disc in steals}) == len(steals) and all(v not in before for v, _ in steals)
+            for steals, _ in self._steals_alone(pos))
 
     def sure_steal_turn(self, pos: Position, robbed: bool = False) -> Turn | None:
         """A turn of X's card that :meth:`_sure_steal` finds stealing whatever the players before X do, or None.

@@ -304,3 +304,34 @@ def test_a_sure_win_leaf_with_a_rival_at_the_goal_gives_the_tie_break_theme():
     assert themes_of(proof, [], pos) == ["R-END-3"]
     away = last_round(*AWAY, *HOME, lifebuoy="blue")  # nobody else can reach the goal: no theme
     assert themes_of(certificate(Search(2, Goal.WIN, 1, 60), away, True), [], away) == []
+
+
+# -- the win's last round after X's turn, by parts (the leaf "rest", solver/certify.py) --------------------------------
+
+def _rest(green: dict, value: bool) -> tuple[Position, Certificate]:
+    """Red has acted with four amethysts banked (the goal); green is still to act: a "yes" that is one rest leaf."""
+    pos = position(P("blue", "1", "2", hand=[3], card=1), P("red", "port", "port", hand=[6], bank={"amethyst": 4},
+                                                             card=5), green, lifebuoy="blue", acted=["blue", "red"])
+    return pos, Certificate(1, Goal.WIN, 1, True, (pos,), (CNode(NodeKind.LEAF, 0, claim=Claim.REST, value=value),))
+
+
+def test_the_rest_of_the_win_s_last_round_is_shown_by_parts_without_the_chain(monkeypatch):
+    # Green can bank one more amethyst at most (four, worth 4 against red's 4: a shared win, R-END-3): shown by the
+    # bound on green's own bank, without the question over the chain of the turns still to come.
+    from niagara_solver.solver import certify
+    pos, cert = _rest(P("green", "1:amethyst", "port", hand=[1], bank={"amethyst": 3}), True)
+    monkeypatch.setattr(certify._Checker, "chain", lambda self, order: pytest.fail("the chain was asked"))
+    check = check_certificate(cert)
+    assert check.verdict is Verdict.CONFIRMED, check.text()
+
+
+def test_a_rest_leaf_the_parts_do_not_show_goes_to_the_chain_and_a_false_one_is_refused():
+    # Green brings a fourth ruby home with its 1 (worth 20 against 4): the parts do not show red's win, and the chain
+    # says green wins; the leaf claiming the win is refused, the one claiming the loss accepted.
+    green = P("green", "1:ruby", "port", hand=[1], bank={"ruby": 3})
+    _, wrong = _rest(green, True)
+    check = check_certificate(wrong)
+    assert check.verdict is Verdict.REFUTED and check.rule == "R-END-1" and "lost" in check.reason, check.text()
+    _, right = _rest(green, False)
+    assert check_certificate(Certificate(1, Goal.WIN, 1, False, right.positions, right.nodes)).verdict \
+        is Verdict.CONFIRMED

@@ -727,9 +727,7 @@ class _Checker:
                tuple(p.bank for q, p in enumerate(pos.players) if q not in order))
         if key not in self.kept.lost:
             assert me.card is not None
-            if "end" not in self.kept.terms:
-                self.kept.terms["end"] = self.relations.position("cert.end")
-            end: SymPosition = self.kept.terms["end"]
+            end = self._end()
             pre, step, domain, allowed = self._sure_terms()
             solver = make_preprocessing_solver()
             pins = self._canoes(pre, pos, x, exact=not loss[1])
@@ -739,21 +737,7 @@ class _Checker:
                        pre.card[x] == int(me.card), *[b == have for b, have in zip(pre.bank[x], me.bank)],
                        *self.relations.pin_markers(pre, pos.forks), *step.pin_decisions(decisions),
                        *[e == b for e, b in zip(end.bank[x], step.post.bank[x])])
-            steps = []
-            for q, player in enumerate(pos.players):
-                if q == x:
-                    continue
-                if q not in rivals:
-                    solver.add(*[e == have for e, have in zip(end.bank[q], player.bank)])
-                    continue
-                self._turn_solver(q)
-                them, their, term = self.kept.terms["turn", q]
-                solver.add(term, *self._canoes(them, pos, q),
-                           *[h == (Card(c) in player.hand) for c, h in enumerate(them.hand[q])],
-                           *[b == have for b, have in zip(them.bank[q], player.bank)],
-                           z3.Or([their.plays(c) for c in _hand(player)]),
-                           *[e == b for e, b in zip(end.bank[q], their.post.bank[q])])
-                steps.append((q, their))
+            steps = self._banks_at_the_end(solver, pos, rivals, end)
             won = self.relations.end(end)
             solver.add(z3.Not(z3.And(allowed, won[x])))
             self.questions += 1
@@ -772,6 +756,64 @@ class _Checker:
                             turn_words(self.names[who], *self.relations.decode_turn(model, turns[who], self.names)))
             self.kept.lost[key] = lost
         return self.kept.lost[key]
+
+    def _end(self) -> SymPosition:
+        """A free position where the round ends: only its banks are read (R-END-1..3), each pinned by a question."""
+        if "end" not in self.kept.terms:
+            self.kept.terms["end"] = self.relations.position("cert.end")
+        end: SymPosition = self.kept.terms["end"]
+        return end
+
+    def _banks_at_the_end(self, solver: z3.Solver, pos: Position, rivals: list[int],
+                          end: SymPosition) -> list[tuple[int, TurnStep]]:
+        """The banks at the round's end on ``end``, but X's: those of the players who have acted as in ``pos``, and
+        for each player of ``rivals`` (still to act) what its own turn banks from any well-formed position of phase II
+        where its canoes stand as in ``pos`` with at most their gems, its bank and hand as in ``pos``, with a card of
+        its hand (a copy of its turn each, from its own position; by the frame of the turns before it, its bank kept
+        by them and by the flow, every real play is among them). The rivals' steps."""
+        steps = []
+        for q, player in enumerate(pos.players):
+            if q == self.x:
+                continue
+            if q not in rivals:
+                solver.add(*[e == have for e, have in zip(end.bank[q], player.bank)])
+                continue
+            self._turn_solver(q)
+            them, their, term = self.kept.terms["turn", q]
+            solver.add(term, *self._canoes(them, pos, q),
+                       *[h == (Card(c) in player.hand) for c, h in enumerate(them.hand[q])],
+                       *[b == have for b, have in zip(them.bank[q], player.bank)],
+                       z3.Or([their.plays(c) for c in _hand(player)]),
+                       *[e == b for e, b in zip(end.bank[q], their.post.bank[q])])
+            steps.append((q, their))
+        return steps
+
+    def won_by_parts(self, i: int, pos: Position, order: tuple[int, ...]) -> bool:
+        """The win goal's last round after X's turn, by parts: does X, at the goal, win at the round's end whatever
+        the players of ``order`` (still to act) do? Shown as the leaf ``sure-win`` shows its tie-break: the frame of
+        each of their turns, their turns and the flow keeping the others' banks (lemmas proved once), then one
+        question over X's bank as it is, the banks of those who have acted and each of theirs after a turn of its own
+        from any position its canoes, bank and hand allow (:meth:`_banks_at_the_end`): can the encoding's end of the
+        game leave X out? True: it cannot (the leaf holds); False: not shown this way (the chain decides). One answer
+        serves every leaf with the same banks and the same players to act, whatever the caves and the acted players'
+        canoes."""
+        x = self.x
+        if not all(self.frame(q) for q in order) or not self.well_formed(pos):
+            return False
+        for q in order:
+            self.others_banks(i, q)
+        self.flow_keeps_banks(i)
+        key = ("won", x, tuple(p.bank for p in pos.players),
+               tuple((q, pos.players[q].canoes, pos.players[q].hand, pos.players[q].card) for q in order))
+        if key not in self.kept.sure:
+            end = self._end()
+            solver = make_preprocessing_solver()
+            solver.add(*[e == have for e, have in zip(end.bank[x], pos.players[x].bank)])
+            self._banks_at_the_end(solver, pos, list(order), end)
+            solver.add(z3.Not(self.relations.end(end)[x]))
+            self.questions += 1
+            self.kept.sure[key] = _ask(solver, self.deadline)
+        return not self.kept.sure[key]
 
     def x_turn(self, pos: Position, claim: Callable[[TurnStep], Any]) -> tuple[Card, Turn] | None:
         """A turn of X from ``pos`` with a card X may play for which ``claim`` (a term of the turn's step) holds, by
@@ -1029,6 +1071,8 @@ class _Checker:
         if self.goal is Goal.WIN and not self.reached(pos):
             self.own_bank(i)  # X's bank is final: X cannot win this round
             return False
+        if self.goal is Goal.WIN and self.won_by_parts(i, pos, order):
+            return True
         if self.goal is Goal.SAFE and baseline is not None and pos.players[self.x].bank.total >= baseline:
             # X's bank alone keeps the count: the others' turns and the flow leave it as it is (R-GEM-5, R-FLOW-6),
             # and carried gems only add to it. Two rules proved once, instead of a question per position.

@@ -244,7 +244,7 @@ class _Checker:
             result = self.sure_win(i, pos)
         elif left == 1 and self.x in pos.acted:
             n = self.node(i, pos, "leaf", "R-END-1")
-            value = self.rest(i, pos, baseline)
+            value = self.rest(i, pos, baseline, n.value is True)
             if n.claim != "rest" or n.value != value:
                 raise Refused(i, "R-END-1" if self.goal is Goal.WIN else "R-FLOW-6" if self.goal is Goal.SAFE
                               else "R-STEAL-1", f"the rest of the round is {'won' if value else 'lost'} for "
@@ -1060,9 +1060,10 @@ class _Checker:
             raise Refused(i, "R-STEAL-1" if what == "steals" else "R-TURN-1",
                           f"{turn_words(self.names[p], card, turn)} {what} (by the encoding)")
 
-    def rest(self, i: int, pos: Position, baseline: int | None) -> bool:
+    def rest(self, i: int, pos: Position, baseline: int | None, claimed: bool = False) -> bool:
         """The horizon's last round after X's turn: do X's goals hold whatever the players still to act (and the
-        flow, for the safe goal) do? X's steals are over: X acts no more."""
+        flow, for the safe goal) do? X's steals are over: X acts no more. Where the leaf ``claimed`` the win, it is
+        first shown by parts (:meth:`won_by_parts`; they never show a loss)."""
         if self.goal is Goal.STEAL:
             return False
         order = tuple(q for q in pos.turn_order() if q not in pos.acted)
@@ -1071,7 +1072,7 @@ class _Checker:
         if self.goal is Goal.WIN and not self.reached(pos):
             self.own_bank(i)  # X's bank is final: X cannot win this round
             return False
-        if self.goal is Goal.WIN and self.won_by_parts(i, pos, order):
+        if self.goal is Goal.WIN and claimed and self.won_by_parts(i, pos, order):
             return True
         if self.goal is Goal.SAFE and baseline is not None and pos.players[self.x].bank.total >= baseline:
             # X's bank alone keeps the count: the others' turns and the flow leave it as it is (R-GEM-5, R-FLOW-6),

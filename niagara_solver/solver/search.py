@@ -473,15 +473,19 @@ class Search:
         reach = self._steal_reach(pos) if self._exposing(pos) else None
         if reach is not None:
             # Every card's turns at once, those that leave fewest of the player's gems where X may steal first, the
-            # killer first among them (then the cards' order): a killer that leaves a gem in X's reach, first in
-            # its card, made the search prove that X steals after every later play before trying the next.
+            # killer first among them, then as :meth:`_order` orders them (and the cards' order): a killer that leaves
+            # a gem in X's reach, first in its card, made the search prove that X steals after every later play
+            # before trying the next.
+            before = x_gems(pos, self.x)
             each = [(card, o) for card in cards for o in legal_turns(pos, p, card)]
 
-            def exposed(item: tuple[Card, TurnOutcome]) -> tuple[int, bool]:
+            def exposed(item: tuple[Card, TurnOutcome]) -> tuple[int, bool, int, int]:
                 card, o = item
                 prefix = f"{name} ({card.label}): "
+                banked, carried = o.gems(self.x)
                 return (sum(1 for c in o.player(p).canoes if c.gems and c.place in reach),  # its player alone made
-                        killer is not None and not (killer.startswith(prefix) and killer[len(prefix):] == str(o.turn)))
+                        killer is not None and not (killer.startswith(prefix) and killer[len(prefix):] == str(o.turn)),
+                        banked + carried - before, -1 if has_steal(o.turn) else 0)
             for card, o in sorted(each, key=exposed):
                 yield f"{name} ({card.label}): {o.turn}", lambda o=o: self.turn_stage(o.position, left)
             return

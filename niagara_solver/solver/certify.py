@@ -145,6 +145,18 @@ class _Checker:
             raise Refused(i, rule, "the node stands at another position than the one the encoding leads to")
         return n
 
+    def _turn_leaf(self, i: int, pos: Position, goal: Goal, rule: str, what: str) -> CNode:
+        """A leaf that stands for X's turn written in it (``what``: "a steal", "a win"), with X's card still to come
+        here (R-CARD-2): the checks a sure leaf starts with, whatever it claims."""
+        n = self.node(i, pos, "leaf", rule)
+        me = pos.players[self.x]
+        if self.goal is not goal or n.value is not True or n.card is None or n.turn is None:
+            raise Refused(i, rule, f"the leaf claims {n.claim} {n.value}: it stands for {what} of X's turn "
+                                   "written in it")
+        if pos.phase is not Phase.TURNS or self.x in pos.acted or me.card != n.card:
+            raise Refused(i, "R-CARD-2", f"{me.name} has no turn with the {n.card.label} still to come here")
+        return n
+
     def start(self) -> Bounds:
         pos = self.cert.position
         if pos.phase is Phase.CARDS:
@@ -420,14 +432,10 @@ class _Checker:
           turn's choices are allowed by the encoding and steal (one question: no counterexample).
 
         By induction over the players before X, each position before X's turn is of that kind, whatever they play."""
-        n = self.node(i, pos, "leaf", "R-STEAL-1")
+        n = self._turn_leaf(i, pos, Goal.STEAL, "R-STEAL-1", "a steal")
+        assert n.card is not None and n.turn is not None  # as _turn_leaf checked
         x, names = self.x, self.names
         me = pos.players[x]
-        if self.goal is not Goal.STEAL or n.value is not True or n.card is None or n.turn is None:
-            raise Refused(i, "R-STEAL-1", f"the leaf claims {n.claim} {n.value}: it stands for a steal of X's turn "
-                                          "written in it")
-        if pos.phase is not Phase.TURNS or x in pos.acted or me.card != n.card:
-            raise Refused(i, "R-CARD-2", f"{me.name} has no turn with the {n.card.label} still to come here")
         order = pos.turn_order()
         before = [q for q in order[:order.index(x)] if q not in pos.acted]
         words = turn_words(me.name, n.card, n.turn)
@@ -666,14 +674,10 @@ class _Checker:
           kept, and each of the others' turns a copy of its own, not chained: every real play is among them): is
           there one where X's turn is not allowed, or the encoding's end of the game (R-END-1..3, the tie-break in
           force, read at the round's end) does not have X among the winners? There must be none."""
-        n = self.node(i, pos, "leaf", "R-END-1")
+        n = self._turn_leaf(i, pos, Goal.WIN, "R-END-1", "a win")
+        assert n.card is not None and n.turn is not None  # as _turn_leaf checked
         x, names = self.x, self.names
         me = pos.players[x]
-        if self.goal is not Goal.WIN or n.value is not True or n.card is None or n.turn is None:
-            raise Refused(i, "R-END-1", f"the leaf claims {n.claim} {n.value}: it stands for a win of X's turn "
-                                        "written in it")
-        if pos.phase is not Phase.TURNS or x in pos.acted or me.card != n.card:
-            raise Refused(i, "R-CARD-2", f"{me.name} has no turn with the {n.card.label} still to come here")
         order = [q for q in pos.turn_order() if q not in pos.acted]
         before = order[:order.index(x)]
         words = turn_words(me.name, n.card, n.turn)

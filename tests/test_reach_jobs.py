@@ -110,11 +110,12 @@ def test_out_of_memory_stops_at_the_same_position(limit: int, depth: int, distin
 
 
 def test_out_of_time_is_unknown_with_the_rounds_explored() -> None:
-    # Round 2 from the 2-player setup lists some 89,000 rounds (about 10 s): one second is not enough, round 1 is.
+    # Round 2 from the 2-player setup lists some 89,000 rounds (about 10 s): a third of a second is not enough,
+    # round 1 (some 10 ms) is.
     start = setup()
     query = parse_query("goal(any)", ["red", "blue"], start.board)
     for jobs in (1, 2):
-        with time_limit(1.0):
+        with time_limit(0.3):
             result = reach(start, query, 2, jobs=jobs)
         assert (result.verdict, result.stopped, result.depth, result.rounds) == (Verdict.UNKNOWN, "time", 1, None)
     with time_limit(0.0):

@@ -8,6 +8,7 @@ the fewest rounds read off its levels."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from typing import Any, Callable
 
@@ -17,7 +18,8 @@ from helpers import P, position
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import end_round, end_round_detail, goal_reached, is_finished, play_round
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.games.bounds import player_reach, query_bound, rounds_to_bank, rounds_to_goal
+from niagara_solver.games.bounds import (BEYOND, player_reach, query_bound, reach_within, rounds_to_bank,
+                                         rounds_to_goal)
 from niagara_solver.games.rounds import rounds, steals_in
 from niagara_solver.games.search import Level, reach
 from niagara_solver.games.trace import replay, trace_from_json, trace_json
@@ -329,6 +331,32 @@ def test_a_bound_is_never_above_the_fewest_rounds(name: str, start: Callable[[],
     if plain.trace:
         assert test(pruned.trace[-1].position)
         assert replay_ok(s, pruned)
+
+
+def test_a_bank_bound_remembered_is_the_bound_counted() -> None:
+    """rounds_to_bank keeps its answers by what reach_within reads (the player, whether it acted, whether the round
+    is at its start; one table per board and rules): asked again, and of positions sharing a player's state, it gives
+    what the count gives, at the start of a round and within one, under the base rules and with capacity 2."""
+    def counted(pos: Position, x: int, gems: int, colour: Colour | None) -> int:
+        bank = pos.players[x].bank
+        missing = gems - (bank.get(colour) if colour is not None else bank.total)
+        if missing <= 0 or pos.ruleset.modules:
+            return 0
+        return next((k for k in range(1, BEYOND) if reach_within(pos, x, k, missing) >= missing), BEYOND)
+
+    two = dataclasses.replace(small_start().ruleset, capacity=2)
+    starts = [small_start(), near_goal_start(), small_start().replace(ruleset=two)]
+    positions = [*starts, *(c for s in starts for c, _ in rounds(s)), *(c for s in starts for c, _ in rounds(s))]
+    positions += [o.position for s in starts for t in [begin_turns(s)] for p in [t.next_to_act()] if p is not None
+                  for card in t.players[p].hand for o in legal_turns(t, p, card)]
+    assert any(p.acted for p in positions) and len(positions) > 300
+    asked = 0
+    for pos in positions:
+        for x in range(len(pos.players)):
+            for gems, colour in ((1, None), (2, None), (3, None), (1, Colour.AMBER), (2, Colour.RUBY)):
+                assert rounds_to_bank(pos, x, gems, colour) == counted(pos, x, gems, colour), (pos, x, gems, colour)
+                asked += 1
+    assert asked > 3000
 
 
 def replay_ok(start: Position, result: Any) -> bool:

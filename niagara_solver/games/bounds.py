@@ -154,14 +154,42 @@ class _Relaxation:
 def rounds_to_bank(pos: Position, x: int, gems: int, colour: Colour | None = None) -> int:
     """The fewest rounds, by :func:`reach_within`, before player ``x``'s bank can hold ``gems`` gems (of ``colour``):
     0 when it does; :data:`BEYOND` when no count of rounds up to the limit suffices; 0 with an expansion module."""
-    bank = pos.players[x].bank
-    missing = gems - (bank.get(colour) if colour is not None else bank.total)
+    me = pos.players[x]
+    missing = gems - (me.bank.get(colour) if colour is not None else me.bank.total)
     if missing <= 0 or pos.ruleset.modules:
         return 0
+    # What reach_within reads of the position: the player, whether it acted, whether the round is at its start
+    # (and the board and rules, one table each). A search asks this of every position it keeps, and the players'
+    # states repeat across them: counted once each.
+    table = _bank_table(pos)
+    key = (me, x in pos.acted, pos.phase is Phase.CARDS, missing)
+    known = table.get(key)
+    if known is None:
+        if len(table) >= 1 << 16:
+            table.clear()
+        known = table[key] = _count_rounds_to_bank(pos, x, missing)
+    return known
+
+
+def _count_rounds_to_bank(pos: Position, x: int, missing: int) -> int:
     for k in range(1, BEYOND):
         if reach_within(pos, x, k, missing) >= missing:
             return k
     return BEYOND
+
+
+#: The remembered bounds of :func:`rounds_to_bank`, per board and rules (held here, so that their ids stay theirs).
+_BANK_TABLES: dict[tuple[int, int], tuple[Board, object, dict[object, int]]] = {}
+
+
+def _bank_table(pos: Position) -> dict[object, int]:
+    key = (id(pos.board), id(pos.ruleset))
+    entry = _BANK_TABLES.get(key)
+    if entry is None or entry[0] is not pos.board or entry[1] is not pos.ruleset:
+        if len(_BANK_TABLES) >= 8:
+            _BANK_TABLES.clear()
+        entry = _BANK_TABLES[key] = (pos.board, pos.ruleset, {})
+    return entry[2]
 
 
 def rounds_to_goal(pos: Position, x: int) -> int:

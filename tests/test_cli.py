@@ -101,6 +101,19 @@ def test_play_is_reproducible_and_json_reloads(capsys):
     assert other[1] != first[1]
 
 
+def test_a_game_over_before_any_round_says_so_on_the_terminal_and_the_page(capsys, tmp_path):
+    # R-END-2: the-game-is-over.json starts with the goal met; play plays no round and says the game was over before
+    # any, on the terminal and on its page (not "after round 0", a round that does not exist).
+    game = os.path.join(ROOT, "puzzles", "the-game-is-over.json")
+    status, out, _ = run(capsys, "play", game)
+    assert status == 0
+    assert out.rstrip().splitlines()[-1] == "Game over before a round was played: red wins (R-END-2, R-END-3)."
+    page = tmp_path / "game.html"
+    status, _, _ = run(capsys, "play", game, "--html", str(page))
+    assert status == 0 and "Game over before a round was played: red wins" in page.read_text()
+    assert "round 0" not in out + page.read_text()
+
+
 def test_round_replays_given_cards_and_turns(capsys):
     status, out, _ = run(capsys, "round", ERRATUM, "--card", "blue=3", "--turn", "red=4: <port; port: >5",
                          "--turn", "blue=2: <port; 6L: <3", "--json")

@@ -942,3 +942,7 @@ def run() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     sys.exit(status)
 
+
+
+if __name__ == "__main__":  # python -m niagara_solver.cli.main, as python -m niagara_solver
+    run()

@@ -1,13 +1,15 @@
 """Seeded random playouts of whole games.
 
-Two policies choose among the distinct legal options (:func:`rescue_options`, the hand, the outcomes of
-:func:`legal_turns`, and with ``fork_policy: free`` the distinct flows):
+Three policies (:data:`POLICIES`) choose among the distinct legal options (:func:`rescue_options`, the hand, the
+outcomes of :func:`legal_turns`, and with ``fork_policy: free`` the distinct flows):
 
 * ``uniform``: every option equally likely. Uniform play almost never banks a gem, so its games do not
   end (measured: no 2..5-player game over in 3000 rounds); it is the policy for invariant testing.
-* ``greedy`` (the default for ``play``): a random player with simple tastes; it usually (80%) takes the
-  turn that banks, steals or loads the most and keeps its canoes off the brinks, and otherwise picks
-  uniformly. Its games end, typically within a few dozen rounds.
+* ``greedy``: a random player with simple tastes; it usually (80%) takes the turn that banks, steals or loads the
+  most and keeps its canoes off the brinks, and otherwise picks uniformly. Its games end, typically within a few
+  dozen rounds.
+* ``lookahead`` (the default for ``play`` and ``simulate``): a player that weighs each card against the others'
+  likely replies (:mod:`niagara_solver.play.policy`).
 
 The same seed gives the same game on every machine (``random.Random`` with Python 3.11).
 """

@@ -33,7 +33,7 @@ from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Position
 from niagara_solver.model.verdict import ANSWER
 from niagara_solver.report.svg import render_svg
-from niagara_solver.report.text import answer_text, round_text
+from niagara_solver.report.text import answer_text, game_end, round_text
 from niagara_solver.solver.answers import Answer, AnsweredBy, Goal
 from niagara_solver.solver.reasons import Reason
 
@@ -111,11 +111,8 @@ def _phase_name(pos: Position) -> str:
 def game_summary(start: Position, records: Sequence[RoundRecord]) -> str:
     """How the game ended: its winners (R-END-2, R-END-3), or that it stopped before anyone reached the goal."""
     final = records[-1].end if records else start
-    if is_finished(final):
-        won = [final.players[i].name for i in winners(final)]
-        return (f"Game over after round {final.round - 1}: {', '.join(won)} {'win' if len(won) > 1 else 'wins'} "
-                "(R-END-2, R-END-3).")
-    return f"Stopped after {len(records)} round(s); the game is not over."
+    won = [final.players[i].name for i in winners(final)] if is_finished(final) else None
+    return game_end(len(records), final.round - 1, won)
 
 
 def game_page(start: Position, records: Sequence[RoundRecord], title: str, notes: Iterable[str] = (),

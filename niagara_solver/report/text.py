@@ -223,12 +223,21 @@ def round_text(record: RoundRecord) -> str:
     return "\n".join(lines)
 
 
+def game_end(played: int, last_round: int, won: Sequence[str] | None) -> str:
+    """How a game ended, in one wording for every page: its winners (R-END-2, R-END-3), or that it stopped before it
+    was over. ``played``: the rounds played; ``last_round``: the number of the last one; ``won``: the winners' names,
+    None while the game is not over. A game over before any round was played (a position whose players already met
+    the goal) says so, not "after round 0"."""
+    if won is None:
+        return f"Stopped after {played} round(s); the game is not over."
+    verb = "win" if len(won) > 1 else "wins"
+    when = f"after round {last_round}" if played else "before a round was played"
+    return f"Game over {when}: {', '.join(won)} {verb} (R-END-2, R-END-3)."
+
+
 def playout_end(game: Playout) -> str:
     """How a played game ended: its winners (R-END-2, R-END-3), or that it stopped before it was over."""
-    if game.finished:
-        return (f"Game over after round {game.last_round}: {', '.join(game.winners)} "
-                f"{'win' if len(game.winners) > 1 else 'wins'} (R-END-2, R-END-3).")
-    return f"Stopped after {len(game.records)} round(s); the game is not over."
+    return game_end(len(game.records), game.last_round, game.winners if game.finished else None)
 
 
 GOAL_QUESTIONS = {"win": "force a win", "steal": "force a steal", "safe": "keep every gem safe"}

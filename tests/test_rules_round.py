@@ -9,7 +9,7 @@ from niagara_solver.model.notation import Rescue
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import end_round, goal_reached, is_finished, play_round, winners
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.errors import IllegalTurnError, PhaseError, PositionError
+from niagara_solver.model.errors import GameOverError, IllegalTurnError, PhaseError, PositionError
 from niagara_solver.model.atoms import COLOURS, FULL_HAND, Card, Colour, Gems, Phase
 from niagara_solver.model.format import position_from_json
 from niagara_solver.model.position import Canoe, Player, Position
@@ -288,6 +288,17 @@ def test_R_END_2_the_game_ends_after_the_round_not_during_it():
     assert goal_reached(home.players[0]) and not is_finished(home)
     after_b = legal_turns(home, 1)[0].position
     assert is_finished(end_round(after_b)) and winners(end_round(after_b)) == (0,)
+
+
+@pytest.mark.rule("R-END-2")
+def test_R_END_2_no_round_is_played_once_the_game_is_over():
+    over = position(P("a", "port", "port", bank={"ruby": 4}), P("b", "port", "port"), phase="cards")
+    assert is_finished(over)
+    with pytest.raises(GameOverError) as refused:
+        play_round(over, {0: Card.ONE, 1: Card.TWO}, {0: "port: >1", 1: "port: >2"})
+    assert refused.value.rule == "R-END-2" and "a reached the goal" in refused.value.message
+    going = position(P("a", "port", "port", bank={"ruby": 3}), P("b", "port", "port"), phase="cards")
+    assert play_round(going, {0: Card.ONE, 1: Card.TWO}, {0: "port: >1", 1: "port: >2"}).end.round == 2
 
 
 @pytest.mark.rule("R-END-3")

@@ -19,9 +19,10 @@ from niagara_solver.engine.flow import flow_report, parse_choices
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.play.playout import POLICIES, play_out
 from niagara_solver.engine.rescue import begin_turns, must_rescue, rescue_options
-from niagara_solver.engine.round import is_finished, play_round, winners
+from niagara_solver.engine.round import goes_on, play_round
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.model.errors import EXPECTED, InputError, NiagaraError, TurnError, failure_of, one_line, quoted
+from niagara_solver.model.errors import (EXPECTED, GameOverError, InputError, NiagaraError, TurnError, failure_of,
+                                         one_line, quoted)
 from niagara_solver.model.atoms import Phase
 from niagara_solver.model.limits import (ANALYZE_TIMEOUT, CASE_TIMEOUT, CROSSCHECK_TIMEOUT, MAX_HORIZON, PROVE_TIMEOUT,
                                          SOLVE_TIMEOUT)
@@ -395,10 +396,10 @@ def round_(position: str, ruleset_spec: str | None, play_texts: tuple[str, ...],
           --act 'red=4: <port; port: >5' --act 'blue=2: <port; 6L: <3' --json
     """
     pos = _load(position, ruleset_spec)[0]
-    if is_finished(pos):  # no round follows the one that ended the game
-        won = ", ".join(pos.players[i].name for i in winners(pos))
-        raise InputError("", f"the game is over ({won} reached the goal): no round is played after it",
-                         "R-END-2", position)
+    try:
+        goes_on(pos)  # no round follows the one that ended the game
+    except GameOverError as err:
+        raise InputError("", err.message, err.rule, position) from None
     played = _pairs(pos, [("--play", v) for v in play_texts] + [("--card", v) for v in card_texts], "card")
     cards = {i: _card(text, f"{option} {pos.players[i].name}") for i, (option, text) in played.items()}
     acts = _pairs(pos, [("--act", v) for v in act_texts] + [("--turn", v) for v in turn_texts], "turn")

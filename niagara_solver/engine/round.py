@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from niagara_solver.model.errors import IllegalTurnError, PhaseError
+from niagara_solver.model.errors import GameOverError, IllegalTurnError, PhaseError
 from niagara_solver.model.atoms import Card, Colour, Phase
 from niagara_solver.model.format import position_to_json
 # The goal and the winners are pure functions of a position (R-END-1..3), kept in the model so that the position
@@ -19,8 +19,8 @@ from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.engine.rescue import begin_turns
 from niagara_solver.engine.values import evolve
 
-__all__ = ["GOAL_SAME", "GOAL_TOTAL", "goal_reached", "winners", "is_finished", "end_round", "end_round_detail",
-           "TurnRecord", "RoundRecord", "play_round"]
+__all__ = ["GOAL_SAME", "GOAL_TOTAL", "goal_reached", "winners", "is_finished", "goes_on", "end_round",
+           "end_round_detail", "TurnRecord", "RoundRecord", "play_round"]
 
 
 def end_round(pos: Position, choices: Sequence[StepChoice] | None = None,
@@ -99,12 +99,21 @@ class RoundRecord:
                 "position": position_to_json(self.end)}
 
 
+def goes_on(pos: Position) -> None:
+    """Raise :class:`GameOverError` where the game is over (R-END-2): at the start of a round some player has
+    reached the goal, and no round is played after it."""
+    if pos.phase is Phase.CARDS and is_finished(pos):
+        won = ", ".join(pos.players[i].name for i in winners(pos))
+        raise GameOverError(f"the game is over ({won} reached the goal): no round is played after it")
+
+
 def play_round(pos: Position, cards: Mapping[int, Card], turns: Mapping[int, Turn | str],
                rescues: Mapping[int, Rescue] | None = None,
                choices: Sequence[StepChoice] | None = None, pushes: Sequence[str] | None = None) -> RoundRecord:
     """Play one whole round from given rescues, cards and turns (a position at the start of a round, or in
     phase II, which is then finished). Every turn is checked (:func:`apply_turn`); players act in order from
     the lifebuoy holder (R-TURN-1). ``choices`` and ``pushes`` are the flow's choices (:func:`.flow.flow_detail`)."""
+    goes_on(pos)
     start = pos
     done: list[tuple[int, Rescue]] = []
     if pos.phase is Phase.CARDS:

@@ -165,6 +165,14 @@ class PhaseError(NiagaraError, ValueError):
         super().__init__(f"{message} ({rule})")
 
 
+class GameOverError(PhaseError):
+    """A round was asked of a position where the game is over (R-END-2: a round starts and someone reached the goal):
+    no round follows the one that ended the game."""
+
+    def __init__(self, message: str, rule: str = "R-END-2") -> None:
+        super().__init__(message, rule)
+
+
 class DeadlockError(NiagaraError):
     """A player has a card but no legal turn with it (a board where R-PROP-10 fails)."""
 

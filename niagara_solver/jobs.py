@@ -117,7 +117,8 @@ class Progress:
         with self._lock:
             if self._stop.is_set():
                 return
-            sys.stderr.write(f"\r{self.label} {bar} {note[:40]:40} {seconds} s")
+            sep = ", " if note else "  "  # "positions explored 12, candidate turns 3, ..."
+            sys.stderr.write(f"\r{self.label} {bar}{sep}{note[:40]:40} {seconds} s")
             sys.stderr.flush()
 
     def __enter__(self) -> "Progress":

@@ -274,5 +274,5 @@ def test_solve_under_smt_shows_its_candidate_turns_and_refutations_while_it_work
     monkeypatch.setattr("sys.stderr", terminal)
     monkeypatch.setattr(Progress, "TICK", 0.02)
     assert main(["solve", path, "--backend", "smt"]) == 0
-    assert re.search(r"solve \(smt\): positions explored \d+ candidate turns \d+, refutations \d+ +\d+ s",
+    assert re.search(r"solve \(smt\): positions explored \d+, candidate turns \d+, refutations \d+ +\d+ s",
                      terminal.getvalue())

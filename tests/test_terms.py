@@ -170,3 +170,34 @@ def test_the_c_api_builders_make_the_python_apis_terms():
     assert variable_decl(ref, z3.BoolVal(True).as_ast()) is None  # a literal, not a variable
     assert [literal_int(ref, t.as_ast()) for t in (z3.IntVal(-7), z3.BoolVal(True), z3.BoolVal(False), x, x + 1)] \
         == [-7, True, False, None, None]
+
+
+def test_asserting_through_the_c_api_asserts_what_solver_add_does():
+    # encoding/terms.py, assert_all (and the solvers' add, encoding/solver.py): the same assertions in the same order
+    # as z3's Solver.add, z3 Booleans and whatever else Solver.add takes (Python bools, a vector of terms, a
+    # quantifier, a list as the one argument); a term that is no Boolean is refused as Solver.add refuses it.
+    from niagara_solver.encoding.solver import add
+    from niagara_solver.encoding.terms import assert_all
+    x, y, b = z3.Int("assert.x"), z3.Int("assert.y"), z3.Bool("assert.b")
+    vector = z3.AstVector()
+    vector.push(x < 5)
+    vector.push(b)
+    terms = [x > 1, b, True, z3.And(x > 1, y == 2), False, vector, z3.Not(b), z3.ForAll([y], y * y >= 0), x == y]
+    plain = z3.Solver()
+    plain.add(*terms)
+    fast = z3.Solver()
+    assert_all(fast, terms)
+    made = make_solver()
+    made.add(*terms)
+    listed = make_solver()
+    listed.add(terms)
+    tagged = make_solver()
+    add(tagged, [("R-TEST", t) for t in terms if not isinstance(t, z3.AstVector)])
+    expected = [t.sexpr() for t in plain.assertions()]
+    assert len(expected) == len(terms) + 1
+    for solver in (fast, made, listed):
+        assert [t.sexpr() for t in solver.assertions()] == expected
+        assert all(t.eq(u) for t, u in zip(solver.assertions(), plain.assertions()))
+    assert [t.sexpr() for t in tagged.assertions()] == expected[:5] + expected[7:]
+    with pytest.raises(z3.Z3Exception):
+        made.add(x + 1)

@@ -14,6 +14,7 @@ from typing import Any, Iterable, Iterator
 import z3
 
 from niagara_solver.encoding.state import Constraint, Expr, forget_terms, value
+from niagara_solver.encoding.terms import assert_all
 from niagara_solver.model.limits import time_left
 from niagara_solver.model.verdict import Verdict
 
@@ -49,6 +50,11 @@ class TimedSolver(z3.Solver):
                 return z3.unknown
             self.set("timeout", max(1, int(left * 1000)))
         return super().check(*assumptions)
+
+    def assert_exprs(self, *args: Any) -> None:
+        """``z3.Solver.assert_exprs`` (behind ``add``), the same terms asserted in the same order, each z3 Boolean at
+        once through z3's C API (:func:`.terms.assert_all`)."""
+        assert_all(self, z3.z3._get_args(args))
 
 
 def make_solver(timeout: float | None = None) -> z3.Solver:
@@ -123,8 +129,7 @@ def shrink(solver: z3.Solver, model: z3.ModelRef, size: Expr, rounds: int = 12) 
 
 def add(solver: z3.Solver, constraints: Iterable[Constraint]) -> None:
     """Assert rule-tagged constraints (the tags are kept for unsat cores elsewhere)."""
-    for _, c in constraints:
-        solver.add(c)
+    assert_all(solver, [c for _, c in constraints])
 
 
 class Sat(Enum):

@@ -33,6 +33,26 @@ def all_of(items: Sequence[Expr]) -> Expr:
     return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(items), array), ctx)
 
 
+def assert_all(solver: z3.Solver, terms: Iterable[Any]) -> None:
+    """``solver.add(*terms)`` exactly: the same terms asserted in the same order, a z3 Boolean of the solver's context
+    through ``Z3_solver_assert`` at once, without the Python API's cast of each (a sort made and compared per term:
+    several times the cost of asserting it); anything else (a Python ``bool``, a goal or vector of terms, a term of
+    another context or another kind) as ``Solver.assert_exprs`` does it."""
+    ctx = solver.ctx
+    ref, raw = ctx.ref(), solver.solver
+    boolean = None
+    for term in terms:
+        if term.__class__ is z3.BoolRef and term.ctx is ctx:
+            z3.Z3_solver_assert(ref, raw, term.ast)
+        elif isinstance(term, (z3.Goal, z3.AstVector)):
+            for f in term:
+                z3.Z3_solver_assert(ref, raw, f.as_ast())
+        else:
+            if boolean is None:
+                boolean = z3.BoolSort(ctx)
+            z3.Z3_solver_assert(ref, raw, boolean.cast(term).as_ast())
+
+
 def and_of(items: Sequence[Expr], ctx: z3.Context | None = None) -> Expr:
     """``z3.And(items)`` exactly, for z3 Booleans (no argument or one make the conjunction of none or one, as z3.And
     does; ``ctx`` for no argument: the default context otherwise)."""

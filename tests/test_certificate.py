@@ -402,3 +402,34 @@ def test_the_bound_counts_what_a_double_canoe_carries():
     assert refutation["answer"] == ["red cannot reach the goal in time, even unhindered (R-END-1)"]
     assert refutation["reason"] == {"kind": "out-of-reach", "player": "red", "rounds": 2,
                                     "text": "red cannot reach the goal in time, even unhindered (R-END-1)"}
+
+
+def test_a_lemma_proved_in_one_z3_context_is_not_asked_again_in_a_fresh_one(monkeypatch):
+    # A lemma is a fact about the encoding of a board, ruleset and player count: proved once, it is not proved again
+    # after a fresh z3 context (as jobs and the cross-check start), and the check gives the same verdict. Only the
+    # lemma questions are saved: every other question is asked again in the new context.
+    from niagara_solver.encoding.solver import fresh_context
+    cert = banked_home()
+    monkeypatch.setattr(certify_module, "_KEPT", {})  # nothing proved earlier in this process
+    first = check_certificate(cert, timeout=300)
+    proved = certify_module._kept(cert.position).proved
+    by_check = len(proved)
+    assert first.verdict is Verdict.CONFIRMED and by_check >= 2, proved
+    certify_module.prepare(cert.position)  # the frames of the turns too
+    assert any(kind == "frame" for kind, _ in proved), proved
+    fresh_context()
+    asked: list[str] = []
+    real = certify_module.make_preprocessing_solver
+
+    def made(*args, **kwargs):
+        import inspect
+        asked.append(inspect.stack()[1].function)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(certify_module, "make_preprocessing_solver", made)
+    second = check_certificate(cert, timeout=300)
+    assert (second.verdict, second.node, second.rule, second.reason) == \
+        (first.verdict, first.node, first.rule, first.reason)
+    assert second.questions == first.questions - by_check
+    certify_module.prepare(cert.position)
+    assert "lemma" not in asked and "_holds" not in asked, asked
+    assert certify_module._kept(cert.position).proved is proved

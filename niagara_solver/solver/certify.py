@@ -855,12 +855,16 @@ class _Checker:
         key = (name, self.x) if mine else (name,)
         if key in self.lemmas:
             return
+        if ("lemma", key) in self.kept.proved:  # proved in an earlier z3 context
+            self.lemmas.add(key)
+            return
         solver = make_preprocessing_solver()
         solver.add(*make(f"cert.{name.replace(' ', '_')}{self.x if mine else ''}"))
         self.questions += 1
         if _ask(solver, self.deadline):
             raise Refused(i, rule, f"by the encoding {reason}")
         self.lemmas.add(key)
+        self.kept.proved.add(("lemma", key))
 
     def own_bank(self, i: int, winner: bool = True) -> None:
         """Another player's turn never changes X's bank (R-GEM-5, R-STEAL-1); with ``winner``, a winner has reached
@@ -1243,11 +1247,15 @@ class _Checker:
     def _holds(self, key: Any, tag: str, broken_by: Callable[[str], list[Any]]) -> bool:
         """A lemma a shortcut leans on, as :meth:`lemma` proves one, but one that may not hold (the shortcut is then
         not taken): ``broken_by(tag)`` gives the constraints of a counterexample. Asked once per kind of game."""
+        if key not in self.kept.frames and ("frame", key) in self.kept.proved:  # proved in an earlier z3 context
+            self.kept.frames[key] = True
         if key not in self.kept.frames:
             solver = make_preprocessing_solver()
             solver.add(*broken_by(tag))
             self.questions += 1
             self.kept.frames[key] = not _ask(solver, self.deadline)
+            if self.kept.frames[key]:
+                self.kept.proved.add(("frame", key))
         return self.kept.frames[key]
 
     def well_formed(self, pos: Position) -> bool:
@@ -1390,6 +1398,8 @@ class _Kept:
 
     relations: Relations
     enumerator: IncrementalEnumerator
+    #: The lemmas and frames proved for the board, ruleset and player count in any z3 context (:data:`_PROVED`).
+    proved: set[Any]
     sessions: dict[int, tuple[SymPosition, TurnStep, Session]] = field(default_factory=dict)
     chains: dict[Any, tuple[SymPosition, Any, Any]] = field(default_factory=dict)
     lemmas: set[Any] = field(default_factory=set)  # rules proved for every position (:meth:`_Checker.own_bank`)
@@ -1410,6 +1420,26 @@ class _Kept:
 #: encoding/solver.py, makes the terms of the old one unusable).
 _KEPT: dict[Any, _Kept] = {}
 
+#: The lemmas and frames proved (:meth:`_Checker.lemma`, :meth:`_Checker._holds`: the answer unsat, never a timeout
+#: nor a counterexample), by board, ruleset and player count, whatever the z3 context: a fact about the encoding,
+#: which a fresh context (encoding/solver.py, ``fresh_context``) does not change, so not proved again in it. Held
+#: with the :data:`_KEPT` it was filled beside: a test that plants a bug in the encoding starts a :data:`_KEPT` of its
+#: own, and so reads no lemma proved without the bug (nor leaves one proved with it).
+_PROVED: tuple[dict[Any, _Kept], dict[Any, set[Any]]] = (_KEPT, {})
+
+
+def _proved(pos: Position) -> set[Any]:
+    global _PROVED
+    if _PROVED[0] is not _KEPT:
+        _PROVED = (_KEPT, {})
+    table = _PROVED[1]
+    key = (pos.board, pos.ruleset, len(pos.players))
+    if key not in table:
+        while len(table) >= 64:
+            del table[next(iter(table))]
+        table[key] = set()
+    return table[key]
+
 
 def _kept(pos: Position) -> _Kept:
     key = (pos.board, pos.ruleset, len(pos.players), id(z3.main_ctx()))
@@ -1417,7 +1447,7 @@ def _kept(pos: Position) -> _Kept:
         while len(_KEPT) >= 4:
             del _KEPT[next(iter(_KEPT))]
         relations = Relations.of(pos)
-        _KEPT[key] = _Kept(relations, IncrementalEnumerator(relations))
+        _KEPT[key] = _Kept(relations, IncrementalEnumerator(relations), _proved(pos))
     return _KEPT[key]
 
 

@@ -30,7 +30,7 @@ from niagara_solver.encoding.pin import canoe_terms, rescued_slots, same_positio
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order, value
 from niagara_solver.encoding.solver import TimedSolver, make_preprocessing_solver, make_solver
 from niagara_solver.encoding.state import read_values
-from niagara_solver.encoding.terms import all_of, equal, literal_int, pinned_value, said
+from niagara_solver.encoding.terms import all_of, and_of, equal, literal_int, pinned_value, said
 
 
 #: The turns that lead to a start of the next round, in turn order: (seat, the position before the turn, the card,
@@ -337,7 +337,8 @@ class Session:
         terms and their ids; made on first use."""
         if self._bundle is None:
             results = self.step.post.variables()
-            holds = z3.And([c for _, c in self.step.constraints])
+            held = [c for _, c in self.step.constraints]
+            holds = and_of(held) if held and all(c.__class__ is z3.BoolRef for c in held) else z3.And(held)
             bundle = z3.Function("evaluate", *[t.sort() for t in results], z3.BoolSort(), z3.BoolSort())(
                 *results, holds)
             self._bundle = (bundle, results, [t.get_id() for t in results])

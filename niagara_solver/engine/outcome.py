@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import FrozenInstanceError
 from typing import Any, Callable, Iterable, Protocol
 
+from niagara_solver.model.atoms import Colour
 from niagara_solver.model.notation import Turn
 from niagara_solver.model.position import Player, Position
 
@@ -27,6 +28,9 @@ class Results(Protocol):
 
     def gems_of(self, result: Any, index: int) -> tuple[int, int]:
         """The gems of the player ``index`` after the turn of ``result``: (banked, carried)."""
+
+    def places_of(self, result: Any, index: int) -> tuple[tuple[str, tuple[Colour, ...]], ...]:
+        """The place and cargo of each canoe of the player ``index`` after the turn of ``result`` (in no set order)."""
 
 
 class TurnOutcome:
@@ -73,6 +77,15 @@ class TurnOutcome:
             return maker.gems_of(result, index)
         player = made.players[index]  # type: ignore[union-attr]
         return player.bank.total, sum(len(c.gems) for c in player.canoes)
+
+    def places(self, index: int) -> tuple[tuple[str, tuple[Colour, ...]], ...]:
+        """The place and cargo of each canoe of the player ``index`` right after the turn, in no set order (the
+        position's order once it is made), read without making the position when it is not made yet."""
+        made = self._made
+        if made.__class__ is tuple:
+            maker, result = made
+            return maker.places_of(result, index)
+        return tuple([(c.place, c.gems) for c in made.players[index].canoes])  # type: ignore[union-attr]
 
     @property
     def notation(self) -> str:

@@ -189,6 +189,10 @@ class _Paddle:
         #: The players after a result where only the acting player's two canoes changed, by their states and the
         #: gems banked.
         self.moved: dict[tuple[tuple[CanoeState, ...], tuple[Colour, ...]], tuple[Player, ...]] = {}
+        #: The players' banked gems as revealed, by player, and the gems the other players' canoes carry, by their
+        #: number and player (:meth:`gems_of`); made on first use.
+        self.banks: tuple[int, ...] | None = None
+        self.carried: dict[int, tuple[int, ...]] = {}
         self.rid = self.intern(pos.caves, 0, pos.moose, (pos.joe.place, pos.joe.gem) if pos.joe is not None else None)
 
     def others_id(self, others: Others) -> int:
@@ -493,11 +497,25 @@ class _Paddle:
 
     def gems_of(self, result: Result, q: int) -> tuple[int, int]:
         """The gems of the player ``q`` after a result, (banked, carried)."""
-        _, mine, rid, gained, _ = result
-        bank = self.revealed.players[q].bank.total
+        banks = self.banks
+        if banks is None:
+            banks = self.banks = tuple([p.bank.total for p in self.revealed.players])
         if q == self.player:
-            return bank + len(gained), sum([len(gems) for _, gems in mine])
-        return bank, sum([len(gems) for _, gems in self.others[self.rests[rid][1]][q]])
+            mine = result[1]
+            if len(mine) == 2:  # the usual case, kept cheap: a search reads X's gems after every turn it orders
+                return banks[q] + len(result[3]), len(mine[0][1]) + len(mine[1][1])
+            return banks[q] + len(result[3]), sum([len(gems) for _, gems in mine])
+        oid = self.rests[result[2]][1]
+        carried = self.carried.get(oid)
+        if carried is None:
+            carried = self.carried[oid] = tuple([sum([len(gems) for _, gems in states]) for states in self.others[oid]])
+        return banks[q], carried[q]
+
+    def places_of(self, result: Result, q: int) -> tuple[CanoeState, ...]:
+        """The place and cargo of each canoe of the player ``q`` after a result, by the canoe's index."""
+        if q == self.player:
+            return result[1]
+        return self.others[self.rests[result[2]][1]][q]
 
     def player_of(self, result: Result, q: int) -> Player:
         """The player ``q`` after a result: as revealed when the turn leaves them alone (another player, no gem stolen

@@ -30,7 +30,7 @@ import itertools
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Collection, Iterable, Iterator
+from typing import Any, Callable, Collection, Iterable, Iterator, TypeVar
 
 from niagara_solver.model.board import Board
 from niagara_solver.model.errors import NiagaraError
@@ -48,6 +48,9 @@ from niagara_solver.model.limits import time_left
 from niagara_solver.solver.answers import (Goal, OutOfTime, bank_reach, bankable, could_reach_goal, has_steal,
                                           may_steal_on, turn_capacity, x_gems)
 from niagara_solver.solver.reasons import Reason
+
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -477,26 +480,38 @@ class Search:
             # a gem in X's reach, first in its card, made the search prove that X steals after every later play
             # before trying the next.
             before = x_gems(pos, self.x)
-            each = [(card, o) for card in cards for o in legal_turns(pos, p, card)]
 
-            def exposed(item: tuple[Card, TurnOutcome]) -> tuple[int, bool, int, int]:
-                card, o = item
-                prefix = f"{name} ({card.label}): "
-                banked, carried = o.gems(self.x)
-                return (sum(1 for c in o.player(p).canoes if c.gems and c.place in reach),  # its player alone made
-                        killer is not None and not (killer.startswith(prefix) and killer[len(prefix):] == str(o.turn)),
-                        banked + carried - before, -1 if has_steal(o.turn) else 0)
-            for card, o in sorted(each, key=exposed):
+            def exposed(item: tuple[Card, TurnOutcome]) -> int:  # its player alone made
+                return sum([1 for place, gems in item[1].places(p) if gems and place in reach])
+
+            def gain(item: tuple[Card, TurnOutcome]) -> int:
+                return _gain(item[1], self.x, before)
+
+            def steals(item: tuple[Card, TurnOutcome]) -> int:
+                return _steals_first(item[1])
+
+            keys: list[Callable[[tuple[Card, TurnOutcome]], Any]] = [exposed, gain, steals]
+            # The killer's turn, by its card: only that card's turns are written out to find it.
+            wanted = {c: killer[len(f"{name} ({c.label}): "):] for c in cards
+                      if killer is not None and killer.startswith(f"{name} ({c.label}): ")}
+            if wanted:
+                def missed(item: tuple[Card, TurnOutcome]) -> bool:
+                    turn = wanted.get(item[0])
+                    return turn is None or turn != str(item[1].turn)
+                keys.insert(1, missed)
+            each = [(card, o) for card in cards for o in legal_turns(pos, p, card)]
+            for card, o in _lazily_sorted(each, keys):
                 yield f"{name} ({card.label}): {o.turn}", lambda o=o: self.turn_stage(o.position, left)
             return
         for card in cards:
             prefix = f"{name} ({card.label}): "
-            ordered = self._order(pos, legal_turns(pos, p, card), mine=False)
             if killer is not None and killer.startswith(prefix):
                 # The killer's turn first (stable: the others keep their order); only this card's turns are written
                 # out to find it, the others' texts only when their child is tried.
                 turn = killer[len(prefix):]
-                ordered.sort(key=lambda o: str(o.turn) != turn)
+                ordered = self._order(pos, legal_turns(pos, p, card), False, lambda o: str(o.turn) != turn)
+            else:
+                ordered = self._order(pos, legal_turns(pos, p, card), False)
             for o in ordered:
                 yield prefix + str(o.turn), lambda o=o: self.turn_stage(o.position, left)
 
@@ -1095,20 +1110,24 @@ class Search:
         act this round)?"""
         return self.goal is Goal.STEAL and self.active.exposed and self.x not in pos.acted
 
-    def _order(self, pos: Position, outcomes: list[TurnOutcome], mine: bool) -> list[TurnOutcome]:
+    def _order(self, pos: Position, outcomes: list[TurnOutcome], mine: bool,
+               first: Callable[[TurnOutcome], Any] | None = None) -> Iterator[TurnOutcome]:
+        """The outcomes in the order they are tried (after ``first``, a sort key put before the others): for X, a steal
+        first when X is to steal, then the most banked, then the most gained; for another player, what leaves X fewest
+        gems first, then a steal. Sorted as the search reaches them (:func:`_lazily_sorted`): it mostly stops at the
+        first choice that decides the node."""
         x = self.x
         before, bank = x_gems(pos, x), pos.players[x].bank.total  # once, not per outcome
-        stealing = self.goal is Goal.STEAL
-
-        def score(o: TurnOutcome) -> tuple[int, ...]:
-            # Only X's gems are read: the positions of the turns never tried are never made (TurnOutcome).
-            banked, carried = o.gems(x)
-            gain = banked + carried - before
-            if mine:
-                steal = 1 if stealing and has_steal(o.turn) else 0
-                return (-steal, bank - banked, -gain)
-            return (gain, -1 if has_steal(o.turn) else 0)
-        return sorted(outcomes, key=score)
+        keys: list[Callable[[TurnOutcome], Any]] = [] if first is None else [first]
+        # Only X's gems are read: the positions of the turns never tried are never made (TurnOutcome).
+        if mine:
+            def kept(o: TurnOutcome) -> tuple[int, int]:
+                banked, carried = o.gems(x)
+                return bank - banked, before - banked - carried
+            keys += [_steals_first, kept] if self.goal is Goal.STEAL else [kept]
+        else:
+            keys += [lambda o: _gain(o, x, before), _steals_first]
+        return _lazily_sorted(outcomes, keys)
 
     # -- AND / OR ----------------------------------------------------------------------------------------------
 
@@ -1144,6 +1163,48 @@ class Search:
         one = reasons.pop() if reasons is not None and len(reasons) == 1 else None  # the one reason, said once
         failed = self._reason("no-choice", then=one)
         return Node(False, failed.text(), None, pos, reason=failed)
+
+
+def _lazily_sorted(items: list[T], keys: list[Callable[[T], Any]]) -> Iterator[T]:
+    """The items in the order ``sorted(items, key=lambda i: tuple(k(i) for k in keys))`` gives them (stable: equal
+    items keep their order), each key worked out only for the items of the groups the caller reaches: the first key
+    for every item, the next within the group of equal first keys when that group is reached, and so on. A search
+    that stops at its first choice pays for one group, not for the sort of them all. Each key's values are hashable
+    and ordered as ints are (equal exactly when neither is less)."""
+    if len(items) <= 1 or not keys:
+        yield from items
+        return
+    values = list(map(keys[0], items))
+    rest = keys[1:]
+    distinct = set(values)
+    if len(distinct) == 1:
+        yield from _lazily_sorted(items, rest)
+        return
+    # Each group picked out when it is reached; few values (the usual case) are cheaper so than a dict of groups.
+    if len(distinct) <= 8:
+        for k in sorted(distinct):
+            yield from _lazily_sorted(list(itertools.compress(items, [v == k for v in values])), rest)
+        return
+    groups: dict[Any, list[T]] = {}
+    for item, k in zip(items, values):
+        group = groups.get(k)
+        if group is None:
+            groups[k] = [item]
+        else:
+            group.append(item)
+    for k in sorted(groups):
+        yield from _lazily_sorted(groups[k], rest)
+
+
+def _gain(o: TurnOutcome, x: int, before: int) -> int:
+    """X's gems after the turn less ``before``, X's gems before it."""
+    banked, carried = o.gems(x)
+    return banked + carried - before
+
+
+def _steals_first(o: TurnOutcome) -> int:
+    """-1 for a turn that steals, else 0: the sort key that puts steals first."""
+    return -1 if has_steal(o.turn) else 0
 
 
 def _movements(turn: Turn) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -491,6 +491,8 @@ class Search:
                 return _steals_first(item[1])
 
             keys: list[Callable[[tuple[Card, TurnOutcome]], Any]] = [exposed, gain, steals]
+            turns: dict[Card, list[TurnOutcome]] = {}
+            tried: set[int] = set()
             # The killer's turn, by its card: only that card's turns are written out to find it.
             wanted = {c: killer[len(f"{name} ({c.label}): "):] for c in cards
                       if killer is not None and killer.startswith(f"{name} ({c.label}): ")}
@@ -499,9 +501,23 @@ class Search:
                     turn = wanted.get(item[0])
                     return turn is None or turn != str(item[1].turn)
                 keys.insert(1, missed)
-            each = [(card, o) for card in cards for o in legal_turns(pos, p, card)]
+                if len(wanted) == 1 and len(set(cards)) == len(cards):
+                    # The killer's turn, if it leaves none of the player's gems in X's reach, is first of all in
+                    # that order (the least first key, and no other card's turn is the killer): it is tried before
+                    # the other cards' turns are listed, and they only if the search asks for more (it rarely does:
+                    # the killer mostly refutes again). The full order then goes on without it.
+                    [(card, turn)] = wanted.items()
+                    turns[card] = legal_turns(pos, p, card)
+                    first = [(card, o) for o in turns[card]
+                             if not exposed((card, o)) and str(o.turn) == turn]
+                    for card, o in _lazily_sorted(first, [gain, steals]):
+                        tried.add(id(o))
+                        yield f"{name} ({card.label}): {o.turn}", lambda o=o: self.turn_stage(o.position, left)
+            each = [(card, o) for card in cards
+                    for o in (turns[card] if card in turns else legal_turns(pos, p, card))]
             for card, o in _lazily_sorted(each, keys):
-                yield f"{name} ({card.label}): {o.turn}", lambda o=o: self.turn_stage(o.position, left)
+                if id(o) not in tried:
+                    yield f"{name} ({card.label}): {o.turn}", lambda o=o: self.turn_stage(o.position, left)
             return
         for card in cards:
             prefix = f"{name} ({card.label}): "

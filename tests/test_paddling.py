@@ -57,6 +57,10 @@ def same(pos: Position, player: int, card: Card) -> int:
     assert gems == [tuple((p.bank.total, sum(len(c.gems) for c in p.canoes)) for p in o.position.players)
                     for o in fast]
     assert gems == [tuple(o.gems(q) for q in range(len(pos.players))) for o in fast]
+    # So are each player's canoes, places and cargo, read likewise (TurnOutcome.places, in no set order).
+    places = [tuple(sorted(o.places(q)) for q in range(len(pos.players))) for o in legal_turns(pos, player, card)]
+    assert places == [tuple(sorted((c.place, c.gems) for c in p.canoes) for p in o.position.players) for o in fast]
+    assert places == [tuple(sorted(o.places(q)) for q in range(len(pos.players))) for o in fast]
     assert [str(o.turn) for o in fast] == [str(o.turn) for o in slow]
     assert [(o.turn, o.position) for o in fast] == [(o.turn, o.position) for o in slow]
     return len(fast)

@@ -7,6 +7,8 @@ import dataclasses
 from functools import lru_cache
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from helpers import P, lookahead_start, position
 from niagara_solver.play.playout import random_playout
@@ -205,3 +207,26 @@ def test_the_steal_goal_s_last_round_is_told_apart_only_by_what_a_turn_reads():
         assert found[0][1] <= found[1][1] and found[3][1] * 10 < found[0][1]
         fewer += found[0][1] < found[1][1]
     assert fewer == 3
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(-2, 12), st.booleans()), max_size=40))
+def test_turns_sorted_as_reached_come_in_the_order_of_a_full_sort(rows):
+    # Search._order and the others' turns sort by several keys, each worked out only within the groups reached
+    # (_lazily_sorted): the order of a stable sort by all the keys at once, and a key never asked past the first
+    # group when only the first item is taken.
+    from niagara_solver.solver.search import _lazily_sorted
+    items = list(enumerate(rows))
+    asked: list[int] = []
+
+    def key(k):
+        def read(item):
+            asked.append(k)
+            return item[1][k]
+        return read
+    keys = [key(0), key(1), key(2)]
+    assert list(_lazily_sorted(items, keys)) == sorted(items, key=lambda item: item[1])
+    asked.clear()
+    first = next(iter(_lazily_sorted(items, keys)), None)
+    assert first == min(items, key=lambda item: item[1], default=None)
+    low = [row for row in rows if row[0] == min(rows)[0]]
+    assert asked.count(1) == (len(low) if len(rows) > 1 and len(low) > 1 else 0)

@@ -62,6 +62,8 @@ def same(pos: Position, player: int, card: Card) -> int:
     assert places == [tuple(sorted((c.place, c.gems) for c in p.canoes) for p in o.position.players) for o in fast]
     assert places == [tuple(sorted(o.places(q)) for q in range(len(pos.players))) for o in fast]
     assert [str(o.turn) for o in fast] == [str(o.turn) for o in slow]
+    # The notation the generator writes with each outcome (TurnOutcome.notation) is the turn's.
+    assert [o.notation for o in fast] == [str(o.turn) for o in fast]
     assert [(o.turn, o.position) for o in fast] == [(o.turn, o.position) for o in slow]
     return len(fast)
 

@@ -40,15 +40,18 @@ class TurnOutcome:
     position on first use (``position``, or one of its players with :meth:`player`) and keeps it once made.
     """
 
-    __slots__ = ("turn", "_made")
+    __slots__ = ("turn", "_made", "_text")
 
     turn: Turn
     #: The position, or until it is made, the generator that makes it and the result it reads there.
     _made: "Position | tuple[Results, Any]"
+    #: The turn's notation when its maker wrote it already (:func:`pending`), else None.
+    _text: str | None
 
     def __init__(self, turn: Turn, position: Position) -> None:
         _set_turn(self, turn)
         _set_made(self, position)
+        _set_text(self, None)
 
     @property
     def position(self) -> Position:
@@ -89,7 +92,9 @@ class TurnOutcome:
 
     @property
     def notation(self) -> str:
-        return str(self.turn)
+        """``str(turn)``: written by the maker with the outcome, where it wrote it to sort the outcomes."""
+        text = self._text
+        return str(self.turn) if text is None else text
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not TurnOutcome:
@@ -116,15 +121,19 @@ class TurnOutcome:
 #: The slots' setters: an outcome is written once, by its maker, and frozen for everyone else.
 _set_turn: Callable[[TurnOutcome, Turn], None] = TurnOutcome.__dict__["turn"].__set__
 _set_made: Callable[[TurnOutcome, object], None] = TurnOutcome.__dict__["_made"].__set__
+_set_text: Callable[[TurnOutcome, "str | None"], None] = TurnOutcome.__dict__["_text"].__set__
 _new = object.__new__
 
 
-def pending(maker: Results, turns: Iterable[tuple[Turn, Any]]) -> list[TurnOutcome]:
-    """Outcomes whose positions ``maker`` makes on first use: one per turn and the result it reads."""
+def pending(maker: Results, turns: Iterable[tuple[Turn, Any]] | Iterable[tuple[Turn, Any, str]]
+            ) -> list[TurnOutcome]:
+    """Outcomes whose positions ``maker`` makes on first use: one per turn and the result it reads, and the turn's
+    notation (``str(turn)``) where the maker has it."""
     outcomes = []
-    for turn, result in turns:
+    for turn, result, *text in turns:
         outcome: TurnOutcome = _new(TurnOutcome)
         _set_turn(outcome, turn)
         _set_made(outcome, (maker, result))
+        _set_text(outcome, text[0] if text else None)
         outcomes.append(outcome)
     return outcomes

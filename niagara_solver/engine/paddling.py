@@ -617,7 +617,7 @@ def paddle_outcomes(pos: Position, player: int, budget: int, orders: list[tuple[
     refs = [rule.canoe_ref(pos, player, k) for k in range(len(pos.players[player].canoes))]
     texts = [str(r) for r in refs]
     # The sort key of an outcome is its number of canoe actions, then its notation (Turn.__str__), written here from
-    # each action's notation, made once per action.
+    # each action's notation, made once per action; the outcome keeps the notation (TurnOutcome.notation).
     head = f"as {chosen}; " if chosen is not None else ""
     acts = paddle.acts
     actions: dict[int, tuple[CanoeAction, str]] = {}
@@ -635,15 +635,15 @@ def paddle_outcomes(pos: Position, player: int, budget: int, orders: list[tuple[
             one = actions.get(numbers[0]) or action(numbers[0])
             two = actions.get(numbers[1]) or action(numbers[1])
             done: tuple[CanoeAction, ...] = (one[0], two[0])
-            sort = f"2{head}{one[1]}; {two[1]}"
+            text = f"{head}{one[1]}; {two[1]}"
         else:
             got = [actions.get(number) or action(number) for number in numbers]
             done = tuple([a for a, _ in got])
             # No canoe acts: R-TURN-3, both canoes in the port with port_departure: at_most_one.
-            sort = f"{len(got)}{head}" + ("; ".join([text for _, text in got]) if got else "stay")
+            text = head + ("; ".join([t for _, t in got]) if got else "stay")
         turn = new(Turn)  # values.made, inline: a turn an outcome
         put(turn, "__dict__", {"actions": done, "weather": 0, "budget": chosen, "lasso": False, "moored": None})
-        rows.append((sort, (turn, result)))
+        rows.append((f"{len(numbers)}{text}", (turn, result, text)))
     paddle.done()
     rows.sort(key=itemgetter(0))
     return pending(paddle, map(itemgetter(1), rows))

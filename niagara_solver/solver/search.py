@@ -457,7 +457,7 @@ class Search:
                 return node
             outcomes = self._order(pos, legal_turns(pos, p), mine=True)
             label = player.card.label if player.card is not None else "?"  # the cloud is card 0
-            node = self._decide(True, ((f"{player.name} ({label}): {o.turn}",
+            node = self._decide(True, ((f"{player.name} ({label}): {o.notation}",
                                         lambda o=o: self._after_x(pos, o, left), player.card, o.turn)
                                        for o in outcomes), pos)
         else:
@@ -493,13 +493,13 @@ class Search:
             keys: list[Callable[[tuple[Card, TurnOutcome]], Any]] = [exposed, gain, steals]
             turns: dict[Card, list[TurnOutcome]] = {}
             tried: set[int] = set()
-            # The killer's turn, by its card: only that card's turns are written out to find it.
+            # The killer's turn, by its card: only that card's turns are read to find it.
             wanted = {c: killer[len(f"{name} ({c.label}): "):] for c in cards
                       if killer is not None and killer.startswith(f"{name} ({c.label}): ")}
             if wanted:
                 def missed(item: tuple[Card, TurnOutcome]) -> bool:
                     turn = wanted.get(item[0])
-                    return turn is None or turn != str(item[1].turn)
+                    return turn is None or turn != item[1].notation
                 keys.insert(1, missed)
                 if len(wanted) == 1 and len(set(cards)) == len(cards):
                     # The killer's turn, if it leaves none of the player's gems in X's reach, is first of all in
@@ -509,27 +509,27 @@ class Search:
                     [(card, turn)] = wanted.items()
                     turns[card] = legal_turns(pos, p, card)
                     first = [(card, o) for o in turns[card]
-                             if not exposed((card, o)) and str(o.turn) == turn]
+                             if not exposed((card, o)) and o.notation == turn]
                     for card, o in _lazily_sorted(first, [gain, steals]):
                         tried.add(id(o))
-                        yield f"{name} ({card.label}): {o.turn}", lambda o=o: self.turn_stage(o.position, left)
+                        yield f"{name} ({card.label}): {o.notation}", lambda o=o: self.turn_stage(o.position, left)
             each = [(card, o) for card in cards
                     for o in (turns[card] if card in turns else legal_turns(pos, p, card))]
             for card, o in _lazily_sorted(each, keys):
                 if id(o) not in tried:
-                    yield f"{name} ({card.label}): {o.turn}", lambda o=o: self.turn_stage(o.position, left)
+                    yield f"{name} ({card.label}): {o.notation}", lambda o=o: self.turn_stage(o.position, left)
             return
         for card in cards:
             prefix = f"{name} ({card.label}): "
             if killer is not None and killer.startswith(prefix):
-                # The killer's turn first (stable: the others keep their order); only this card's turns are written
-                # out to find it, the others' texts only when their child is tried.
+                # The killer's turn first (stable: the others keep their order); only this card's turns' texts are
+                # read to find it (TurnOutcome.notation), the others' only when their child is tried.
                 turn = killer[len(prefix):]
-                ordered = self._order(pos, legal_turns(pos, p, card), False, lambda o: str(o.turn) != turn)
+                ordered = self._order(pos, legal_turns(pos, p, card), False, lambda o: o.notation != turn)
             else:
                 ordered = self._order(pos, legal_turns(pos, p, card), False)
             for o in ordered:
-                yield prefix + str(o.turn), lambda o=o: self.turn_stage(o.position, left)
+                yield prefix + o.notation, lambda o=o: self.turn_stage(o.position, left)
 
     def renew(self, timeout: float | None) -> None:
         """A fresh time budget (``timeout`` seconds, within the command's time limit) for a further question on the

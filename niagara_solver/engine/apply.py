@@ -7,7 +7,6 @@ naming the rule a step breaks. Tests hold the two to the same sets of outcomes.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
@@ -58,6 +57,19 @@ class _Table:
                            None)
         #: Diamond Joe's disc and gem (X-JOE-1..3); None without the module.
         self.joe: tuple[str, Colour | None] | None = (pos.joe.place, pos.joe.gem) if pos.joe is not None else None
+
+    def copy(self) -> "_Table":
+        """A copy to change apart from this one, as ``copy.deepcopy`` would give it: the lists, the set and every
+        canoe's cargo list new, the immutable values (gem counts, places, the moose, the holder, Joe) shared."""
+        new = _Table.__new__(_Table)
+        new.caves = list(self.caves)
+        new.canoes = [[(place, list(gems)) for place, gems in row] for row in self.canoes]
+        new.banks = list(self.banks)
+        new.moored = set(self.moored)
+        new.moose = self.moose
+        new.holder = self.holder
+        new.joe = self.joe
+        return new
 
     def position(self, base: Position) -> Position:
         """``base`` with the table's canoes (each keeping its kind and marks, the moose with its holder), banks
@@ -238,7 +250,7 @@ def _act(pos: Position, table: _Table, player: int, index: int, action: CanoeAct
     ``probing``: only asking whether the action is possible at all, so the two whirlpool rules that compare an
     action with the canoe's other actions (X-WHIRL-2 ``whirl_brink: avoid``, X-WHIRL-5) are not applied."""
     board, rules = pos.board, pos.ruleset
-    start_table = copy.deepcopy(table) if rules.x_whirl and not probing else None
+    start_table = table.copy() if rules.x_whirl and not probing else None
     card_budget = budget  # the card's points, before the moose's bonus
     whirl = pos.whirlpool if pos.whirlpool not in (None, NEXT) else None
     names = [p.name for p in pos.players]
@@ -519,7 +531,7 @@ def _possible(pos: Position, table: _Table, player: int, index: int, budget: int
         if not wanted(action):
             continue
         try:
-            _act(pos, copy.deepcopy(table), player, index, action, budget, probing=True)
+            _act(pos, table.copy(), player, index, action, budget, probing=True)
         except IllegalTurnError:
             continue
         return True

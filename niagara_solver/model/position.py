@@ -85,6 +85,11 @@ class Canoe:
         return f"{self.place}{marks} ({cargo})" if cargo else f"{self.place}{marks}"
 
 
+#: Whether a hand is in hand order (strictly increasing), by the hand: a game meets a few hundred hands, and every
+#: player made asks. Equal hands are in order alike (a card and its number look up the same order).
+_HANDS_IN_ORDER: dict[tuple[Card, ...], bool] = {}
+
+
 @dataclass(frozen=True)
 class Player:
     """A player: name, canoes (canonical order), hand, bank, and the card chosen this round if known.
@@ -106,7 +111,18 @@ class Player:
         else:
             object.__setattr__(self, "canoes", tuple(sorted(canoes, key=Canoe.sort_key)))
         hand = self.hand
-        if any(hand_order(a) >= hand_order(b) for a, b in zip(hand, hand[1:])):
+        try:
+            in_order = _HANDS_IN_ORDER.get(hand)
+        except TypeError:  # not hashable: asked afresh, with the error as it always was
+            in_order = None
+        if in_order is None:
+            in_order = not any(hand_order(a) >= hand_order(b) for a, b in zip(hand, hand[1:]))
+            if len(_HANDS_IN_ORDER) < 1 << 12 and hand.__class__ is tuple:
+                try:
+                    _HANDS_IN_ORDER[hand] = in_order
+                except TypeError:
+                    pass
+        if not in_order:
             object.__setattr__(self, "hand", tuple(sorted(hand, key=hand_order)))
 
     @property
@@ -177,14 +193,22 @@ class Position:
                    joe=Joe(board.top) if ruleset.x_joe else None)
 
     def replace(self, **changes: object) -> "Position":
-        """A copy with some fields changed."""
-        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+        """A copy with some fields changed, as ``dataclasses.replace`` makes it: a position's constructor only stores
+        its fields, so the copy takes them as they are, without the kept hash (the copy's fields differ)."""
+        if type(self) is not Position or not _POSITION_FIELDS.issuperset(changes):
+            return dataclasses.replace(self, **changes)  # type: ignore[arg-type]  # (an unknown field: its error)
+        fields = self.__dict__.copy()
+        fields.pop("_hash", None)
+        fields.update(changes)
+        copy = _new(Position)
+        _put(copy, "__dict__", fields)
+        return copy
 
     def with_player(self, index: int, player: Player) -> "Position":
         """A copy with one player replaced."""
         players = list(self.players)
         players[index] = player
-        return dataclasses.replace(self, players=tuple(players))
+        return self.replace(players=tuple(players))
 
     # -- queries ----------------------------------------------------------------------------------
 
@@ -241,6 +265,10 @@ class Position:
         if self.joe is not None and self.joe.gem is not None:
             total = total.plus(self.joe.gem)
         return total
+
+
+_POSITION_FIELDS = frozenset(f.name for f in dataclasses.fields(Position))
+_new, _put = object.__new__, object.__setattr__
 
 
 @dataclass(frozen=True)

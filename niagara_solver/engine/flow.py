@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import operator
 
 from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple, Sequence
@@ -155,10 +156,19 @@ def _ride(pos: Position, paths: Sequence[tuple[str, ...]], beaver_fell: bool = F
     moose = pos.moose
     if any(pos.players[q].canoes[k].moose for q, k in dropped):
         moose = Moose.RETURNING
-    players = tuple(dataclasses.replace(p, canoes=tuple(
-        dataclasses.replace(c, place=at or c.place, gems=gems, moose=c.moose and (i, k) not in dropped)
-        for k, (c, at, gems) in enumerate(zip(p.canoes, places[i], cargo[i])))) for i, p in enumerate(pos.players))
-    return _Ride(pos.replace(players=players, caves=tuple(caves), beaver=beaver, moose=moose, joe=joe,
+    # Each canoe and player made by its constructor as ``dataclasses.replace`` would (the canoes put in canonical
+    # order again); one the flow left as it was is kept.
+    players = []
+    for i, p in enumerate(pos.players):
+        canoes = []
+        for k, (c, at, gems) in enumerate(zip(p.canoes, places[i], cargo[i])):
+            at = at or c.place
+            holds = c.moose and (i, k) not in dropped
+            canoes.append(c if at == c.place and gems is c.gems and holds == c.moose else
+                          Canoe(at, gems, c.kind, holds, c.moored))
+        players.append(p if all(map(operator.is_, canoes, p.canoes)) else
+                       Player(p.name, tuple(canoes), p.hand, p.bank, p.card, p.card_budget))
+    return _Ride(pos.replace(players=tuple(players), caves=tuple(caves), beaver=beaver, moose=moose, joe=joe,
                              whirlpool=whirl), tuple(fell), beaver_fell)
 
 

@@ -46,7 +46,7 @@ from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.atoms import COLOURS, FALLEN, PORT, Card, Colour, Gems
 from niagara_solver.model.board import Board
 from niagara_solver.model.notation import Rescue
-from niagara_solver.model.position import Player, Position
+from niagara_solver.model.position import Canoe, Player, Position
 from niagara_solver.model.ruleset import ForkPolicy, Reveal
 
 #: R-END-1: seven gems, or one of each colour, or four of one colour.
@@ -370,6 +370,7 @@ class _Context:
         self.values = {i: _budgets(pos.players[i]) for i in self.rivals}
         self._potential: dict[Gems, float] = {}
         self._memo: dict[object, float] = {}
+        self._terms: dict[object, list[float]] = {}
 
     def potential(self, bank: Gems) -> float:
         found = self._potential.get(bank)
@@ -382,35 +383,56 @@ class _Context:
         players = after.players
         me = players[self.player]
         bank = me.bank
-        w = self.w
         base = self.potential(bank)
         # The rivals as the turn left them: a player the turn did not touch is the same object in every outcome.
         rivals = tuple(players[i] for i in self.rivals)
         ident = tuple(id(p) for p in rivals)
         total = 0.0
+        terms_of = self._terms
         for c in me.canoes:
-            if c.place == PORT or c.place == FALLEN:
+            place = c.place
+            if place == PORT or place == FALLEN:
                 continue
-            # Steals still to come this round, from the players acting after this one (before the flow).
-            risk = self._threat_now(c.place, rivals, ident) if c.gems and c.afloat else 0.0
-            worth = [self.potential(bank.plus(g)) - base for g in c.gems]
-            for p, table in rides:
-                at = c.place if c.moored else table[c.place]
-                if at == FALLEN:
-                    total -= p * w.fall
-                    continue
-                d = self.depth[at]
-                v = 0.0
-                if d >= self.last - 1:
-                    v -= w.brink * (d - self.last + 2) / 2
-                if worth:
-                    home = max(0.05, 1.0 - w.depth_risk * d) * (1.0 if self.reach >= d else w.no_card)
-                    keep = home * (1.0 - risk) * (1.0 - self._threat_next(at, table, rivals, ident))
-                    v += keep * sum(worth)
-                else:
-                    v += w.ready * self._ready(after, at, bank, base)
-                total += p * v
-        return base + total - w.rival * self._rivals(rivals, ident)
+            # A canoe's terms depend on its place, cargo and mooring, the bank, the rivals and the flows (and for an
+            # empty canoe the caves): many outcomes of one decision share them. Added one by one, as reckoned.
+            gems = c.gems
+            key = (place, gems, c.moored, bank, ident, id(rides), after.caves if not gems else None)
+            terms = terms_of.get(key)
+            if terms is None:
+                terms = terms_of[key] = self._canoe_terms(after, c, rides, bank, base, rivals, ident)
+            for term in terms:
+                total += term
+        return base + total - self.w.rival * self._rivals(rivals, ident)
+
+    def _canoe_terms(self, after: Position, c: Canoe, rides: list[tuple[float, dict[str, str]]], bank: Gems,
+                     base: float, rivals: tuple[Player, ...], ident: tuple[int, ...]) -> list[float]:
+        """What one canoe of the player on the river adds to :meth:`value`, flow by flow (a fall as its negated
+        cost: ``x - y`` is ``x + -y``)."""
+        w = self.w
+        depth, last, reach = self.depth, self.last, self.reach
+        place = c.place
+        # Steals still to come this round, from the players acting after this one (before the flow).
+        risk = self._threat_now(place, rivals, ident) if c.gems and c.afloat else 0.0
+        worth = [self.potential(bank.plus(g)) - base for g in c.gems]
+        gain = sum(worth)
+        terms = []
+        for p, table in rides:
+            at = place if c.moored else table[place]
+            if at == FALLEN:
+                terms.append(-(p * w.fall))
+                continue
+            d = depth[at]
+            v = 0.0
+            if d >= last - 1:
+                v -= w.brink * (d - last + 2) / 2
+            if worth:
+                home = max(0.05, 1.0 - w.depth_risk * d) * (1.0 if reach >= d else w.no_card)
+                keep = home * (1.0 - risk) * (1.0 - self._threat_next(at, table, rivals, ident))
+                v += keep * gain
+            else:
+                v += w.ready * self._ready(after, at, bank, base)
+            terms.append(p * v)
+        return terms
 
     def _ready(self, after: Position, at: str, bank: Gems, base: float) -> float:
         """The worth of the best gem an empty canoe on ``at`` could load there (R-GEM-1)."""

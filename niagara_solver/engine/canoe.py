@@ -36,15 +36,17 @@ Option = TypeVar("Option")
 
 # -- steps, made once ------------------------------------------------------------------------------------------------
 
-#: The notation of each step made here, by the step's identity, with the step: the entry keeps its step alive, so no
-#: other object can take that identity while it stands. (By value, each lookup would hash the step in Python: the
+#: The notation of each step made here, by the step's identity: :data:`_KEPT` keeps each such step alive, so no other
+#: object can take that identity while its entry stands. (By value, each lookup would hash the step in Python: the
 #: dataclass's ``__hash__``, and Load and Unload of a colour hash alike.)
-_TEXT: dict[int, tuple[Step, str]] = {}
+_TEXT: dict[int, str] = {}
+_KEPT: list[Step] = []
 S = TypeVar("S", bound=Step)
 
 
 def _named(step: S) -> S:
-    _TEXT[id(step)] = (step, str(step))
+    _KEPT.append(step)
+    _TEXT[id(step)] = str(step)
     return step
 
 
@@ -82,8 +84,11 @@ def trade(give: Colour | None, take: Colour | None) -> Trade:
 
 def steps_text(steps: tuple[Step, ...]) -> str:
     """The notation of a canoe's steps, as :class:`CanoeAction` writes them after its canoe."""
-    text = _TEXT.get
-    return " ".join([(text(id(s)) or (s, str(s)))[1] for s in steps])
+    try:  # every step made here: looked up without a Python call a step
+        return " ".join(map(_TEXT.__getitem__, map(id, steps)))
+    except KeyError:  # a step made elsewhere: written afresh
+        text = _TEXT.get
+        return " ".join([text(id(s)) or str(s) for s in steps])
 
 
 # -- naming a canoe ---------------------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import dataclasses
 import re
 from enum import Enum, IntEnum, StrEnum
 from functools import lru_cache
-from typing import Iterable, Iterator, Mapping
+from operator import attrgetter
+from typing import Callable, Iterable, Iterator, Mapping
 
 from niagara_solver.model.errors import quoted
 
@@ -226,12 +227,25 @@ class KeptHash:
     def __hash__(self) -> int:
         known: int | None = self.__dict__.get("_hash")
         if known is None:
-            known = self.__dict__["_hash"] = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)  # type: ignore[arg-type]
-                                                        if f.compare))
+            compared = _COMPARED.get(type(self))
+            if compared is None:
+                compared = _COMPARED[type(self)] = _compared(self)
+            known = self.__dict__["_hash"] = hash(compared(self))
         return known
 
     def __getstate__(self) -> dict[str, object]:
         return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+
+#: For each class with a kept hash, what reads the tuple of the fields it is compared by, in field order.
+_COMPARED: dict[type, Callable[[object], tuple[object, ...]]] = {}
+
+
+def _compared(value: object) -> Callable[[object], tuple[object, ...]]:
+    names = [f.name for f in dataclasses.fields(value) if f.compare]  # type: ignore[arg-type]
+    if len(names) < 2:  # attrgetter of one name gives the value, not a tuple
+        return lambda v: tuple(getattr(v, name) for name in names)
+    return attrgetter(*names)
 
 
 class Gems(tuple[int, ...]):

@@ -16,6 +16,7 @@ from niagara_solver.model.format import position_to_json
 from niagara_solver.model.position import Canoe, Joe, Player, Position
 from niagara_solver.model.ruleset import ForkPolicy, Ruleset
 from niagara_solver.engine.joe import joe_step
+from niagara_solver.engine.values import made
 
 #: One step's branch choices: (fork disc, branch label) for every fork the pushed disc passes.
 StepChoice = tuple[tuple[str, str], ...]
@@ -166,8 +167,7 @@ def _ride(pos: Position, paths: Sequence[tuple[str, ...]], beaver_fell: bool = F
             holds = c.moose and (i, k) not in dropped
             canoes.append(c if at == c.place and gems is c.gems and holds == c.moose else
                           Canoe(at, gems, c.kind, holds, c.moored))
-        players.append(p if all(map(operator.is_, canoes, p.canoes)) else
-                       Player(p.name, tuple(canoes), p.hand, p.bank, p.card, p.card_budget))
+        players.append(p if all(map(operator.is_, canoes, p.canoes)) else _with_canoes(p, canoes))
     return _Ride(pos.replace(players=tuple(players), caves=tuple(caves), beaver=beaver, moose=moose, joe=joe,
                              whirlpool=whirl), tuple(fell), beaver_fell)
 
@@ -335,6 +335,7 @@ def _quick_flow(pos: Position, steps: int) -> Position | None:
     players = []
     for player in pos.players:
         canoes = []
+        carried = False
         for canoe in player.canoes:
             if canoe.moored:
                 return None
@@ -342,14 +343,29 @@ def _quick_flow(pos: Position, steps: int) -> Position | None:
             if to is None:
                 canoes.append(canoe)
                 continue
+            carried = True
             gems = canoe.gems
             if to == FALLEN:  # R-FLOW-6: the cargo goes back to the cave of its own colour
                 for gem in gems:
                     caves[gem - 1] = caves[gem - 1].plus(gem)
                 gems = ()
             canoes.append(Canoe(to, gems, canoe.kind))
-        players.append(Player(player.name, tuple(canoes), player.hand, player.bank, player.card, player.card_budget))
+        # A player none of whose canoes the flow carried is kept: its canoes are in canonical order already.
+        players.append(_with_canoes(player, canoes) if carried else player)
     return pos.replace(players=tuple(players), caves=tuple(caves), forks=markers)
+
+
+def _with_canoes(player: Player, canoes: list[Canoe]) -> Player:
+    """``Player(player.name, tuple(canoes), player.hand, ...)``, as its constructor makes it: the canoes put in
+    canonical order as ``Player.__post_init__`` puts them, the other fields as they are (the hand of a player is in
+    hand order already)."""
+    ordered: tuple[Canoe, ...]
+    if len(canoes) == 2:
+        one, two = canoes
+        ordered = (two, one) if two.sort_key() < one.sort_key() else (one, two)
+    else:
+        ordered = tuple(sorted(canoes, key=Canoe.sort_key))
+    return made(Player, {**player.__dict__, "canoes": ordered})
 
 
 def flow_choices(pos: Position, steps: int, *, reference: bool = False) -> list[FlowOutcome]:

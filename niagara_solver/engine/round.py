@@ -17,7 +17,7 @@ from niagara_solver.engine.apply import apply_turn
 from niagara_solver.engine.flow import FlowResult, StepChoice, choices_text, flow_detail, flow_value
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.engine.rescue import begin_turns
-from niagara_solver.engine.values import evolve
+from niagara_solver.engine.values import made
 
 __all__ = ["GOAL_SAME", "GOAL_TOTAL", "goal_reached", "winners", "is_finished", "goes_on", "end_round",
            "end_round_detail", "TurnRecord", "RoundRecord", "play_round"]
@@ -44,12 +44,15 @@ def next_round(after_flow: Position, before_flow: Position) -> Position:
     out, an empty hand is refilled, and the next round begins. ``after_flow`` is the position the flow left
     (:func:`.flow.flow_detail` or one of :func:`.flow.flow_choices`), ``before_flow`` the one it started from: the
     lifebuoy and the round count are read there."""
-    # Made without re-running the constructors (:func:`.values.evolve`): the hands stay in hand order, a full hand
-    # is in it, and the canoes are not touched.
+    # Made without re-running the constructors (:func:`.values.evolve`, inline): the hands stay in hand order, a full
+    # hand is in it, and the canoes are not touched; a player keeps no hash, the position's kept hash is dropped.
     full = start_hand(after_flow.ruleset)
-    players = tuple(evolve(p, hand=p.hand or full, card=None, card_budget=None) for p in after_flow.players)
-    return evolve(after_flow, players=players, lifebuoy=(before_flow.lifebuoy + 1) % len(players),
-                  round=before_flow.round + 1, phase=Phase.CARDS, acted=())
+    players = tuple([made(type(p), {**p.__dict__, "hand": p.hand or full, "card": None, "card_budget": None})
+                     for p in after_flow.players])
+    fields = {**after_flow.__dict__, "players": players, "lifebuoy": (before_flow.lifebuoy + 1) % len(players),
+              "round": before_flow.round + 1, "phase": Phase.CARDS, "acted": ()}
+    fields.pop("_hash", None)
+    return made(type(after_flow), fields)
 
 
 @dataclass(frozen=True)

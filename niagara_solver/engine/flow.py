@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import operator
 
@@ -157,8 +156,8 @@ def _ride(pos: Position, paths: Sequence[tuple[str, ...]], beaver_fell: bool = F
     moose = pos.moose
     if any(pos.players[q].canoes[k].moose for q, k in dropped):
         moose = Moose.RETURNING
-    # Each canoe and player made by its constructor as ``dataclasses.replace`` would (the canoes put in canonical
-    # order again); one the flow left as it was is kept.
+    # Each canoe made by its constructor, as ``dataclasses.replace`` would make it, each player by :func:`_with_canoes`
+    # (the canoes put in canonical order again); one the flow left as it was is kept.
     players = []
     for i, p in enumerate(pos.players):
         canoes = []
@@ -221,20 +220,22 @@ def _put_back(pos: Position, pushes: Sequence[str] | None) -> _PutBack:
     # Each canoe by its index in ``pos``: a player's canoes are re-sorted when one changes (canonical order).
     canoes = [list(p.canoes) for p in pos.players]
     for q, k in moored:
-        canoe = dataclasses.replace(pos.players[q].canoes[k], moored=False)
+        # Each canoe made by its constructor, as dataclasses.replace would make it.
+        was = pos.players[q].canoes[k]
+        canoe = Canoe(was.place, was.gems, was.kind, was.moose, False)
         if whirl not in (None, NEXT) and canoe.place == whirl:
             below = pos.board.below(whirl, 1)
             if below:
-                canoe = dataclasses.replace(canoe, place=chosen.get((q, k), below[0]))
+                canoe = Canoe(chosen.get((q, k), below[0]), canoe.gems, canoe.kind, canoe.moose, False)
             else:  # over the falls from a last disc (R-FLOW-6, X-MOOSE-3)
                 for gem in canoe.gems:
                     caves[gem - 1] = caves[gem - 1].plus(gem)
                 fell.append((q, canoe.place, canoe.gems))
                 if canoe.moose:
                     moose = Moose.RETURNING
-                canoe = dataclasses.replace(canoe, place=FALLEN, gems=(), moose=False)
+                canoe = Canoe(FALLEN, (), canoe.kind, False, False)
         canoes[q][k] = canoe
-    players = tuple(dataclasses.replace(p, canoes=tuple(canoes[q])) if canoes[q] != list(p.canoes) else p
+    players = tuple(_with_canoes(p, canoes[q]) if canoes[q] != list(p.canoes) else p
                     for q, p in enumerate(pos.players))
     return _PutBack(pos.replace(players=players, caves=tuple(caves), moose=moose), tuple(fell))
 

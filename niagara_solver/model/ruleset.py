@@ -197,6 +197,13 @@ class Ruleset:
         """Every switch and its value, as JSON values."""
         return {name: as_json(getattr(self, name)) for name in SWITCHES}
 
+    def _switch_values(self) -> dict[str, Any]:
+        """:meth:`switches`, kept (read only): the file form of a ruleset compares it with every preset's."""
+        known: dict[str, Any] | None = self.__dict__.get("_switches")
+        if known is None:
+            known = self.__dict__["_switches"] = self.switches()
+        return known
+
     def to_json(self) -> str | dict[str, Any]:
         """The ruleset as a file writes it: a preset name, or the nearest preset and the differences."""
         known: str | dict[str, Any] | None = self.__dict__.get("_json")
@@ -210,7 +217,7 @@ class Ruleset:
         return copy.deepcopy(known)
 
     def _diff(self, preset: "Ruleset") -> dict[str, Any]:
-        mine, theirs = self.switches(), preset.switches()
+        mine, theirs = self._switch_values(), preset._switch_values()
         return {k: v for k, v in mine.items() if theirs[k] != v}
 
     def describe(self) -> str:

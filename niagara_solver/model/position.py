@@ -106,8 +106,11 @@ class Player:
     def __post_init__(self) -> None:
         canoes = self.canoes
         if len(canoes) == 2:  # the usual case, kept cheap: the engine builds many players
-            if canoes[1].sort_key() < canoes[0].sort_key():
-                object.__setattr__(self, "canoes", (canoes[1], canoes[0]))
+            one, two = canoes
+            # The sort keys compared as tuples are: by place first, the rest only between canoes at one place.
+            second, first = place_key(two.place), place_key(one.place)
+            if second < first or second == first and two.sort_key() < one.sort_key():
+                object.__setattr__(self, "canoes", (two, one))
         else:
             object.__setattr__(self, "canoes", tuple(sorted(canoes, key=Canoe.sort_key)))
         hand = self.hand

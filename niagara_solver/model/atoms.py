@@ -195,22 +195,6 @@ _NATURAL = re.compile(r"(\d+)")
 @lru_cache(maxsize=4096)
 def place_key(place: str) -> tuple[int, tuple[tuple[int, int | str], ...]]:
     """A board-independent sort key for places: the port, then discs in natural order, then fallen."""
-    try:
-        known = _PLACE_KEYS.get(place)
-    except TypeError:  # not a string: the error as it always was
-        return _place_key(place)
-    if known is None:
-        known = _place_key(place)
-        if len(_PLACE_KEYS) < 1 << 12:  # a board has a few dozen places; the bound is for places read from anywhere
-            _PLACE_KEYS[place] = known
-    return known
-
-
-#: :func:`place_key` of the places met so far: every canonical order of a player's canoes asks it for each canoe.
-_PLACE_KEYS: dict[str, tuple[int, tuple[tuple[int, int | str], ...]]] = {}
-
-
-def _place_key(place: str) -> tuple[int, tuple[tuple[int, int | str], ...]]:
     if place == PORT:
         return (0, ())
     if place == FALLEN:

@@ -577,7 +577,7 @@ def test_progress_is_redrawn_while_a_long_step_runs(monkeypatch):
     with Progress(3, "prove", True) as bar:
         bar.step("R-PROP-1 2p")
         time.sleep(0.3)  # one long step: the line is still redrawn
-    assert terminal.getvalue().count("prove [##########....................] 1/3 R-PROP-1 2p") >= 3
+    assert terminal.getvalue().count("prove [##########....................] 1/3, R-PROP-1 2p") >= 3
     assert terminal.getvalue().endswith("\r" + " " * 110 + "\r")
     quiet = _Terminal()
     monkeypatch.setattr("sys.stderr", quiet)

@@ -108,6 +108,11 @@ class SmtSolver:
         #: The chains of replies :meth:`_defeat` asks about, by the players in order and their known cards: the same
         #: terms each time (the same names), so built once (building the turns took half of a question's time).
         self._chains: dict[Any, tuple[SymPosition, list[Any], SymPosition, dict[str, Any]]] = {}
+        #: X's symbolic turn that :meth:`decisive` synthesizes, and the reply chains after it that :meth:`_survives`
+        #: asks X's turn to survive, by their tag, players and known cards: the same names give the same terms each
+        #: time, so each is built once per query (rebuilding them was most of a decisive question's Python time).
+        self._x_turn: tuple[SymPosition, Any] | None = None
+        self._after: dict[Any, tuple[Any, SymPosition, dict[str, Any]]] = {}
 
     def _tick(self) -> None:
         self.nodes += 1
@@ -288,8 +293,10 @@ class SmtSolver:
         names the turn the synthesis solver found (decoded from its model), or says why there is none."""
         relations = self.relations
         order = self._after_x(pos)
-        pre = relations.position("dec.pre")
-        x_turn = relations.turn(pre, self.x, "dec.x", swap=True)
+        if self._x_turn is None:
+            pre = relations.position("dec.pre")
+            self._x_turn = (pre, relations.turn(pre, self.x, "dec.x", swap=True))
+        pre, x_turn = self._x_turn
         synth = make_solver(self.timeout)
         synth.add(*relations.pin(pre, pos), x_turn.plays(card))
         synth.add(*[c for _, c in x_turn.constraints])
@@ -442,8 +449,16 @@ class SmtSolver:
 
     def _survives(self, after_x: SymPosition, reply: dict[str, Any], order: list[int], tag: str) -> list[Any]:
         """If the reply (its choices fixed, hard) is legal after X's symbolic turn, X is not defeated by it."""
-        constraints, pins, final, _ = self._reply_chain(after_x, order, tag, reply)
-        return [*pins, z3.Implies(z3.And(constraints), z3.Not(self._lost(final)))]
+        key = (id(after_x), tag, tuple(order), tuple(self.cards.get(p) for p in order))
+        kept = self._after.get(key)
+        if kept is None:  # the terms made in the order they always were: the chain, its pins, the conjunction
+            constraints, pins, final, variables = self._reply_chain(after_x, order, tag, reply)
+            legal = z3.And(constraints)
+            self._after[key] = (legal, final, variables)
+        else:
+            legal, final, variables = kept
+            pins = self._pin(variables, reply)
+        return [*pins, z3.Implies(legal, z3.Not(self._lost(final)))]
 
     # -- the refutations of a "no" -----------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ results need only pickle. ``run_all`` is one batch of ``Workers``.
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 import threading
@@ -136,6 +137,19 @@ class Progress:
                 sys.stderr.flush()
             if self._ticker is not None:
                 self._ticker.join()
+
+
+#: The cyclic collector's thresholds for a command (Python's own: 700, 10, 10). The analyses make millions of small,
+#: short-lived objects (z3's term wrappers, positions, turns, table entries) and almost no cycles: a collection every
+#: 700 allocations took 10 to 20% of the CPU time of a search and of building a relation, measured
+#: (docs/SPEED.md, "The collector"). Set by the command line for its process and the processes it forks.
+COLLECTOR_THRESHOLDS = (50_000, 20, 20)
+
+
+def tune_collector() -> None:
+    """Collect cycles less often (:data:`COLLECTOR_THRESHOLDS`): for a command's process, not for a program that
+    imports the library, whose collector is its own business."""
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
 class Workers:

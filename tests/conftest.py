@@ -14,6 +14,11 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from shared import group_of, share  # noqa: E402
 
+from niagara_solver.jobs import tune_collector  # noqa: E402
+
+# The tests run the library as the command line does: with its collector thresholds (niagara_solver/jobs.py).
+tune_collector()
+
 # Deterministic, reasonably quick property tests; CI uses the same profile.
 settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])

@@ -36,6 +36,7 @@ from niagara_solver.cli.common import load as _load
 from niagara_solver.cli.common import parse_card as _card
 from niagara_solver.cli.common import player_index as _player_index
 from niagara_solver.cli.common import players_option as _players_option
+from niagara_solver.jobs import tune_collector
 from niagara_solver.cli.common import (STEPS, TIMEOUT, began_at_process_start, board_option, jobs_option,
                                        history_rounds_option, players_counts, ruleset_option, timeout_option)
 
@@ -936,6 +937,7 @@ for _command in [*COMMANDS, *ADVICE, *GAMES, *MINING]:
 def run() -> None:
     """Console-script entry point."""
     began_at_process_start()  # a time limit counts the start-up too
+    tune_collector()
     status = main()
     try:
         sys.stdout.flush()

@@ -52,11 +52,16 @@ def test_reach_yes_with_a_shortest_trace_that_replays(capsys: pytest.CaptureFixt
     assert out.splitlines()[-1] == "legal: 2 rounds replayed by the engine, each to its recorded position"
 
 
-def test_reach_no_within_the_rounds(capsys: pytest.CaptureFixture[str], small: str) -> None:
-    status, out, _ = run(capsys, "reach", "bank(blue) >= 1", "--from", small, "--rounds", "2", "--walk", "levels")
+def test_reach_no_within_the_rounds(capsys: pytest.CaptureFixture[str], small: str, tmp_path: Path) -> None:
+    trace = tmp_path / "trace.json"
+    status, out, err = run(capsys, "reach", "bank(blue) >= 1", "--from", small, "--rounds", "2", "--walk", "levels",
+                           "--trace", str(trace))
     assert status == 1
     lines = out.splitlines()
     assert lines[1].startswith("no · ") and lines[2].startswith("proved: every play of rounds 1..2 explored")
+    # A "no" has no trace: the answer is still printed, its status kept, and the file is not written.
+    assert err == f"niagara-solve: --trace: {trace} not written: no position was reached\n"
+    assert not trace.exists()
     status, out, _ = run(capsys, "reach", "bank(blue) >= 1", "--from", small, "--rounds", "2")
     assert status == 1
     assert out.splitlines()[2] == ("proved: no play of round 1 reaches it by the bound on banking alone "

@@ -222,6 +222,15 @@ def test_history_asks_a_phase_two_position_about_the_start_of_its_round(capsys: 
     assert out.splitlines()[1] == "reachable in 2 rounds"
     assert out.rstrip().splitlines()[-1] == "then, in round 3: no rescue; red chooses 5"
     assert main(["replay", str(trace)]) == 0
+    capsys.readouterr()
+    # Not reachable: the answer is printed with its status, and no trace is written.
+    path.write_text(json.dumps(position_to_json(turns.replace(round=4))))
+    none = tmp_path / "none.json"
+    assert main(["history", str(path), "--trace", str(none)]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1].startswith("not reachable: at the start of round 4 every hand holds 4 cards")
+    assert err == f"niagara-solve: --trace: {none} not written: no history was found\n"
+    assert not none.exists()
 
 
 def test_sweep_and_diff_give_each_counterexample_its_history(issue_board: str, tmp_path: Path,

@@ -134,10 +134,13 @@ def _json(result: ReachResult, command: str, text: str, word: str) -> dict[str, 
 
 
 def _write_trace(path: str | None, result: ReachResult, text: str) -> None:
+    """Write the trace to ``--trace``'s file; with none to write (no position reached), leave the file alone and say
+    so on stderr: the answer, worth the search's time, is still printed and its exit status kept."""
     if path is None:
         return
     if result.rounds is None:
-        raise InputError("--trace", "no trace to write: no position was reached", "FORMAT")
+        click.echo(f"niagara-solve: --trace: {path} not written: no position was reached", err=True)
+        return
     with open(path, "w", encoding="utf-8") as f:
         f.write(dumps(trace_json(result.start, result.trace, text)) + "\n")
 
@@ -327,9 +330,10 @@ def history_command(position: str, rounds_limit: int, trace_path: str | None, ru
     result = history(pos, rounds_limit)
     if trace_path is not None:
         if result.verdict is not Verdict.CONFIRMED:
-            raise InputError("--trace", "no trace to write: no history was found", "FORMAT")
-        with open(trace_path, "w", encoding="utf-8") as f:
-            f.write(dumps(result.trace_json()) + "\n")
+            click.echo(f"niagara-solve: --trace: {trace_path} not written: no history was found", err=True)
+        else:
+            with open(trace_path, "w", encoding="utf-8") as f:
+                f.write(dumps(result.trace_json()) + "\n")
     if as_json:
         emit_json({"command": "history", **result.to_json(), "positions": result.positions,
                    "seconds": round(result.seconds, 3)})

@@ -172,6 +172,37 @@ def test_the_c_api_builders_make_the_python_apis_terms():
         == [-7, True, False, None, None]
 
 
+def test_and_or_and_sum_made_through_the_c_api_are_z3s_to_the_letter():
+    # encoding/terms.py: z_and, z_or and z_sum stand for z3.And, z3.Or and z3.Sum at every call of the encoding and
+    # the modules written in SMT: the same term for every way of calling them, z3's own function where the arguments
+    # are not plain terms of one context (Python values, a generator, a vector, a real, a context as last argument).
+    from niagara_solver.encoding.terms import z_and, z_or, z_sum
+    x, y, b, c = z3.Int("zs.x"), z3.Int("zs.y"), z3.Bool("zs.b"), z3.Bool("zs.c")
+    r = z3.Real("zs.r")
+    other = z3.Context()
+    far = z3.Bool("zs.far", other)
+    vector = z3.AstVector()
+    vector.push(b)
+    vector.push(x > 1)
+    for ours, theirs in ((z_and, z3.And), (z_or, z3.Or)):
+        for args in [(b, c), ([b, x > 1, c],), ((b, c),), (b,), ([b],), ([],), (b, True), (True, False), ([b, False],),
+                     (vector,), (z3.ForAll([y], y >= x), b)]:
+            assert ours(*args).eq(theirs(*args)), (ours.__name__, args)
+        assert ours(t for t in (b, c)).eq(theirs(b, c))
+        assert ours(far, far, other).eq(theirs(far, far, other))
+        with pytest.raises(z3.Z3Exception):
+            ours(b, far)  # two contexts: refused as z3 refuses them
+        with pytest.raises(z3.Z3Exception):
+            ours(b, x)  # an integer among Booleans
+    for args in [(x, y), ([x, y, x + 1],), ((x,),), (x,), ([x, 3],), (3, x), ([x, r],), ([x, 2, y],), ([1, 2],),
+                 ([z3.IntVal(4), x],)]:
+        made, plain = z_sum(*args), z3.Sum(*args)
+        assert (made.eq(plain) if isinstance(plain, z3.ExprRef) else made == plain), args
+    assert z_sum([]) == z3.Sum([]) == 0
+    assert z_sum(t for t in (x, y)).eq(z3.Sum(x, y))
+    assert z_sum([x, y]).is_int() and z_sum([x, r]).is_real()
+
+
 def test_asserting_through_the_c_api_asserts_what_solver_add_does():
     # encoding/terms.py, assert_all (and the solvers' add, encoding/solver.py): the same assertions in the same order
     # as z3's Solver.add, z3 Booleans and whatever else Solver.add takes (Python bools, a vector of terms, a

@@ -22,7 +22,7 @@ from niagara_solver.model.ruleset import (SWITCHES, GemSides, LassoScope, PortDe
                                           Ruleset, WhirlBrink, WhirlCostStep)
 from niagara_solver.encoding.state import NCOL, Constraint, Expr
 from niagara_solver.encoding.tables import BoardTables, member
-from niagara_solver.encoding.terms import all_of, at_least, at_least_term, implies
+from niagara_solver.encoding.terms import all_of, at_least, at_least_term, implies, z_and, z_or, z_sum
 
 Group = Callable[..., Any]
 GROUPS: dict[str, Group] = {}
@@ -89,12 +89,12 @@ def acting(enc: Encoding, place: list[Expr], acts: list[Expr], paddle: Expr) -> 
     t = enc.tables
     out: list[Constraint] = []
     for k in range(2):
-        out.append(("R-TURN-3", z3.Implies(z3.And(paddle, t.is_disc(place[k])), acts[k])))
+        out.append(("R-TURN-3", z3.Implies(z_and(paddle, t.is_disc(place[k])), acts[k])))
         out.append(("R-TURN-3", z3.Implies(place[k] == t.FALLEN, z3.Not(acts[k]))))
-    both_port = z3.And(place[0] == t.PORT, place[1] == t.PORT)
+    both_port = z_and(place[0] == t.PORT, place[1] == t.PORT)
     count = z3.If(acts[0], 1, 0) + z3.If(acts[1], 1, 0)
     if enc.rules.port_departure is PortDeparture.EXACTLY_ONE:
-        out.append(("R-TURN-3", z3.Implies(z3.And(paddle, both_port), count == 1)))
+        out.append(("R-TURN-3", z3.Implies(z_and(paddle, both_port), count == 1)))
     else:
         out.append(("R-TURN-3", z3.Implies(both_port, count <= 1)))
     return out
@@ -103,15 +103,15 @@ def acting(enc: Encoding, place: list[Expr], acts: list[Expr], paddle: Expr) -> 
 @group("R-TURN-2")
 def cloud(enc: Encoding, is_cloud: Expr, on: list[Expr], step: Expr) -> list[Constraint]:
     """With the cloud no canoe acts; the weather moves one step up or down."""
-    return [("R-TURN-2", z3.Implies(is_cloud, z3.And(z3.Not(on[0]), z3.Not(on[1])))),
-            ("R-TURN-2", z3.Implies(is_cloud, z3.Or(step == 1, step == -1))),
+    return [("R-TURN-2", z3.Implies(is_cloud, z_and(z3.Not(on[0]), z3.Not(on[1])))),
+            ("R-TURN-2", z3.Implies(is_cloud, z_or(step == 1, step == -1))),
             ("R-TURN-2", z3.Implies(z3.Not(is_cloud), step == 0))]
 
 
 @group("X-CARDS-3")
 def card_123(enc: Encoding, place: list[Expr], acts: list[Expr], is_123: Expr, budget: Expr) -> list[Constraint]:
     """The 1/2/3 card: the player chooses a budget of 1, 2 or 3 (none with another card)."""
-    return [("X-CARDS-3", z3.Implies(is_123, z3.And(budget >= 1, budget <= 3))),
+    return [("X-CARDS-3", z3.Implies(is_123, z_and(budget >= 1, budget <= 3))),
             ("X-CARDS-3", z3.Implies(z3.Not(is_123), budget == 0))]
 
 
@@ -121,19 +121,19 @@ def card_123_one(enc: Encoding, place: list[Expr], acts: list[Expr], is_123: Exp
     canoe); none only where R-TURN-3 lets none act (no canoe on the river, and the port canoes may stay)."""
     t = enc.tables
     count = z3.If(acts[0], 1, 0) + z3.If(acts[1], 1, 0)
-    river = z3.Or(t.is_disc(place[0]), t.is_disc(place[1]))
+    river = z_or(t.is_disc(place[0]), t.is_disc(place[1]))
     out = [("X-CARDS-3", z3.Implies(is_123, count <= 1)),
-           ("X-CARDS-3", z3.Implies(z3.And(is_123, river), count == 1))]
+           ("X-CARDS-3", z3.Implies(z_and(is_123, river), count == 1))]
     if enc.rules.port_departure is PortDeparture.EXACTLY_ONE:
-        both_port = z3.And(place[0] == t.PORT, place[1] == t.PORT)
-        out.append(("X-CARDS-3", z3.Implies(z3.And(is_123, both_port), count == 1)))
+        both_port = z_and(place[0] == t.PORT, place[1] == t.PORT)
+        out.append(("X-CARDS-3", z3.Implies(z_and(is_123, both_port), count == 1)))
     return out
 
 
 @group("X-CARDS-4")
 def lasso(enc: Encoding, is_lasso: Expr, acts: list[Expr], step: Expr) -> list[Constraint]:
     """With the Lasso no canoe paddles and the weather stays."""
-    return [("X-CARDS-4", z3.Implies(is_lasso, z3.And(z3.Not(acts[0]), z3.Not(acts[1])))),
+    return [("X-CARDS-4", z3.Implies(is_lasso, z_and(z3.Not(acts[0]), z3.Not(acts[1])))),
             ("X-CARDS-4", z3.Implies(is_lasso, step == 0))]
 
 
@@ -145,10 +145,10 @@ def moor(enc: Encoding, place: list[Expr], is_lasso: Expr, chosen: list[Expr] | 
     t = enc.tables
     on_river = [t.is_disc(x) for x in place]
     if enc.rules.lasso_scope is LassoScope.ALL or chosen is None:
-        return [z3.And(is_lasso, r) for r in on_river], []
+        return [z_and(is_lasso, r) for r in on_river], []
     count = z3.If(chosen[0], 1, 0) + z3.If(chosen[1], 1, 0)
-    out: list[Constraint] = [("X-CARDS-4", z3.Implies(c, z3.And(is_lasso, r))) for c, r in zip(chosen, on_river)]
-    out.append(("X-CARDS-4", z3.Implies(is_lasso, count == z3.If(z3.Or(on_river), 1, 0))))
+    out: list[Constraint] = [("X-CARDS-4", z3.Implies(c, z_and(is_lasso, r))) for c, r in zip(chosen, on_river)]
+    out.append(("X-CARDS-4", z3.Implies(is_lasso, count == z3.If(z_or(on_river), 1, 0))))
     return list(chosen), out
 
 
@@ -162,7 +162,7 @@ def moose_bonus(enc: Encoding, held: Expr) -> Expr:
 def beaver_jumps(enc: Encoding, beaver: Expr, is_cloud: Expr, weather: Expr) -> Expr:
     """A cloud that moves the weather to +2 brings the beaver, if it is off the river, onto the top disc."""
     top = enc.tables.index[enc.board.top]
-    return z3.If(z3.And(is_cloud, weather == 2, beaver == 0), top, beaver)
+    return z3.If(z_and(is_cloud, weather == 2, beaver == 0), top, beaver)
 
 
 @group("X-BEAVER-2")
@@ -180,7 +180,7 @@ def weather_step(enc: Encoding, weather: Expr, step: Expr) -> Expr:
 @group("R-WEATHER-1:bounds")
 def weather_bounds(enc: Encoding, weather: Expr) -> list[Constraint]:
     """The weather never leaves [-1, 2]: at 2 the cloud must bring it down, at -1 up."""
-    return [("R-WEATHER-1", z3.And(weather >= enc.rules.weather_min, weather <= enc.rules.weather_max))]
+    return [("R-WEATHER-1", z_and(weather >= enc.rules.weather_min, weather <= enc.rules.weather_max))]
 
 
 # -- phase II: one canoe's action ----------------------------------------------------------------------
@@ -192,14 +192,14 @@ def structure(enc: Encoding, active: Expr, pre: Expr, post: Expr, move: Expr, st
     it); a port canoe that acts leaves the port; with ``must_move`` every acting canoe moves; with ``gem_sides:
     one`` a canoe that moves makes gem actions before it or after it, not both (one that stays has nothing to
     split)."""
-    out: list[Constraint] = [("R-MOVE-1", z3.Implies(z3.Not(active), z3.Not(z3.Or(pre, post))))]
-    out.append(("R-MOVE-1", z3.Or(move == -1, move == 0, move == 1)))
+    out: list[Constraint] = [("R-MOVE-1", z3.Implies(z3.Not(active), z3.Not(z_or(pre, post))))]
+    out.append(("R-MOVE-1", z_or(move == -1, move == 0, move == 1)))
     out.append(("R-MOVE-1", z3.Implies(z3.Not(active), move == 0)))
-    out.append(("R-MOVE-1", z3.Implies(z3.And(active, start == enc.tables.PORT), move != 0)))
+    out.append(("R-MOVE-1", z3.Implies(z_and(active, start == enc.tables.PORT), move != 0)))
     if enc.rules.must_move:
         out.append(("R-MOVE-1", z3.Implies(active, move != 0)))
     if enc.rules.gem_sides is GemSides.ONE:
-        out.append(("R-MOVE-1", z3.Implies(move != 0, z3.Not(z3.And(pre, post)))))
+        out.append(("R-MOVE-1", z3.Implies(move != 0, z3.Not(z_and(pre, post)))))
     return out
 
 
@@ -214,15 +214,15 @@ def movement(enc: Encoding, start: Expr, dest: Expr, move: Expr) -> list[Constra
     """Downstream: to a disc below (any branch at a fork, never over the falls); upstream: to a place on the
     way home; never across branches; no movement: stay."""
     t = enc.tables
-    return [("R-MOVE-4", z3.Implies(move == 1, z3.And(t.is_disc(dest), t.upstream_of(start, dest)))),
-            ("R-MOVE-4", z3.Implies(move == -1, z3.And(t.is_disc(start), t.upstream_of(dest, start)))),
+    return [("R-MOVE-4", z3.Implies(move == 1, z_and(t.is_disc(dest), t.upstream_of(start, dest)))),
+            ("R-MOVE-4", z3.Implies(move == -1, z_and(t.is_disc(start), t.upstream_of(dest, start)))),
             ("R-MOVE-4", z3.Implies(move == 0, dest == start))]
 
 
 @group("R-MOVE-2")
 def cost(enc: Encoding, ops: list[Any], distance: Expr) -> Expr:
     """Points spent: 1 a disc, 2 a load or an unload."""
-    return distance + 2 * z3.Sum([x for op in ops for x in op.cells()])
+    return distance + 2 * z_sum([x for op in ops for x in op.cells()])
 
 
 @group("R-MOVE-3")
@@ -231,8 +231,8 @@ def budget(enc: Encoding, active: Expr, spent: Expr, budget_points: Expr, home: 
     """Exactly the budget; a canoe entering the port needs the distance and loses the rest (R-MOVE-5). ``extra``:
     the whirlpool's extra point on the way home (X-WHIRL-3: the remaining distance is counted in points)."""
     t = enc.tables
-    return [("R-MOVE-3", z3.Implies(z3.And(active, z3.Not(home)), spent == budget_points)),
-            ("R-MOVE-5", z3.Implies(z3.And(active, home), pre_spent + t.depth_of(start) + extra <= budget_points))]
+    return [("R-MOVE-3", z3.Implies(z_and(active, z3.Not(home)), spent == budget_points)),
+            ("R-MOVE-5", z3.Implies(z_and(active, home), pre_spent + t.depth_of(start) + extra <= budget_points))]
 
 
 @group("R-GEM-1")
@@ -247,7 +247,7 @@ def gem_action(enc: Encoding, op: Any, place: Expr, cave: list[list[Expr]], carg
     # Fifty implications a stop, made through z3's C API (encoding/terms.py: the same terms as z3.Implies, z3.And
     # and >=); the Python API's checks of every argument were 40% of building a turn relation.
     for cc in range(NCOL):
-        beside = z3.And(t.is_disc(place), here == cc + 1)
+        beside = z_and(t.is_disc(place), here == cc + 1)
         for c in range(NCOL):
             load, unload = op.load[cc][c], op.unload[cc][c]
             out.append(("R-GEM-1", implies(at_least(load, 1), all_of([beside, at_least_term(cave[cc][c], load)]))))
@@ -258,19 +258,19 @@ def gem_action(enc: Encoding, op: Any, place: Expr, cave: list[list[Expr]], carg
 @group("R-GEM-2")
 def capacity(enc: Encoding, cargo: list[Expr]) -> list[Constraint]:
     """A canoe carries at most ``capacity`` gems."""
-    return [("R-GEM-2", z3.Sum(cargo) <= enc.rules.capacity)]
+    return [("R-GEM-2", z_sum(cargo) <= enc.rules.capacity)]
 
 
 @group("X-DOUBLE-1")
 def double_room(enc: Encoding, cargo: list[Expr]) -> list[Constraint]:
     """The double canoe carries at most two gems."""
-    return [("X-DOUBLE-1", z3.Sum(cargo) <= 2)]
+    return [("X-DOUBLE-1", z_sum(cargo) <= 2)]
 
 
 @group("R-GEM-4")
 def no_swap(enc: Encoding, ops: list[Any]) -> list[Constraint]:
     """A canoe may not both load and unload gems of one colour in one turn."""
-    return [("R-GEM-4", z3.Or(z3.Sum([op.loads(c) for op in ops]) == 0, z3.Sum([op.unloads(c) for op in ops]) == 0))
+    return [("R-GEM-4", z_or(z_sum([op.loads(c) for op in ops]) == 0, z_sum([op.unloads(c) for op in ops]) == 0))
             for c in range(NCOL)]
 
 
@@ -296,9 +296,9 @@ def steal(enc: Encoding, taking: Expr, move_ok: Expr, home: Expr, dest: Expr, em
     a gem from another player's canoe there."""
     t = enc.tables
     return [("R-STEAL-3", z3.Implies(taking, move_ok)),
-            ("R-STEAL-1", z3.Implies(taking, z3.And(z3.Not(home), t.is_disc(dest), empty_moving,
+            ("R-STEAL-1", z3.Implies(taking, z_and(z3.Not(home), t.is_disc(dest), empty_moving,
                                                     z3.Not(post_ops), spent_exactly))),
-            ("R-STEAL-1", z3.Implies(taking, z3.And(victim_is_other, victim_here, has_gem)))]
+            ("R-STEAL-1", z3.Implies(taking, z_and(victim_is_other, victim_here, has_gem)))]
 
 
 @group("R-STEAL-5")
@@ -320,8 +320,8 @@ def whirl_step(enc: Encoding, start: Expr, dest: Expr, move: Expr, whirl: Expr) 
     above_start = t.upstream_of(whirl, start)
     beyond = t.upstream_of(dest, whirl)
     if enc.rules.whirl_cost_step is WhirlCostStep.ENTER:
-        beyond = z3.Or(dest == whirl, beyond)
-    return z3.If(z3.And(move == -1, t.is_disc(whirl), above_start, beyond), 1, 0)
+        beyond = z_or(dest == whirl, beyond)
+    return z3.If(z_and(move == -1, t.is_disc(whirl), above_start, beyond), 1, 0)
 
 
 @group("X-WHIRL-2")
@@ -329,7 +329,7 @@ def whirl_push(enc: Encoding, whirl: Expr, push: Expr) -> list[Constraint]:
     """Where a canoe ending its movement on the whirlpool is pushed: one disc down (at a fork the branch its owner
     picks), over the falls from a last disc."""
     t = enc.tables
-    return [("X-WHIRL-2", z3.Or([z3.And(whirl == x, member(push, below) if below else push == t.FALLEN)
+    return [("X-WHIRL-2", z_or([z_and(whirl == x, member(push, below) if below else push == t.FALLEN)
                                  for x, below in t.children.items()]))]
 
 
@@ -356,9 +356,9 @@ def whirl_brink(enc: Encoding, falls: Expr, start: Expr, points: Expr, whirl: Ex
             for k in (1, 2):
                 if (colour, k) not in runs:
                     runs[colour, k] = gem_run(k, empty, cave[colour - 1], capacity)
-                stops.append(z3.And(points == t.depth[e] + 2 * k, runs[colour, k]))
-        other.append(z3.And(whirl != e, z3.Or(stops)))
-    return [("X-WHIRL-2", z3.Implies(falls, z3.And(start == t.PORT, z3.Not(z3.Or(other)))))]
+                stops.append(z_and(points == t.depth[e] + 2 * k, runs[colour, k]))
+        other.append(z_and(whirl != e, z_or(stops)))
+    return [("X-WHIRL-2", z3.Implies(falls, z_and(start == t.PORT, z3.Not(z_or(other)))))]
 
 
 @group("X-WHIRL-5")
@@ -393,8 +393,8 @@ def whirl_has_action(enc: Encoding, start: Expr, points: Expr, whirl: Expr, carg
                 if run is None:
                     run = runs[ops, colour, port] = gem_run(ops, empty if port else cargo, cave[colour - 1], capacity)
                 fills.append(run)
-        stuck.append(z3.And(start == s, whirl == w, points == n, z3.Not(z3.Or(fills)) if fills else z3.BoolVal(True)))
-    return z3.Not(z3.Or(stuck)) if stuck else z3.BoolVal(True)
+        stuck.append(z_and(start == s, whirl == w, points == n, z3.Not(z_or(fills)) if fills else z3.BoolVal(True)))
+    return z3.Not(z_or(stuck)) if stuck else z3.BoolVal(True)
 
 
 def _bare_cases(enc: Encoding) -> list[tuple[int, int, int, list[tuple[int, int, int]]]]:
@@ -450,7 +450,7 @@ def gem_run(k: int, cargo: list[Expr], cave: list[Expr], capacity: Expr) -> Expr
     """A canoe carrying ``cargo`` can make exactly ``k`` gem actions at a cave holding ``cave`` (R-GEM-1, R-GEM-2,
     R-GEM-4): it unloads ``u`` of its gems and loads ``k - u`` gems of other colours from the cave, unloading first to
     make room."""
-    carried = z3.Sum(cargo)
+    carried = z_sum(cargo)
     options = []
     for u in range(0, 3):
         loads = k - u
@@ -458,15 +458,15 @@ def gem_run(k: int, cargo: list[Expr], cave: list[Expr], capacity: Expr) -> Expr
             continue
         room = carried - u + loads <= capacity
         if u == 0:
-            options.append(z3.And(room, z3.Sum(cave) >= loads))
+            options.append(z_and(room, z_sum(cave) >= loads))
             continue
         pairs = [(x,) for x in range(NCOL)] if u == 1 else [(x, y) for x in range(NCOL) for y in range(x, NCOL)]
         for pair in pairs:
             have = (cargo[pair[0]] >= 2 if len(pair) == 2 and pair[0] == pair[1]
-                    else z3.And([cargo[x] >= 1 for x in pair]))
-            rest = z3.Sum([cave[c] for c in range(NCOL) if c not in pair])
-            options.append(z3.And(room, have, rest >= loads))
-    return z3.Or(options) if options else z3.BoolVal(False)
+                    else z_and([cargo[x] >= 1 for x in pair]))
+            rest = z_sum([cave[c] for c in range(NCOL) if c not in pair])
+            options.append(z_and(room, have, rest >= loads))
+    return z_or(options) if options else z3.BoolVal(False)
 
 
 # -- Diamond Joe (x_joe) -------------------------------------------------------------------------------------
@@ -487,9 +487,9 @@ def joe_step(enc: Encoding, joe: Expr, gem: list[Expr], cave: list[list[Expr]],
     """After phase III: Joe, if empty and beside a cave holding a gem of its own colour, loads one (free); then he
     paddles ``points`` discs up, turns on the top disc and goes down by the right branch, stopping on a last disc."""
     t = enc.tables
-    empty = z3.Sum(gem) == 0
+    empty = z_sum(gem) == 0
     here = t.cave_of(joe)
-    loads = [z3.And(empty, here == c + 1, cave[c][c] >= 1) for c in range(NCOL)]
+    loads = [z_and(empty, here == c + 1, cave[c][c] >= 1) for c in range(NCOL)]
     new_cave = [list(row) for row in cave]
     for c in range(NCOL):
         new_cave[c][c] = new_cave[c][c] - z3.If(loads[c], 1, 0)
@@ -497,7 +497,7 @@ def joe_step(enc: Encoding, joe: Expr, gem: list[Expr], cave: list[list[Expr]],
     place: Expr = joe
     for x in t.disc_ids:
         for n in range(1, max_joe_points(enc) + 1):
-            place = z3.If(z3.And(joe == x, points == n), joe_paddle(t, x, n), place)
+            place = z3.If(z_and(joe == x, points == n), joe_paddle(t, x, n), place)
     return place, new_gem, new_cave
 
 
@@ -523,10 +523,10 @@ def joe_paddle(t: BoardTables, x: int, n: int) -> int:
 def joe_trade(enc: Encoding, take: Expr, give: list[Expr], joe: list[Expr], cargo: list[Expr]) -> list[Constraint]:
     """One trade with Joe: take his gem, give him one of the canoe's gems (only to an empty Joe), or swap (a gem of
     another colour than his). Joe carries one gem at most."""
-    return [("X-JOE-3", z3.Implies(take, z3.Sum(joe) == 1)),
-            ("X-JOE-3", z3.Sum(give) <= 1),
-            *(("X-JOE-3", z3.Implies(give[c] == 1, z3.And(cargo[c] >= 1, joe[c] == 0))) for c in range(NCOL)),
-            ("X-JOE-3", z3.Sum(joe) - z3.If(take, z3.Sum(joe), 0) + z3.Sum(give) <= 1)]
+    return [("X-JOE-3", z3.Implies(take, z_sum(joe) == 1)),
+            ("X-JOE-3", z_sum(give) <= 1),
+            *(("X-JOE-3", z3.Implies(give[c] == 1, z_and(cargo[c] >= 1, joe[c] == 0))) for c in range(NCOL)),
+            ("X-JOE-3", z_sum(joe) - z3.If(take, z_sum(joe), 0) + z_sum(give) <= 1)]
 
 
 # -- phase III -----------------------------------------------------------------------------------------
@@ -538,11 +538,11 @@ def flow_sum(enc: Encoding, cards: list[Expr], weather: Expr) -> Expr:
     if enc.rules.x_cards:
         least: Expr = z3.IntVal(8)
         for card in cards:
-            least = z3.If(z3.And(card >= 1, card <= 7, card < least), card, least)
+            least = z3.If(z_and(card >= 1, card <= 7, card < least), card, least)
         return z3.If(least == 8, 0, least) + weather
     smallest: Expr = z3.IntVal(7)
     for card in cards:
-        smallest = z3.If(z3.And(card != 0, card < smallest), card, smallest)
+        smallest = z3.If(z_and(card != 0, card < smallest), card, smallest)
     return z3.If(smallest == 7, 0, smallest) + weather
 
 
@@ -572,7 +572,7 @@ def fall(enc: Encoding, cave: list[list[Expr]], cargo: list[Expr]) -> list[list[
 @group("R-END-1")
 def goal(enc: Encoding, bank: list[Expr]) -> Expr:
     """Seven gems, or one of each colour, or four of one colour."""
-    return z3.Or(z3.Sum(bank) >= 7, z3.And([g >= 1 for g in bank]), z3.Or([g >= 4 for g in bank]))
+    return z_or(z_sum(bank) >= 7, z_and([g >= 1 for g in bank]), z_or([g >= 4 for g in bank]))
 
 
 @group("R-END-3")
@@ -582,8 +582,8 @@ def score(enc: Encoding, bank: list[Expr]) -> Expr:
     if enc.rules.tiebreak.value == "shared":
         return z3.IntVal(0)
     if enc.rules.tiebreak.value == "count":
-        return z3.Sum(bank)
-    return z3.Sum([(c + 1) * g for c, g in enumerate(bank)])
+        return z_sum(bank)
+    return z_sum([(c + 1) * g for c, g in enumerate(bank)])
 
 
 # -- phase I -------------------------------------------------------------------------------------------
@@ -592,10 +592,10 @@ def score(enc: Encoding, bank: list[Expr]) -> Expr:
 def pay(enc: Encoding, bank: list[Expr], cave: list[list[Expr]], rescued: Expr,
         colour: Expr) -> tuple[list[Expr], list[list[Expr]]]:
     """A paid gem leaves the bank for the cave of its own colour (``colour`` 1..5, 0: free)."""
-    new_bank = [bank[c] - z3.If(z3.And(rescued, colour == c + 1), 1, 0) for c in range(NCOL)]
+    new_bank = [bank[c] - z3.If(z_and(rescued, colour == c + 1), 1, 0) for c in range(NCOL)]
     new_cave = [list(row) for row in cave]
     for c in range(NCOL):
-        new_cave[c][c] = new_cave[c][c] + z3.If(z3.And(rescued, colour == c + 1), 1, 0)
+        new_cave[c][c] = new_cave[c][c] + z3.If(z_and(rescued, colour == c + 1), 1, 0)
     return new_bank, new_cave
 
 
@@ -604,23 +604,23 @@ def rescue_rules(enc: Encoding, place: list[Expr], rescued: list[Expr], colour: 
                  bank: list[Expr]) -> list[Constraint]:
     """Who may or must bring canoes back, and when it is free (R-RESCUE-1..3)."""
     t = enc.tables
-    none_in_play = z3.And(place[0] == t.FALLEN, place[1] == t.FALLEN)
-    empty_bank = z3.Sum(bank) == 0
+    none_in_play = z_and(place[0] == t.FALLEN, place[1] == t.FALLEN)
+    empty_bank = z_sum(bank) == 0
     free_allowed = none_in_play if enc.rules.rescue_when_none is RescueWhenNone.FREE else \
-        z3.And(none_in_play, empty_bank)
+        z_and(none_in_play, empty_bank)
     out: list[Constraint] = []
     for k in range(2):
         out.append(("R-RESCUE-1", z3.Implies(rescued[k], place[k] == t.FALLEN)))
-        out.append(("R-RESCUE-1", z3.And(colour[k] >= 0, colour[k] <= NCOL)))
+        out.append(("R-RESCUE-1", z_and(colour[k] >= 0, colour[k] <= NCOL)))
         out.append(("R-RESCUE-1", z3.Implies(z3.Not(rescued[k]), colour[k] == 0)))
         out.append(("R-RESCUE-3" if enc.rules.rescue_when_none is RescueWhenNone.FREE else "R-RESCUE-2",
-                    z3.Implies(z3.And(rescued[k], colour[k] == 0), free_allowed)))
+                    z3.Implies(z_and(rescued[k], colour[k] == 0), free_allowed)))
     # At most one canoe comes back for free; with a gem to pay, the first rescue is paid (R-RESCUE-2).
-    out.append(("R-RESCUE-2", z3.Not(z3.And(rescued[0], rescued[1], colour[0] == 0, colour[1] == 0))))
-    out.append(("R-RESCUE-2", z3.Implies(none_in_play, z3.Or(rescued[0], rescued[1]))))
+    out.append(("R-RESCUE-2", z3.Not(z_and(rescued[0], rescued[1], colour[0] == 0, colour[1] == 0))))
+    out.append(("R-RESCUE-2", z3.Implies(none_in_play, z_or(rescued[0], rescued[1]))))
     if enc.rules.rescue_when_none is RescueWhenNone.FREE:
         # R-RESCUE-3: a player with no canoe in play gets one back for free (and may buy the other back).
-        out.append(("R-RESCUE-3", z3.Implies(none_in_play, z3.Or([z3.And(rescued[k], colour[k] == 0)
+        out.append(("R-RESCUE-3", z3.Implies(none_in_play, z_or([z_and(rescued[k], colour[k] == 0)
                                                                    for k in range(2)]))))
     return out + enc.rule("R-RESCUE-4")(enc, rescued)
 
@@ -630,5 +630,5 @@ def rescue_limit(enc: Encoding, rescued: list[Expr]) -> list[Constraint]:
     """With ``rescue_limit: one`` a player brings back at most one canoe a round; with the default, nothing (every
     fallen canoe may come back, R-RESCUE-1)."""
     if enc.rules.rescue_limit is RescueLimit.ONE:
-        return [("R-RESCUE-4", z3.Not(z3.And(rescued[0], rescued[1])))]
+        return [("R-RESCUE-4", z3.Not(z_and(rescued[0], rescued[1])))]
     return []

@@ -30,7 +30,7 @@ from niagara_solver.encoding.pin import canoe_terms, rescued_slots, same_positio
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order, value
 from niagara_solver.encoding.solver import TimedSolver, make_preprocessing_solver, make_solver
 from niagara_solver.encoding.state import read_values
-from niagara_solver.encoding.terms import all_of, and_of, equal, literal_int, pinned_value, said
+from niagara_solver.encoding.terms import all_of, and_of, equal, literal_int, pinned_value, said, z_and, z_or
 
 
 #: The turns that lead to a start of the next round, in turn order: (seat, the position before the turn, the card,
@@ -53,15 +53,15 @@ def _same(post: SymPosition, model: z3.ModelRef) -> Any:
         if None in got[0] or None in got[1]:  # a value the model leaves free: its default, as model completion gives
             a = [model.eval(x, model_completion=True) for x in here[0]]
             b = [model.eval(x, model_completion=True) for x in here[1]]
-            straight = z3.And([x == v for x, v in zip(here[0], a)] + [x == v for x, v in zip(here[1], b)])
-            crossed = z3.And([x == v for x, v in zip(here[0], b)] + [x == v for x, v in zip(here[1], a)])
+            straight = z_and([x == v for x, v in zip(here[0], a)] + [x == v for x, v in zip(here[1], b)])
+            crossed = z_and([x == v for x, v in zip(here[0], b)] + [x == v for x, v in zip(here[1], a)])
         else:
             a, b = cast(list[int], got[0]), cast(list[int], got[1])
             straight = all_of([equal(x, v)[0] for x, v in zip(here[0], a)] +
                               [equal(x, v)[0] for x, v in zip(here[1], b)])
             crossed = all_of([equal(x, v)[0] for x, v in zip(here[0], b)] +
                              [equal(x, v)[0] for x, v in zip(here[1], a)])
-        parts.append(z3.Or(straight, crossed))
+        parts.append(z_or(straight, crossed))
         parts += [same(x) for x in post.bank[p]]
         if post.budget is not None:  # the 1/2/3 card's budget is part of the result (X-CARDS-3)
             parts.append(same(post.budget[p]))
@@ -338,7 +338,7 @@ class Session:
         if self._bundle is None:
             results = self.step.post.variables()
             held = [c for _, c in self.step.constraints]
-            holds = and_of(held) if held and all(c.__class__ is z3.BoolRef for c in held) else z3.And(held)
+            holds = and_of(held) if held and all(c.__class__ is z3.BoolRef for c in held) else z_and(held)
             bundle = z3.Function("evaluate", *[t.sort() for t in results], z3.BoolSort(), z3.BoolSort())(
                 *results, holds)
             self._bundle = (bundle, results, [t.get_id() for t in results])
@@ -500,7 +500,7 @@ def _check(solver: z3.Solver, deadline: float | None) -> bool:
 def _same_result(post: SymPosition, known: Position, tables: Any) -> Any:
     """The result equals a concrete position, fork markers included (a round's flow moves them)."""
     markers = dict(known.forks)
-    return z3.And(same_position(post, known, tables),
+    return z_and(same_position(post, known, tables),
                   *[m == tables.labels[f].index(markers[tables.name[f]]) for f, m in post.marker.items()])
 
 

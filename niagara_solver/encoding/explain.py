@@ -21,6 +21,7 @@ from niagara_solver.model.atoms import Card
 from niagara_solver.model.notation import Load, Move, Steal, Turn, Unload
 from niagara_solver.model.position import Position
 from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.encoding.terms import z_and
 
 #: The three answers: the turn is legal, illegal (``rules`` forbid it), or the solver gave no answer in time.
 LEGAL, ILLEGAL, UNKNOWN = "legal", "illegal", "unknown"
@@ -88,7 +89,7 @@ def explain_turn(relations: Relations, pos: Position, player: int, card: Card, t
             groups.setdefault(rule, []).append(c)
     literals = {rule: z3.Bool(f"rule:{rule}") for rule in groups}
     for rule, cs in groups.items():
-        solver.add(z3.Implies(literals[rule], z3.And(cs)))
+        solver.add(z3.Implies(literals[rule], z_and(cs)))
     answer = solver.check(*literals.values())
     if answer == z3.sat:
         return TurnExplanation(LEGAL, model=solver.model(), step=step)

@@ -10,7 +10,7 @@ from niagara_solver.model.ruleset import ForkPolicy
 from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.state import LASSO, NCOL, ONE_TWO_THREE, Constraint, Expr, SymPosition
 from niagara_solver.encoding.tables import BoardTables
-from niagara_solver.encoding.terms import and_of, equal, ite
+from niagara_solver.encoding.terms import and_of, equal, ite, z_and, z_or
 from niagara_solver.encoding.turn import Transition
 
 #: The most steps a river can flow: the largest paddle plus the stormiest weather.
@@ -78,13 +78,13 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
         if free:
             assert choice is not None
             routing = choice.branches[i]
-            out += [("R-FLOW-4", z3.And(b >= 0, b < len(t.labels[f]))) for f, b in routing.items()]
+            out += [("R-FLOW-4", z_and(b >= 0, b < len(t.labels[f]))) for f, b in routing.items()]
         else:
             routing = state.marker
         # The terms are made through z3's C API (encoding/terms.py: the same terms as z3.And, z3.If and ==): this
         # loop makes most of a flow relation's terms, for every canoe, disc and step.
         on_path = {x: and_of([equal(routing[f], j)[0] for f, j in t.route[x]], active.ctx) for x in t.disc_ids}
-        routes.update({f"route.{i}.{f}": z3.If(z3.And(active, on_path[f]), routing[f], -1) for f in t.forks})
+        routes.update({f"route.{i}.{f}": z3.If(z_and(active, on_path[f]), routing[f], -1) for f in t.forks})
         new = state.copy()
         for p in range(state.players):
             for v in range(2):
@@ -105,14 +105,14 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
                         nxt = z3.IntVal(t.FALLEN)  # the disc leaving a brink goes over the falls
                     moved = ite(here, nxt, moved)
                 # A negative flow (forbidden by R-FLOW-2) would push canoes back up, one disc a step.
-                back = z3.And(k < -i, t.is_disc(x)) if riding is None else z3.And(k < -i, t.is_disc(x), riding)
+                back = z_and(k < -i, t.is_disc(x)) if riding is None else z_and(k < -i, t.is_disc(x), riding)
                 moved = z3.If(back, _parent(t, x), moved)
                 new.place[p][v] = moved
         if state.beaver is not None:  # X-BEAVER-1: the beaver rides its disc; over the falls it leaves the river
             b = state.beaver
             rode: Expr = b
             for d in t.disc_ids:
-                here = z3.And(active, b == d, on_path[d])
+                here = z_and(active, b == d, on_path[d])
                 if d in t.branch:
                     nxt_b: Expr = z3.IntVal(t.branch[d][-1])
                     for j, child in reversed(list(enumerate(t.branch[d][:-1]))):
@@ -127,20 +127,20 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
             w = state.whirl
             went: Expr = w
             for d in t.disc_ids:
-                went = z3.If(z3.And(active, w == d, on_path[d]), _below(t, d, routing, 0), went)
-            new.whirl = z3.If(z3.And(active, w == 0), t.top, went)
-            whirl_over.append(z3.And(active, t.is_disc(w), went == 0))
+                went = z3.If(z_and(active, w == d, on_path[d]), _below(t, d, routing, 0), went)
+            new.whirl = z3.If(z_and(active, w == 0), t.top, went)
+            whirl_over.append(z_and(active, t.is_disc(w), went == 0))
         if state.joe is not None and state.joe_gem is not None:
             went_joe: Expr = state.joe
             for d in t.disc_ids:
-                went_joe = z3.If(z3.And(active, state.joe == d, on_path[d]), _below(t, d, routing, t.FALLEN), went_joe)
+                went_joe = z3.If(z_and(active, state.joe == d, on_path[d]), _below(t, d, routing, t.FALLEN), went_joe)
             over = went_joe == t.FALLEN
             joe_over.append(over)
             joe_home, new.joe_gem = enc.rule("X-JOE-1")(enc, joe_home, over, state.joe_gem)
             new.joe = z3.If(over, t.top, went_joe)
         if not free:
             for f in t.forks:
-                new.marker[f] = z3.If(z3.And(active, on_path[f]),
+                new.marker[f] = z3.If(z_and(active, on_path[f]),
                                       enc.rule("R-FLOW-4")(enc, state.marker[f], len(t.labels[f])), state.marker[f])
         state = new
     if state.whirl is not None and pre.moored is not None and choice is not None and choice.pushes is not None:
@@ -149,7 +149,7 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
         for p in range(state.players):
             for v in range(2):
                 push = choice.pushes[p][v]
-                put = z3.And(pre.moored[p][v], state.place[p][v] == state.whirl, t.is_disc(state.whirl))
+                put = z_and(pre.moored[p][v], state.place[p][v] == state.whirl, t.is_disc(state.whirl))
                 put_back.append(put)
                 out += [("X-WHIRL-4", z3.Implies(put, e)) for _, e in enc.rule("X-WHIRL-2")(enc, state.whirl, push)]
                 out.append(("X-WHIRL-4", z3.Implies(z3.Not(put), push == 0)))
@@ -160,26 +160,26 @@ def encode_flow(enc: Encoding, pre: SymPosition, choice: FlowChoice | None = Non
     holder_fell = []
     for p in range(state.players):
         for v in range(2):
-            fell = z3.And(pre.place[p][v] != t.FALLEN, state.place[p][v] == t.FALLEN)
+            fell = z_and(pre.place[p][v] != t.FALLEN, state.place[p][v] == t.FALLEN)
             if pre.holder is not None and state.holder is not None:  # X-MOOSE-3: the moose lets go of it
-                holder_fell.append(z3.And(pre.holder[p][v], fell))
-                state.holder[p][v] = z3.And(pre.holder[p][v], z3.Not(fell))
+                holder_fell.append(z_and(pre.holder[p][v], fell))
+                state.holder[p][v] = z_and(pre.holder[p][v], z3.Not(fell))
             # The cargo moves off the canoe as a transfer, so conservation is plain arithmetic.
             moved = [z3.If(fell, g, 0) for g in pre.cargo[p][v]]
             state.cave = enc.rule("R-FLOW-6")(enc, state.cave, moved)
             state.cargo[p][v] = [g - m for g, m in zip(pre.cargo[p][v], moved)]
     if pre.moose is not None:  # X-MOOSE-3: a returning moose (or one whose canoe fell) waits again at the very end
-        state.moose = z3.If(z3.Or(pre.moose == 2, *holder_fell), 0, pre.moose)
+        state.moose = z3.If(z_or(pre.moose == 2, *holder_fell), 0, pre.moose)
     if pre.beaver is not None and state.beaver is not None:  # X-BEAVER-2: after the put-back, the calm
-        state.weather = enc.rule("X-BEAVER-2")(enc, pre.weather, z3.And(pre.beaver != 0, state.beaver == 0))
+        state.weather = enc.rule("X-BEAVER-2")(enc, pre.weather, z_and(pre.beaver != 0, state.beaver == 0))
     if state.moored is not None:  # X-CARDS-4: at the end of phase III the moored canoes are put back
         state.moored = [[z3.BoolVal(False)] * 2 for _ in range(state.players)]
     if state.joe is not None and state.joe_gem is not None and state.lifebuoy is not None:
         # X-JOE-2: after phase III, Joe loads and paddles by the lifebuoy holder's card.
         state.joe, state.joe_gem, state.cave = enc.rule("X-JOE-2")(enc, state.joe, state.joe_gem, state.cave,
                                                                   _joe_points(enc, state))
-    extra = {"k": k, "sum": total, "whirl_over": z3.Or(whirl_over), "joe_over": z3.Or(joe_over),
-             "put_back_on_whirl": z3.Or(put_back), **routes}
+    extra = {"k": k, "sum": total, "whirl_over": z_or(whirl_over), "joe_over": z_or(joe_over),
+             "put_back_on_whirl": z_or(put_back), **routes}
     return Transition(out, state, extra=extra, choice=choice)
 
 
@@ -244,8 +244,8 @@ def encode_rescue(enc: Encoding, pre: SymPosition, choice: RescueChoice) -> Tran
         for k in range(2):
             rescued, colour = choice.rescued[p][k], choice.colour[p][k]
             # R-RESCUE-1: the gem paid must be in the bank (after the player's other payment).
-            out.append(("R-RESCUE-1", z3.Implies(z3.And(rescued, colour >= 1),
-                                                 z3.Or([z3.And(colour == c + 1, bank[c] >= 1) for c in range(NCOL)]))))
+            out.append(("R-RESCUE-1", z3.Implies(z_and(rescued, colour >= 1),
+                                                 z_or([z_and(colour == c + 1, bank[c] >= 1) for c in range(NCOL)]))))
             bank, cave = enc.rule("R-RESCUE-1:payment")(enc, bank, cave, rescued, colour)
             state.place[p][k] = z3.If(rescued, t.PORT, state.place[p][k])
         state.bank[p] = bank

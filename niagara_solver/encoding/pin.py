@@ -13,7 +13,7 @@ from niagara_solver.model.position import Canoe, Position
 from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.flow import RescueChoice
 from niagara_solver.encoding.state import MOOSE_STATES, NCOL, Constraint, SymPosition
-from niagara_solver.encoding.terms import all_of, equal, zeros
+from niagara_solver.encoding.terms import all_of, equal, z_or, z_sum, zeros
 from niagara_solver.encoding.turn import GemActions, SlotObservation, TurnChoice
 
 # The turn notation is the project's shared vocabulary (docs/NOTATION.md); this module only reads it.
@@ -171,7 +171,7 @@ def pin_turn(enc: Encoding, pos: Position, card: Card, turn: Turn, choice: TurnC
                         continue
                     out += zeros(cells[q][v][c] for v in range(2) if v not in named)
                     # No such canoe: Sum([]) == 1 does not hold.
-                    out.append(z3.Sum([cells[q][v][c] for v in named]) == 1 if named else z3.BoolVal(False))
+                    out.append(z_sum([cells[q][v][c] for v in named]) == 1 if named else z3.BoolVal(False))
                 else:
                     out.append(z3.BoolVal(False))
             else:
@@ -189,7 +189,7 @@ def _pin_stop(op: GemActions, steps: list[Load | Unload], cave: int | None = Non
             if cave is not None:
                 out += [equal(cells[cc][c], n if cc == cave else 0)[0] for cc in range(NCOL)]
             elif n:
-                out.append(z3.Sum([cells[cc][c] for cc in range(NCOL)]) == n)
+                out.append(z_sum([cells[cc][c] for cc in range(NCOL)]) == n)
             else:
                 out += zeros(cells[cc][c] for cc in range(NCOL))
     return out
@@ -215,7 +215,7 @@ def written_order(observations: list[SlotObservation], turn: Turn) -> list[Const
                     net += 1
                     peak = net if peak is None else max(peak, net)
             if peak is not None and peak > net:  # unloads first would carry no more than after the stop
-                out.append(("R-GEM-2", z3.Implies(obs.on, z3.Sum(arrival) + peak <= obs.room)))
+                out.append(("R-GEM-2", z3.Implies(obs.on, z_sum(arrival) + peak <= obs.room)))
     return out
 
 
@@ -241,7 +241,7 @@ def same_position(post: SymPosition, known: Position, tables: Any) -> Any:
                           [equal(x, v)[0] for x, v in zip(here[1], cs[1])])
         crossed = all_of([equal(x, v)[0] for x, v in zip(here[0], cs[1])] +
                          [equal(x, v)[0] for x, v in zip(here[1], cs[0])])
-        parts.append(z3.Or(straight, crossed))
+        parts.append(z_or(straight, crossed))
         parts += [equal(post.bank[p][c], player.bank[c])[0] for c in range(NCOL)]
         if post.budget is not None:
             parts.append(equal(post.budget[p], player.card_budget or 0)[0])

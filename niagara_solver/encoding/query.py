@@ -24,6 +24,7 @@ from niagara_solver.encoding.state import Expr, SymPosition
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Phase
 from niagara_solver.model.errors import QueryError
 from niagara_solver.model.query import EVENT_COUNTS, TALLY_COUNTS, Count, Flag, Query, check_place, evaluate
+from niagara_solver.encoding.terms import z_and, z_or, z_sum
 
 
 def query_term(relations_or_enc: Any, sym: SymPosition, query: Query, *, phase: Phase = Phase.CARDS,
@@ -76,10 +77,10 @@ class SymbolicReading:
         return z3.Not(inner)
 
     def any_of(self, items: Iterable[Expr]) -> Expr:
-        return z3.Or(list(items))
+        return z_or(list(items))
 
     def all_of(self, items: Iterable[Expr]) -> Expr:
-        return z3.And(list(items))
+        return z_and(list(items))
 
     def won(self) -> list[Expr]:
         """Who wins if the game ends here (R-END-2, R-END-3), made once."""
@@ -89,7 +90,7 @@ class SymbolicReading:
 
     def flag(self, node: Flag, seat: int | None) -> Expr:
         if node.name == "game_over":  # R-END-2: the goal is checked at the start of a round
-            return z3.Or(self.won()) if self.phase is Phase.CARDS else z3.BoolVal(False)
+            return z_or(self.won()) if self.phase is Phase.CARDS else z3.BoolVal(False)
         assert seat is not None
         if node.name == "goal":
             return self.enc.rule("R-END-1")(self.enc, self.sym.bank[seat])
@@ -109,33 +110,33 @@ class SymbolicReading:
                 return z3.IntVal(self.round)
             if name == "cave":
                 cave = sym.cave[_colour(node.args[0]) - 1]
-                return z3.Sum(cave) if len(node.args) == 1 else cave[_colour(node.args[1]) - 1]
+                return z_sum(cave) if len(node.args) == 1 else cave[_colour(node.args[1]) - 1]
             fork = str(node.args[0])  # marker
             check_place("fork", fork, self.enc.board, node.arg_column(0))
             return z3.If(sym.marker[t.index[fork]] == 0, 1, 0)
         places = sym.place[seat]
         if name == "bank":
             bank = sym.bank[seat]
-            return z3.Sum(bank) if not node.args else bank[_colour(node.args[0]) - 1]
+            return z_sum(bank) if not node.args else bank[_colour(node.args[0]) - 1]
         if name == "cargo":
-            return z3.Sum([g for k in range(2) for g in sym.cargo[seat][k]])
+            return z_sum([g for k in range(2) for g in sym.cargo[seat][k]])
         if name == "loaded":
-            return z3.Sum([z3.If(sym.load(seat, k) > 0, 1, 0) for k in range(2)])
+            return z_sum([z3.If(sym.load(seat, k) > 0, 1, 0) for k in range(2)])
         if name == "fallen":
-            return z3.Sum([z3.If(x == t.FALLEN, 1, 0) for x in places])
+            return z_sum([z3.If(x == t.FALLEN, 1, 0) for x in places])
         if name == "port":
-            return z3.Sum([z3.If(x == t.PORT, 1, 0) for x in places])
+            return z_sum([z3.If(x == t.PORT, 1, 0) for x in places])
         if name == "river":
-            return z3.Sum([z3.If(t.is_disc(x), 1, 0) for x in places])
+            return z_sum([z3.If(t.is_disc(x), 1, 0) for x in places])
         if name == "canoes":
             place = str(node.args[0])
             check_place("place", place, self.enc.board, node.arg_column(0))
             index = t.FALLEN if place == FALLEN else t.PORT if place == PORT else t.index[place]
-            return z3.Sum([z3.If(x == index, 1, 0) for x in places])
+            return z_sum([z3.If(x == index, 1, 0) for x in places])
         if name == "hand":
             hand = sym.hand[seat]
             if not node.args:
-                return z3.Sum([z3.If(h, 1, 0) for h in hand])
+                return z_sum([z3.If(h, 1, 0) for h in hand])
             card = int(_card(node.args[0]))
             return z3.If(hand[card], 1, 0) if card < len(hand) else z3.IntVal(0)  # a card this ruleset deals none of
         # lifebuoy(who)

@@ -54,6 +54,7 @@ from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.position import Canoe, Player, Position
 from niagara_solver.model.query import Query
 from niagara_solver.model.ruleset import ForkPolicy, Ruleset
+from niagara_solver.encoding.terms import z_and, z_or, z_sum
 
 #: A model z3 gave: read it back with the ``decode_*`` methods and :func:`value`.
 Model = z3.ModelRef
@@ -78,11 +79,11 @@ class Step:
 
     def holds(self) -> Expr:
         """The relation holds: every constraint, as one term (made anew at each call)."""
-        return z3.And([c for _, c in self.constraints])
+        return z_and([c for _, c in self.constraints])
 
     def fails(self) -> Expr:
         """The relation does not hold: some constraint is broken (made anew at each call)."""
-        return z3.Not(z3.And([c for _, c in self.constraints]))
+        return z3.Not(z_and([c for _, c in self.constraints]))
 
 
 @dataclass(kw_only=True)
@@ -105,19 +106,19 @@ class TurnStep(Step):
 
     def size(self) -> Expr:
         """What makes the turn hard to read: its card (0 the cloud), and 3 more when the second canoe acts."""
-        return self.card + z3.If(z3.Or(self.choice.slots[1].on), 3, 0)
+        return self.card + z3.If(z_or(self.choice.slots[1].on), 3, 0)
 
     def steals_with(self, slot: int) -> Expr:
         """The canoe of slot ``slot`` takes a gem (R-STEAL-1)."""
         s = self.choice.slots[slot]
-        return z3.Or([s.taking(j) for j in range(len(s.steals))])
+        return z_or([s.taking(j) for j in range(len(s.steals))])
 
     def steals(self) -> Expr:
         """Some canoe of the turn takes a gem (made once per step: a certificate check asks it of every pinned
         turn)."""
         made = self.__dict__.get("_steals")
         if made is None:
-            made = self.__dict__["_steals"] = z3.Or([s.taking(j) for s in self.choice.slots
+            made = self.__dict__["_steals"] = z_or([s.taking(j) for s in self.choice.slots
                                                      for j in range(len(s.steals))])
         return made
 
@@ -309,12 +310,12 @@ class Relations:
         canoes of players from seat ``first`` on that are out of the port, and (``hands``) the cards out of hand.
         A counterexample or a witness is shrunk on it."""
         t = self.tables
-        size = (z3.Sum([g for row in sym.cargo for canoe in row for g in canoe])
-                + z3.Sum([g for r in sym.bank for g in r])
-                + z3.Sum([sym.cave[cc][c] for cc in range(NCOL) for c in range(NCOL) if cc != c])
-                + z3.Sum([z3.If(sym.place[p][k] != t.PORT, 1, 0) for p in range(first, sym.players) for k in range(2)]))
+        size = (z_sum([g for row in sym.cargo for canoe in row for g in canoe])
+                + z_sum([g for r in sym.bank for g in r])
+                + z_sum([sym.cave[cc][c] for cc in range(NCOL) for c in range(NCOL) if cc != c])
+                + z_sum([z3.If(sym.place[p][k] != t.PORT, 1, 0) for p in range(first, sym.players) for k in range(2)]))
         if hands:
-            size = size + z3.Sum([z3.If(h, 0, 1) for row in sym.hand for h in row])
+            size = size + z_sum([z3.If(h, 0, 1) for row in sym.hand for h in row])
         return size
 
     def card_in_hand(self, sym: SymPosition, player: int, card: Expr) -> Expr:
@@ -337,7 +338,7 @@ class Relations:
     def goes_on(self, sym: SymPosition) -> Expr:
         """The game goes on from the start-of-round position ``sym``: no player's bank meets the goal (R-END-1),
         which would end the game there (R-END-2)."""
-        return z3.Not(z3.Or([self.reached_goal(sym, p) for p in range(self.players)]))
+        return z3.Not(z_or([self.reached_goal(sym, p) for p in range(self.players)]))
 
     # -- the relations -------------------------------------------------------------------------------------
 
@@ -523,7 +524,7 @@ class Relations:
     def differ(these: Sequence[Expr], those: Sequence[Expr]) -> Expr:
         """Some term of ``these`` differs from its partner in ``those`` (the places, markers or winners two rulesets
         give): one term."""
-        return z3.Or([x != y for x, y in zip(these, those)])
+        return z_or([x != y for x, y in zip(these, those)])
 
 
 __all__ = ["Relations", "Step", "TurnStep", "FlowStep", "RescueStep", "RoundStep", "DecodedRound", "SymPosition",

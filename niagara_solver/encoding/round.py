@@ -11,6 +11,7 @@ from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, encode_rescue, pushes_put_back
 from niagara_solver.encoding.state import Constraint, Expr, SymPosition
 from niagara_solver.encoding.turn import Transition, TurnChoice, encode_turn
+from niagara_solver.encoding.terms import z_or
 
 
 @dataclass
@@ -62,8 +63,8 @@ def encode_round(enc: Encoding, pre: SymPosition, choice: RoundChoice, lifebuoy:
         parts.append((state, flow))
     state = flow.post.copy()
     for p in range(n):  # R-CARD-2: a player who has played all seven cards takes them back
-        empty = z3.Not(z3.Or(state.hand[p]))
-        state.hand[p] = [z3.Or(h, empty) for h in state.hand[p]]
+        empty = z3.Not(z_or(state.hand[p]))
+        state.hand[p] = [z_or(h, empty) for h in state.hand[p]]
         if state.budget is not None:  # the cards leave the table (X-CARDS-3: no budget chosen any more)
             state.budget[p] = z3.IntVal(0)
     if state.lifebuoy is not None:  # R-BUOY-1

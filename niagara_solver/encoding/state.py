@@ -17,7 +17,7 @@ from niagara_solver.model.atoms import COLOURS, NEXT, CanoeKind, Card, Gems, Moo
 from niagara_solver.model.position import Canoe, Joe, Player, Position
 from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.encoding.tables import BoardTables
-from niagara_solver.encoding.terms import equal, forget_equal, literal_int
+from niagara_solver.encoding.terms import equal, forget_equal, literal_int, z_and, z_or, z_sum
 
 Expr = Any  # a z3 term (ArithRef or BoolRef); z3's Python types are too loose for more precision
 NCOL = 5
@@ -140,11 +140,11 @@ class SymPosition:
 
     def load(self, p: int, k: int) -> Expr:
         """How many gems canoe ``k`` of player ``p`` carries."""
-        return z3.Sum(self.cargo[p][k])
+        return z_sum(self.cargo[p][k])
 
     def total(self, c: int) -> Expr:
         """Gems of colour ``c`` in caves, on canoes (and on Diamond Joe, X-PROP-3) and in banks (R-PROP-3)."""
-        return z3.Sum([self.cave[cc][c] for cc in range(NCOL)]
+        return z_sum([self.cave[cc][c] for cc in range(NCOL)]
                       + [self.cargo[p][k][c] for p in range(self.players) for k in range(2)]
                       + [self.bank[p][c] for p in range(self.players)]
                       + ([self.joe_gem[c]] if self.joe_gem is not None else []))
@@ -186,7 +186,7 @@ def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Ph
     for p in range(pos.players):
         for k in range(2):
             x = pos.place[p][k]
-            out.append(("R-BOARD-1", z3.And(x >= 0, x <= t.FALLEN)))
+            out.append(("R-BOARD-1", z_and(x >= 0, x <= t.FALLEN)))
             if pos.double is None:
                 out.append(("R-GEM-2", pos.load(p, k) <= rules.capacity))
             else:
@@ -195,7 +195,7 @@ def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Ph
             out.append(("R-GEM-5", z3.Implies(x == t.PORT, pos.load(p, k) == 0)))
             out.append(("R-FLOW-6", z3.Implies(x == t.FALLEN, pos.load(p, k) == 0)))
         out += [("R-COMP-3", g >= 0) for g in pos.bank[p]]
-        out.append(("R-COMP-2", z3.And(pos.card[p] >= 0, pos.card[p] <= len(pos.hand[p]) - 1)))
+        out.append(("R-COMP-2", z_and(pos.card[p] >= 0, pos.card[p] <= len(pos.hand[p]) - 1)))
         if pos.moored is not None and pos.budget is not None:
             out += _cards_well_formed(pos, t, p, phase, all_acted)
         if pos.double is not None:  # X-DOUBLE-1: one single and one double canoe
@@ -203,35 +203,35 @@ def well_formed(pos: SymPosition, tables: BoardTables, rules: Ruleset, phase: Ph
         if all_acted:
             out.append(("R-CARD-2", z3.Not(card_in_hand(pos, p, pos.card[p]))))
         else:
-            out.append(("R-CARD-2", z3.Or(pos.hand[p])))
+            out.append(("R-CARD-2", z_or(pos.hand[p])))
         if phase is Phase.TURNS:
-            out.append(("R-RESCUE-2", z3.Or([pos.place[p][k] != t.FALLEN for k in range(2)])))
+            out.append(("R-RESCUE-2", z_or([pos.place[p][k] != t.FALLEN for k in range(2)])))
     for cc in range(NCOL):
         out += [("R-COMP-3", g >= 0) for g in pos.cave[cc]]
     for c in range(NCOL):
         out.append(("R-COMP-3", pos.total(c) == rules.gems_for(pos.players)))
-    out.append(("R-COMP-4", z3.And(pos.weather >= rules.weather_min, pos.weather <= rules.weather_max)))
+    out.append(("R-COMP-4", z_and(pos.weather >= rules.weather_min, pos.weather <= rules.weather_max)))
     if pos.beaver is not None:  # X-BEAVER-1: off the river, or on a disc
-        out.append(("X-BEAVER-1", z3.Or(pos.beaver == 0, t.is_disc(pos.beaver))))
+        out.append(("X-BEAVER-1", z_or(pos.beaver == 0, t.is_disc(pos.beaver))))
     if pos.moose is not None and pos.holder is not None:  # X-MOOSE-1..3, X-PROP-1
-        holders = z3.Sum([z3.If(h, 1, 0) for row in pos.holder for h in row])
-        out.append(("X-MOOSE-1", z3.And(pos.moose >= 0, pos.moose <= (2 if phase is Phase.TURNS else 1))))
+        holders = z_sum([z3.If(h, 1, 0) for row in pos.holder for h in row])
+        out.append(("X-MOOSE-1", z_and(pos.moose >= 0, pos.moose <= (2 if phase is Phase.TURNS else 1))))
         out.append(("X-MOOSE-1", holders == z3.If(pos.moose == 1, 1, 0)))
         out += [("X-MOOSE-1", z3.Implies(pos.holder[p][k], t.is_disc(pos.place[p][k])))
                 for p in range(pos.players) for k in range(2)]
     if pos.whirl is not None:  # X-WHIRL-1: on a disc, or "next"; X-PROP-2: no canoe on it but a moored one
-        out.append(("X-WHIRL-1", z3.Or(pos.whirl == 0, t.is_disc(pos.whirl))))
+        out.append(("X-WHIRL-1", z_or(pos.whirl == 0, t.is_disc(pos.whirl))))
         for p in range(pos.players):
             for k in range(2):
                 free = z3.Not(pos.moored[p][k]) if pos.moored is not None else z3.BoolVal(True)
-                out.append(("X-WHIRL-2", z3.Implies(z3.And(free, t.is_disc(pos.whirl)), pos.place[p][k] != pos.whirl)))
+                out.append(("X-WHIRL-2", z3.Implies(z_and(free, t.is_disc(pos.whirl)), pos.place[p][k] != pos.whirl)))
     if pos.joe is not None and pos.joe_gem is not None and pos.lifebuoy is not None:  # X-JOE-1: a disc, one place
         out.append(("X-JOE-1", t.is_disc(pos.joe)))
         out += [("X-JOE-1", g >= 0) for g in pos.joe_gem]
-        out.append(("X-JOE-1", z3.Sum(pos.joe_gem) <= 1))
-        out.append(("R-COMP-5", z3.And(pos.lifebuoy >= 0, pos.lifebuoy < pos.players)))
+        out.append(("X-JOE-1", z_sum(pos.joe_gem) <= 1))
+        out.append(("R-COMP-5", z_and(pos.lifebuoy >= 0, pos.lifebuoy < pos.players)))
     for f, m in pos.marker.items():
-        out.append(("R-FLOW-4", z3.And(m >= 0, m < len(t.labels[f]))))
+        out.append(("R-FLOW-4", z_and(m >= 0, m < len(t.labels[f]))))
     return out
 
 
@@ -241,14 +241,14 @@ def _cards_well_formed(pos: SymPosition, t: BoardTables, p: int, phase: Phase, a
     assert pos.moored is not None and pos.budget is not None
     out: list[Constraint] = []
     budget = pos.budget[p]
-    out.append(("X-CARDS-3", z3.And(budget >= 0, budget <= 3)))
+    out.append(("X-CARDS-3", z_and(budget >= 0, budget <= 3)))
     out.append(("X-CARDS-3", z3.Implies(budget >= 1, pos.card[p] == ONE_TWO_THREE)))
     if all_acted:
         out.append(("X-CARDS-3", z3.Implies(pos.card[p] == ONE_TWO_THREE, budget >= 1)))
     for k in range(2):
         moored = pos.moored[p][k]
         if phase is Phase.TURNS:
-            out.append(("X-CARDS-4", z3.Implies(moored, z3.And(t.is_disc(pos.place[p][k]), pos.card[p] == LASSO))))
+            out.append(("X-CARDS-4", z3.Implies(moored, z_and(t.is_disc(pos.place[p][k]), pos.card[p] == LASSO))))
         else:
             out.append(("X-CARDS-4", z3.Not(moored)))
     if phase is not Phase.TURNS:
@@ -258,7 +258,7 @@ def _cards_well_formed(pos: SymPosition, t: BoardTables, p: int, phase: Phase, a
 
 def card_in_hand(pos: SymPosition, p: int, card: Expr) -> Expr:
     """R-CARD-2: the card is one of the player's hand."""
-    return z3.Or([z3.And(card == c, pos.hand[p][c]) for c in range(len(pos.hand[p]))])
+    return z_or([z_and(card == c, pos.hand[p][c]) for c in range(len(pos.hand[p]))])
 
 
 def forget_terms() -> None:

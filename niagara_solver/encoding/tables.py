@@ -15,7 +15,7 @@ import z3
 
 from niagara_solver.model.board import Board
 from niagara_solver.model.atoms import FALLEN, PORT, Colour
-from niagara_solver.encoding.terms import between, equal, ite
+from niagara_solver.encoding.terms import between, equal, ite, z_and, z_or
 
 IntLike = Any  # a z3 integer term or a Python int
 
@@ -35,7 +35,7 @@ def lookup(var: Any, table: Mapping[int, IntLike], default: IntLike = 0) -> Any:
 def member(var: z3.ArithRef, values: Iterable[int]) -> z3.BoolRef:
     """``var`` is one of ``values``."""
     values = list(values)
-    return z3.Or([var == v for v in values]) if values else z3.BoolVal(False)
+    return z_or([var == v for v in values]) if values else z3.BoolVal(False)
 
 
 class BoardTables:
@@ -92,7 +92,7 @@ class BoardTables:
 
     def upstream_of(self, a: z3.ArithRef, b: z3.ArithRef) -> z3.BoolRef:
         """``a`` lies strictly upstream of disc ``b`` (the port included): the way home from ``b`` passes ``a``."""
-        return z3.Or([z3.And(b == x, member(a, self.above[x])) for x in self.disc_ids])
+        return z_or([z_and(b == x, member(a, self.above[x])) for x in self.disc_ids])
 
     def depth_of(self, x: z3.ArithRef) -> z3.ArithRef:
         return lookup(x, self.depth, 0)

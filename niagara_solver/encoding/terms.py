@@ -33,6 +33,70 @@ def all_of(items: Sequence[Expr]) -> Expr:
     return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(items), array), ctx)
 
 
+def z_and(*args: Any) -> Expr:
+    """``z3.And(*args)`` exactly: for z3 Booleans of one context (given as arguments or as one list or tuple), the
+    same term made through ``Z3_mk_and`` at once, without the Python API's sort of every argument made, merged and
+    cast (most of the time of building a relation's conjunctions); for anything else, ``z3.And`` itself. No term is
+    made that z3.And would not make, so the terms' identifiers, and with them the models, are the same."""
+    items = _listed(args)
+    ctx = _boolean_context(items)
+    if ctx is None:
+        return z3.And(*args)
+    array = (z3.Ast * len(items))(*[t.ast for t in items])
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(items), array), ctx)
+
+
+def z_or(*args: Any) -> Expr:
+    """``z3.Or(*args)`` exactly, as :func:`z_and` is ``z3.And``."""
+    items = _listed(args)
+    ctx = _boolean_context(items)
+    if ctx is None:
+        return z3.Or(*args)
+    array = (z3.Ast * len(items))(*[t.ast for t in items])
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(items), array), ctx)
+
+
+def z_sum(*args: Any) -> Expr:
+    """``z3.Sum(*args)`` exactly: for integer terms of one context (as arguments or as one list or tuple), the same
+    term made through ``Z3_mk_add`` at once; for anything else (a Python int among them, a real), ``z3.Sum``
+    itself."""
+    items = _listed(args)
+    if not items:
+        return z3.Sum(*args)
+    first = items[0]
+    if not isinstance(first, z3.ArithRef):
+        return z3.Sum(*args)
+    ctx = first.ctx
+    ref = ctx.ref()
+    for t in items:
+        if (t.__class__ is not z3.ArithRef and t.__class__ is not z3.IntNumRef) or t.ctx is not ctx \
+                or z3.Z3_get_sort_kind(ref, z3.Z3_get_sort(ref, t.ast)) != z3.Z3_INT_SORT:
+            return z3.Sum(*args)
+    array = (z3.Ast * len(items))(*[t.ast for t in items])
+    return z3.ArithRef(z3.Z3_mk_add(ref, len(items), array), ctx)
+
+
+def _listed(args: tuple[Any, ...]) -> Sequence[Any]:
+    """The arguments as z3's functions read them when they are terms: one list or tuple, or the arguments."""
+    if len(args) == 1 and args[0].__class__ in (list, tuple):
+        return args[0]
+    return args
+
+
+def _boolean_context(items: Sequence[Any]) -> z3.Context | None:
+    """The context of a non-empty run of plain z3 Booleans of one context, else None."""
+    if not items:
+        return None
+    first = items[0]
+    if first.__class__ is not z3.BoolRef:
+        return None
+    ctx = first.ctx
+    for t in items:
+        if t.__class__ is not z3.BoolRef or t.ctx is not ctx:
+            return None
+    return ctx
+
+
 def assert_all(solver: z3.Solver, terms: Iterable[Any]) -> None:
     """``solver.add(*terms)`` exactly: the same terms asserted in the same order, a z3 Boolean of the solver's context
     through ``Z3_solver_assert`` at once, without the Python API's cast of each (a sort made and compared per term:

@@ -30,7 +30,7 @@ from niagara_solver.model.ruleset import Card123Canoes, LassoScope, Ruleset
 from niagara_solver.encoding.core import Encoding
 from niagara_solver.encoding.state import LASSO, NCOL, ONE_TWO_THREE, Constraint, Expr, SymPosition, card_in_hand
 from niagara_solver.encoding.tables import member
-from niagara_solver.encoding.terms import between, between_0_1, int_sum
+from niagara_solver.encoding.terms import between, between_0_1, int_sum, z_and, z_or, z_sum
 
 OPS = 3  # gem actions at one stop in the base game: at most three (six points)
 
@@ -148,13 +148,13 @@ class SlotChoice:
         """The canoe trades with Diamond Joe (X-JOE-3)."""
         if self.take_joe is None or self.give_joe is None:
             return z3.BoolVal(False)
-        return z3.Or(self.take_joe, z3.Sum(self.give_joe) >= 1)
+        return z_or(self.take_joe, z_sum(self.give_joe) >= 1)
 
     def steal_cells(self, j: int) -> list[Expr]:
         return [x for q in self.steals[j] for v in q for x in v]
 
     def taking(self, j: int) -> Expr:
-        return z3.Sum(self.steal_cells(j)) == 1
+        return z_sum(self.steal_cells(j)) == 1
 
     def variables(self) -> list[Expr]:
         whirl = [self.push] if self.push is not None else []
@@ -271,7 +271,7 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
     # A paddle card makes canoes act: 1..6, and with the expansion the 7 and the 1/2/3 card (not the Lasso).
     is_lasso = card == LASSO if x_cards else None
     is_123 = card == ONE_TWO_THREE if x_cards else None
-    paddle = z3.Not(is_cloud) if not x_cards else z3.And(z3.Not(is_cloud), z3.Not(is_lasso))
+    paddle = z3.Not(is_cloud) if not x_cards else z_and(z3.Not(is_cloud), z3.Not(is_lasso))
     points: Expr = card
     out.append(("R-CARD-2", card_in_hand(pre, P, card)))
     slots = choice.slots
@@ -284,9 +284,9 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
         out += enc.rule("X-CARDS-4")(enc, is_lasso, on, choice.step)
         assert pre.moored is not None
         # The player acting has not played a Lasso yet this round: none of its canoes is moored (R-TURN-1).
-        out.append(("X-CARDS-4", z3.And([z3.Not(m) for m in pre.moored[P]])))
+        out.append(("X-CARDS-4", z_and([z3.Not(m) for m in pre.moored[P]])))
     one_canoe = x_cards and enc.rules.card_123_canoes is Card123Canoes.ONE
-    out += enc.rule("R-TURN-3")(enc, pre.place[P], on, z3.And(paddle, z3.Not(is_123)) if one_canoe else paddle)
+    out += enc.rule("R-TURN-3")(enc, pre.place[P], on, z_and(paddle, z3.Not(is_123)) if one_canoe else paddle)
     if one_canoe:
         out += enc.rule("X-CARDS-3:one")(enc, pre.place[P], on, is_123)
 
@@ -296,9 +296,9 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
         state.beaver = enc.rule("X-BEAVER-1")(enc, pre.beaver, is_cloud, state.weather)
     out += [(r, z3.Implies(is_cloud, c)) for r, c in enc.rule("R-WEATHER-1:bounds")(enc, state.weather)]
     observations = []
-    quiet = is_cloud if not x_cards else z3.Or(is_cloud, is_lasso)  # cards with which no canoe paddles
+    quiet = is_cloud if not x_cards else z_or(is_cloud, is_lasso)  # cards with which no canoe paddles
     for s in slots:
-        active = z3.And(s.on, paddle)
+        active = z_and(s.on, paddle)
         slot_points = points
         stuck = _stuck(enc, state, P, s.who, points) if state.whirl is not None else None
         if choice.take is not None and state.holder is not None and state.moose is not None:
@@ -307,23 +307,23 @@ def encode_turn(enc: Encoding, pre: SymPosition, choice: TurnChoice, player: int
             # X-MOOSE-1: a canoe on a last disc, not moored, takes the waiting moose first: an acting canoe, or with
             # the cloud or the Lasso one canoe of the player (the first to take it is the only one).
             free = z3.Not(state.moored[P][k]) if state.moored is not None else z3.BoolVal(True)
-            out.append(("X-MOOSE-1", z3.Implies(take, z3.And(state.moose == 0, member(state.place[P][k], t.brinks),
-                                                              free, z3.Or(active, quiet)))))
+            out.append(("X-MOOSE-1", z3.Implies(take, z_and(state.moose == 0, member(state.place[P][k], t.brinks),
+                                                              free, z_or(active, quiet)))))
             state = state.copy()
             state.moose = z3.If(take, 1, state.moose)
             assert state.holder is not None
-            state.holder[P][k] = z3.Or(state.holder[P][k], take)
+            state.holder[P][k] = z_or(state.holder[P][k], take)
             slot_points = points + enc.rule("X-MOOSE-2")(enc, state.holder[P][k])
         obs, state, cons = _slot(enc, state, P, s, active, slot_points, stuck)
         out += cons
         observations.append(obs)
         if state.holder is not None and state.moose is not None:  # X-MOOSE-3: home (or over the falls, pushed by
             k = s.who                                              # the whirlpool) with the moose, it returns
-            gone = z3.Or(obs.home, obs.fell)
-            state.moose = z3.If(z3.And(gone, state.holder[P][k]), 2, state.moose)
-            state.holder[P][k] = z3.And(state.holder[P][k], z3.Not(gone))
+            gone = z_or(obs.home, obs.fell)
+            state.moose = z3.If(z_and(gone, state.holder[P][k]), 2, state.moose)
+            state.holder[P][k] = z_and(state.holder[P][k], z3.Not(gone))
     # The card leaves the hand and is on the table (R-CARD-2).
-    state.hand[P] = [z3.And(h, card != c) for c, h in enumerate(pre.hand[P])]
+    state.hand[P] = [z_and(h, card != c) for c, h in enumerate(pre.hand[P])]
     state.card[P] = card
     if x_cards:
         assert state.moored is not None and state.budget is not None and choice.budget is not None
@@ -348,8 +348,8 @@ def _stuck(enc: Encoding, state: SymPosition, P: int, k: int, points: Expr) -> E
     has = enc.rule("X-WHIRL-5")(enc, start, n, state.whirl, state.cargo[P][k], state.cave, capacity)
     if state.moose is not None:  # X-MOOSE-1: a canoe on a last disc, not moored, may take the waiting moose first
         free = z3.Not(state.moored[P][k]) if state.moored is not None else z3.BoolVal(True)
-        may = z3.And(state.moose == 0, member(start, t.brinks), free)
-        has = z3.Or(has, z3.And(may, enc.rule("X-WHIRL-5")(enc, start, n + 2, state.whirl, state.cargo[P][k],
+        may = z_and(state.moose == 0, member(start, t.brinks), free)
+        has = z_or(has, z_and(may, enc.rule("X-WHIRL-5")(enc, start, n + 2, state.whirl, state.cargo[P][k],
                                                            state.cave, capacity)))
     return z3.Not(has)
 
@@ -364,8 +364,8 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
     start = state.place[P][k]
     double = state.double[P][k] if state.double is not None else None
     whirl = state.whirl
-    stayed = z3.And(on, stuck) if stuck is not None else z3.BoolVal(False)
-    active = z3.And(on, z3.Not(stuck)) if stuck is not None else on
+    stayed = z_and(on, stuck) if stuck is not None else z3.BoolVal(False)
+    active = z_and(on, z3.Not(stuck)) if stuck is not None else on
 
     def room(cargo: list[Expr]) -> list[Constraint]:
         """R-GEM-2, or for the double canoe its two places (X-DOUBLE-1)."""
@@ -395,12 +395,12 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
     cargo, cave = stop(s.pre, start, cargo, cave)
     moving = list(cargo)
     dest = s.dest
-    home = z3.And(active, s.move == -1, dest == t.PORT)
+    home = z_and(active, s.move == -1, dest == t.PORT)
     out += enc.rule("R-MOVE-1")(enc, active, s.pre.any, s.post.any, s.move,
                                 start, home)
     if double is not None and enc.rules.double_one_cave:  # X-DOUBLE-2: all its gem actions at one cave
-        out.append(("X-DOUBLE-2", z3.Implies(z3.And(double, s.move != 0),
-                                             z3.Not(z3.And(s.pre.any, s.post.any)))))
+        out.append(("X-DOUBLE-2", z3.Implies(z_and(double, s.move != 0),
+                                             z3.Not(z_and(s.pre.any, s.post.any)))))
     out += [(r, z3.Implies(active, e)) for r, e in enc.rule("R-MOVE-6")(enc, start, s.move)]
     out += [(r, z3.Implies(active, e)) for r, e in enc.rule("R-MOVE-4")(enc, start, dest, s.move)]
     distance = z3.If(s.move == 1, t.depth_of(dest) - t.depth_of(start),
@@ -414,12 +414,12 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
         distance = distance + extra
         # X-WHIRL-2: a movement ending on the whirlpool spends the last point there (R-MOVE-3 holds: the destination
         # is a disc), with no gem action after it; the canoe is pushed one disc down.
-        pushed = z3.And(active, s.move != 0, dest == whirl, t.is_disc(whirl))
-        fell = z3.And(pushed, s.push == t.FALLEN)
+        pushed = z_and(active, s.move != 0, dest == whirl, t.is_disc(whirl))
+        fell = z_and(pushed, s.push == t.FALLEN)
         out += [(r, z3.Implies(pushed, e)) for r, e in enc.rule("X-WHIRL-2")(enc, whirl, s.push)]
         out.append(("X-WHIRL-2", z3.Implies(z3.Not(pushed), s.push == 0)))
         out.append(("X-WHIRL-2", z3.Implies(pushed, z3.Not(s.post.any))))
-        out += enc.rule("X-WHIRL-2:brink")(enc, z3.And(pushed, member(whirl, t.brinks)), start, budget_points,
+        out += enc.rule("X-WHIRL-2:brink")(enc, z_and(pushed, member(whirl, t.brinks)), start, budget_points,
                                            whirl, state.cave, state.capacity(P, k, enc.rules.capacity))
     out.append(("R-MOVE-5", z3.Implies(home, z3.Not(s.post.any))))
     cargo, cave = stop(s.post, dest, cargo, cave)
@@ -428,8 +428,8 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
     pre_spent = enc.rule("R-MOVE-2")(enc, [s.pre], z3.IntVal(0))
     out += enc.rule("R-MOVE-3")(enc, active, spent, budget_points, home, start, pre_spent,
                                 *([extra] if whirl is not None else []))
-    loaded = z3.Or([op.loading for op in ops])
-    unloaded = z3.Or([op.unloading for op in ops])
+    loaded = z_or([op.loading for op in ops])
+    unloaded = z_or([op.unloading for op in ops])
     out += enc.rule("R-GEM-5")(enc, home, loaded)
 
     # R-GEM-5: a canoe entering the port banks its cargo at no cost (a transfer from canoe to bank).
@@ -445,27 +445,27 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
     others = [[list(state.cargo[q][v]) for v in range(2)] for q in range(state.players)]
     post_ops = s.post.any
     # R-STEAL-1: a single canoe steals only empty; the double canoe with a free place while it moved (X-DOUBLE-3).
-    empty_moving = z3.Sum(moving) == 0 if double is None else z3.If(double, z3.Sum(moving) <= 1, z3.Sum(moving) == 0)
+    empty_moving = z_sum(moving) == 0 if double is None else z3.If(double, z_sum(moving) <= 1, z_sum(moving) == 0)
     move_ok = enc.rule("R-STEAL-3")(enc, s.move)
     for j in range(len(s.steals)):
         cells = s.steals[j]
         out += [("DOMAIN", between_0_1(x)) for x in s.steal_cells(j)]
-        out.append(("DOMAIN", z3.Sum(s.steal_cells(j)) <= 1))
+        out.append(("DOMAIN", z_sum(s.steal_cells(j)) <= 1))
         taking = s.taking(j)
-        victim_here = z3.And([z3.Implies(z3.Sum(cells[q][v]) == 1, state.place[q][v] == dest)
+        victim_here = z_and([z3.Implies(z_sum(cells[q][v]) == 1, state.place[q][v] == dest)
                               for q in range(state.players) for v in range(2)])
-        has_gem = z3.And([z3.Implies(cells[q][v][c] == 1, others[q][v][c] >= 1)
+        has_gem = z_and([z3.Implies(cells[q][v][c] == 1, others[q][v][c] >= 1)
                           for q in range(state.players) for v in range(2) for c in range(NCOL)])
-        is_other = z3.Sum([x for v in cells[P] for x in v]) == 0
+        is_other = z_sum([x for v in cells[P] for x in v]) == 0
         if state.moored is not None:  # X-CARDS-4: a moored canoe is off the river, nobody steals from it
-            out += [("X-CARDS-4", z3.Implies(z3.Sum(cells[q][v]) == 1, z3.Not(state.moored[q][v])))
+            out += [("X-CARDS-4", z3.Implies(z_sum(cells[q][v]) == 1, z3.Not(state.moored[q][v])))
                     for q in range(state.players) for v in range(2)]
         out.append(("R-STEAL-2", z3.Implies(taking, active)))
         if whirl is not None:  # X-WHIRL-2: a pushed canoe cannot steal
             out.append(("X-WHIRL-2", z3.Implies(taking, z3.Not(pushed))))
         if j > 0:
             out.append(("R-STEAL-2", z3.Implies(taking, s.taking(j - 1))))
-            out += [("R-STEAL-2", z3.Sum(cells[q][v]) + z3.Sum(s.steals[j - 1][q][v]) <= 1)
+            out += [("R-STEAL-2", z_sum(cells[q][v]) + z_sum(s.steals[j - 1][q][v]) <= 1)
                     for q in range(state.players) for v in range(2)]
         out += enc.rule("R-STEAL-1")(enc, taking, move_ok, home, dest, empty_moving, post_ops,
                                      spent == budget_points, victim_here, is_other, has_gem)
@@ -473,7 +473,7 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
         for q in range(state.players):
             for v in range(2):
                 others[q][v] = [others[q][v][c] - cells[q][v][c] for c in range(NCOL)]
-        cargo = [cargo[c] + z3.Sum([cells[q][v][c] for q in range(state.players) for v in range(2)])
+        cargo = [cargo[c] + z_sum([cells[q][v][c] for q in range(state.players) for v in range(2)])
                  for c in range(NCOL)]
         # R-STEAL-2: a canoe steals at most as many gems as it has room for (R-GEM-2).
         out += [("R-STEAL-2", z3.Implies(taking, e)) for _, e in room(cargo)]
@@ -482,10 +482,10 @@ def _slot(enc: Encoding, state: SymPosition, P: int, s: SlotChoice, on: Expr, bu
     joe_gem = state.joe_gem
     if state.joe is not None and state.joe_gem is not None:
         assert s.take_joe is not None and s.give_joe is not None
-        out += [("DOMAIN", z3.And(x >= 0, x <= 1)) for x in s.give_joe]
+        out += [("DOMAIN", z_and(x >= 0, x <= 1)) for x in s.give_joe]
         traded = s.trades()
         # X-JOE-3: a canoe that moved (not pushed, not home) and ended its action on Joe's disc.
-        out.append(("X-JOE-3", z3.Implies(traded, z3.And(active, s.move != 0, z3.Not(pushed), z3.Not(home),
+        out.append(("X-JOE-3", z3.Implies(traded, z_and(active, s.move != 0, z3.Not(pushed), z3.Not(home),
                                                           dest == state.joe))))
         out += enc.rule("X-JOE-3")(enc, s.take_joe, s.give_joe, state.joe_gem, cargo)
         out += [("X-JOE-3", z3.Implies(traded, e)) for _, e in room(

@@ -35,7 +35,7 @@ from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, 
 # simplifies it with the position's values in place first: 1.4 times faster at the median on the bundled puzzles'
 # certificates (docs/SOLVER.md); so does the chain of the last round's turns, once per position.
 from niagara_solver.encoding.solver import make_preprocessing_solver, make_solver
-from niagara_solver.encoding.terms import all_of
+from niagara_solver.encoding.terms import all_of, z_and, z_or, z_sum
 from niagara_solver.encoding.witness import witness_turn
 from niagara_solver.model.atoms import FALLEN, Card, Gems, Phase
 from niagara_solver.model.limits import OutOfTime, time_left
@@ -340,7 +340,7 @@ class _Checker:
             if left > 1:
                 self.later_rounds(i)
             if not acted:  # the search's bound on this turn (solver/answers.py, bankable), checked
-                found = self.x_turn(pos, lambda step: z3.Sum(step.post.bank[self.x]) >
+                found = self.x_turn(pos, lambda step: z_sum(step.post.bank[self.x]) >
                                     sum(pos.players[self.x].bank) + gems)
                 if found is not None:
                     card, turn = found
@@ -375,7 +375,7 @@ class _Checker:
         players = range(len(names))
 
         def grows(pre: SymPosition, post: SymPosition, owners: Iterable[int]) -> Any:
-            return z3.Or([post.cargo[q][k][c] > pre.cargo[q][k][c] for q in owners for k in range(2)
+            return z_or([post.cargo[q][k][c] > pre.cargo[q][k][c] for q in owners for k in range(2)
                           for c in range(len(pre.cargo[q][k]))])
 
         def empty(sym: SymPosition, owners: Iterable[int]) -> list[Any]:
@@ -389,7 +389,7 @@ class _Checker:
                 step = relations.turn(pre, q, tag)
                 return [*[c for _, c in relations.well_formed(pre, Phase.TURNS, to_act=q)],
                         relations.card_in_hand(pre, q, step.card), *empty(pre, [q]), *witness_turn(relations, step),
-                        z3.Or(z3.Not(all_of([c for _, c in step.constraints])), grows(pre, step.post, [q]))]
+                        z_or(z3.Not(all_of([c for _, c in step.constraints])), grows(pre, step.post, [q]))]
             self.lemma(i, f"keeps empty {q}", "R-PROP-10", f"{names[q]}, its canoes empty, may have no turn that "
                                                             "keeps them so", keeps)
         for a in players:
@@ -406,7 +406,7 @@ class _Checker:
             return _counter(relations, "rescue", tag, lambda pre, step: grows(pre, step.post, players))
 
         def steal(tag: str) -> list[Any]:
-            return _counter(relations, "turn", tag, lambda pre, step: z3.And(
+            return _counter(relations, "turn", tag, lambda pre, step: z_and(
                 *empty(pre, [q for q in players if q != x]), step.steals()), x)
         self.lemma(i, "flow fills", "R-FLOW-6", "the flow can put a gem into a canoe", flow)
         self.lemma(i, "rescue fills", "R-RESCUE-1", "a rescue can put a gem into a canoe", rescue)
@@ -496,10 +496,10 @@ class _Checker:
         pre, steps, allowed = self.steal_chain(before, len(chosen))
         solver = make_preprocessing_solver()
         solver.add(allowed[0], *self.relations.pin(pre, pos),
-                   *[z3.Or([s.plays(c) for c in _hand(pos.players[s.player])]) for s in steps[:len(before)]])
+                   *[z_or([s.plays(c) for c in _hand(pos.players[s.player])]) for s in steps[:len(before)]])
         mine = steps[len(before):]
         for (values, swap), step, holds in zip(chosen, mine, allowed[1:]):
-            solver.add(*step.pin_decisions((values, swap)), z3.Not(z3.And(holds, step.steals())))
+            solver.add(*step.pin_decisions((values, swap)), z3.Not(z_and(holds, step.steals())))
         self.questions += 1
         if _ask(solver, self.deadline):
             model = solver.model()
@@ -603,8 +603,8 @@ class _Checker:
         if key not in self.kept.sure:
             pre, step, solver = self._turn_solver(q)
             pins = [*self._canoes(pre, pos, q), *[h == (Card(c) in them.hand) for c, h in enumerate(pre.hand[q])],
-                    *self._robbed_pins(pre, pos, robbed), z3.Or([step.plays(c) for c in _hand(them)])]
-            taken = z3.Or([step.post.cargo[v][k][c] < pre.cargo[v][k][c] for v, k in robbed
+                    *self._robbed_pins(pre, pos, robbed), z_or([step.plays(c) for c in _hand(them)])]
+            taken = z_or([step.post.cargo[v][k][c] < pre.cargo[v][k][c] for v, k in robbed
                            for c in range(len(pre.cargo[v][k]))])
             solver.push()
             try:
@@ -632,7 +632,7 @@ class _Checker:
                                                              enumerate(pre.hand[x])],
                        pre.card[x] == int(me.card), *self.relations.pin_markers(pre, pos.forks),
                        *self._robbed_pins(pre, pos, robbed), *step.pin_decisions(decisions),
-                       z3.Not(z3.And(allowed, step.steals())))
+                       z3.Not(z_and(allowed, step.steals())))
             self.questions += 1
             self.kept.sure[key] = _ask(solver, self.deadline)
         return self.kept.sure[key]
@@ -735,15 +735,15 @@ class _Checker:
             pre, step, domain, allowed = self._sure_terms()
             solver = make_preprocessing_solver()
             pins = self._canoes(pre, pos, x, exact=not loss[1])
-            taken = [len(canoe.gems) - z3.Sum(pre.cargo[x][k]) for k, canoe in enumerate(me.canoes)]
-            pins += [*[t <= most for t, most in zip(taken, loss[0])], z3.Sum(taken) <= loss[1]]
+            taken = [len(canoe.gems) - z_sum(pre.cargo[x][k]) for k, canoe in enumerate(me.canoes)]
+            pins += [*[t <= most for t, most in zip(taken, loss[0])], z_sum(taken) <= loss[1]]
             solver.add(domain, *pins, *[h == (Card(c) in me.hand) for c, h in enumerate(pre.hand[x])],
                        pre.card[x] == int(me.card), *[b == have for b, have in zip(pre.bank[x], me.bank)],
                        *self.relations.pin_markers(pre, pos.forks), *step.pin_decisions(decisions),
                        *[e == b for e, b in zip(end.bank[x], step.post.bank[x])])
             steps = self._banks_at_the_end(solver, pos, rivals, end)
             won = self.relations.end(end)
-            solver.add(z3.Not(z3.And(allowed, won[x])))
+            solver.add(z3.Not(z_and(allowed, won[x])))
             self.questions += 1
             lost = None
             if _ask(solver, self.deadline):
@@ -787,7 +787,7 @@ class _Checker:
             solver.add(term, *self._canoes(them, pos, q),
                        *[h == (Card(c) in player.hand) for c, h in enumerate(them.hand[q])],
                        *[b == have for b, have in zip(them.bank[q], player.bank)],
-                       z3.Or([their.plays(c) for c in _hand(player)]),
+                       z_or([their.plays(c) for c in _hand(player)]),
                        *[e == b for e, b in zip(end.bank[q], their.post.bank[q])])
             steps.append((q, their))
         return steps
@@ -829,7 +829,7 @@ class _Checker:
         The question for a turn outside the certificate needs a search and keeps its fresh, simplifying solver."""
         pre, step, session = self.session(self.x)
         self.questions += 1
-        with session.scope(*self._pins(pre, pos), z3.Or([step.plays(c) for c in _hand(pos.players[self.x])]),
+        with session.scope(*self._pins(pre, pos), z_or([step.plays(c) for c in _hand(pos.players[self.x])]),
                            claim(step)):
             if not session.check(self.deadline):
                 return None
@@ -842,7 +842,7 @@ class _Checker:
         gained = [z3.Int(f"cert.reach.gained{c}") for c in range(len(bank))]
         lost = [z3.Int(f"cert.reach.lost{c}") for c in range(len(bank))]
         solver = make_preprocessing_solver()
-        solver.add(*[g >= 0 for g in gained], *[v >= 0 for v in lost], z3.Sum(gained) <= more)
+        solver.add(*[g >= 0 for g in gained], *[v >= 0 for v in lost], z_sum(gained) <= more)
         solver.add(*[b == have + g - v for b, have, g, v in zip(bank, pos.players[self.x].bank, gained, lost)])
         solver.add(*[b >= 0 for b in bank], self.relations.reached_goal(sym, self.x))
         self.questions += 1
@@ -873,7 +873,7 @@ class _Checker:
         for q in range(len(self.names)):
             if q != x:
                 def other(tag: str, q: int = q) -> list[Any]:
-                    return _counter(relations, "turn", tag, lambda pre, step: z3.Or(
+                    return _counter(relations, "turn", tag, lambda pre, step: z_or(
                         [a != b for a, b in zip(step.post.bank[x], pre.bank[x])]), q)
                 self.lemma(i, f"own bank {q}", "R-GEM-5", f"a turn of {self.names[q]} can change "
                                                           f"{self.names[x]}'s bank", other)
@@ -890,7 +890,7 @@ class _Checker:
         relations, x = self.relations, self.x
 
         def flow(tag: str) -> list[Any]:
-            return _counter(relations, "flow", tag, lambda pre, step: z3.Or(
+            return _counter(relations, "flow", tag, lambda pre, step: z_or(
                 [a != b for a, b in zip(step.post.bank[x], pre.bank[x])]))
         self.lemma(i, "flow banks", "R-FLOW-6", f"the flow can change {self.names[x]}'s bank", flow)
 
@@ -899,7 +899,7 @@ class _Checker:
         relations, names = self.relations, self.names
 
         def other(tag: str) -> list[Any]:
-            return _counter(relations, "turn", tag, lambda pre, step: z3.Or(
+            return _counter(relations, "turn", tag, lambda pre, step: z_or(
                 [v != w for b in range(len(names)) if b != a for v, w in zip(step.post.bank[b], pre.bank[b])]), a)
         self.lemma(i, f"others' banks {a}", "R-GEM-5", f"a turn of {names[a]} can change another player's bank",
                    other, mine=False)
@@ -909,7 +909,7 @@ class _Checker:
         relations = self.relations
 
         def flow(tag: str) -> list[Any]:
-            return _counter(relations, "flow", tag, lambda pre, step: z3.Or(
+            return _counter(relations, "flow", tag, lambda pre, step: z_or(
                 [v != w for b in range(len(self.names)) for v, w in zip(step.post.bank[b], pre.bank[b])]))
         self.lemma(i, "flow keeps banks", "R-FLOW-6", "the flow can change a player's bank", flow, mine=False)
 
@@ -921,11 +921,11 @@ class _Checker:
         most = turn_capacity(self.cert.position, x)
 
         def turn(tag: str) -> list[Any]:
-            return _counter(relations, "turn", tag, lambda pre, step: z3.Sum(step.post.bank[x]) > z3.Sum(pre.bank[x])
+            return _counter(relations, "turn", tag, lambda pre, step: z_sum(step.post.bank[x]) > z_sum(pre.bank[x])
                             + most, x)
 
         def rescue(tag: str) -> list[Any]:
-            return _counter(relations, "rescue", tag, lambda pre, step: z3.Sum(step.post.bank[x]) > z3.Sum(pre.bank[x]))
+            return _counter(relations, "rescue", tag, lambda pre, step: z_sum(step.post.bank[x]) > z_sum(pre.bank[x]))
         name = self.names[x]
         self.lemma(i, "turn banks", "R-GEM-2", f"a turn of {name} can bank more than {most} gems", turn)
         self.flow_keeps_bank(i)
@@ -1055,10 +1055,10 @@ class _Checker:
         # One conjunction made through z3's C API: asserting each constraint through the Python API costs more, and
         # the solver's goal splits it into the same constraints.
         solver.add(all_of([*[c for _, c in step.constraints], *self.relations.pin(pre, pos)]))
-        solver.add(z3.Or([step.plays(c) for c in hand]))
-        outside = z3.And([z3.Not(z3.And(step.plays(c), self.relations.same_position(step.post, after)))
+        solver.add(z_or([step.plays(c) for c in hand]))
+        outside = z_and([z3.Not(z_and(step.plays(c), self.relations.same_position(step.post, after)))
                           for c, after in covered])
-        solver.add(z3.Or(outside, step.steals()) if steal else outside)
+        solver.add(z_or(outside, step.steals()) if steal else outside)
         self.questions += 1
         if _ask(solver, self.deadline):
             model = solver.model()
@@ -1126,13 +1126,13 @@ class _Checker:
                 flow = relations.flow(state, f"{tag}.flow")
                 constraints += [c for _, c in flow.constraints]
                 state = flow.post
-                gems = z3.Sum([*state.bank[self.x], *(g for k in range(2) for g in state.cargo[self.x][k])])
+                gems = z_sum([*state.bank[self.x], *(g for k in range(2) for g in state.cargo[self.x][k])])
                 lost = gems < floor
             else:
                 lost = z3.Not(relations.end(state)[self.x])
 
             def pins(at: Position, base: int | None) -> list[Any]:
-                out = [z3.Or([s.plays(c) for c in _hand(at.players[s.player])]) for s in steps]
+                out = [z_or([s.plays(c) for c in _hand(at.players[s.player])]) for s in steps]
                 return [*out, floor == (base if base is not None else 0)]
             self.chains[key] = (pre, pins, all_of([*constraints, lost]))
         return self.chains[key]
@@ -1213,11 +1213,11 @@ class _Checker:
                 broken += [post.hand[b][c] != pre.hand[b][c] for c in range(len(pre.hand[b]))]
                 broken.append(post.card[b] != pre.card[b])
             broken += [post.marker[f] != pre.marker[f] for f in pre.marker]
-            broken.append(z3.And(z3.Not(step.plays(Card.CLOUD)), post.weather != pre.weather))
-            broken.append(z3.Or(post.weather - pre.weather > 1, pre.weather - post.weather > 1))
+            broken.append(z_and(z3.Not(step.plays(Card.CLOUD)), post.weather != pre.weather))
+            broken.append(z_or(post.weather - pre.weather > 1, pre.weather - post.weather > 1))
             broken.append(post.card[a] != step.choice.card)
             broken.append(z3.Not(all_of(self._domain(post))))
-            return [*self._domain(pre), *[c for _, c in step.constraints], z3.Or(broken)]
+            return [*self._domain(pre), *[c for _, c in step.constraints], z_or(broken)]
         return self._holds(("frame", a), f"cert.frame{a}", broken_by)
 
     def flow_frame(self) -> bool:
@@ -1227,7 +1227,7 @@ class _Checker:
             pre = self.relations.position(tag)
             flow = self.relations.flow(pre, tag)
             return [*self._domain(pre), *[c for _, c in flow.constraints],
-                    z3.Or([g < 0 for canoes in flow.post.cargo for cargo in canoes for g in cargo])]
+                    z_or([g < 0 for canoes in flow.post.cargo for cargo in canoes for g in cargo])]
         return self._holds(("flow",), "cert.frame.flow", broken_by)
 
     def rescue_frame(self) -> bool:
@@ -1241,7 +1241,7 @@ class _Checker:
             fallen = relations.tables.FALLEN
             return [*[c for _, c in relations.well_formed(pre, Phase.CARDS)], *[c for _, c in rescue.constraints],
                     *[place != fallen for places in pre.place for place in places],
-                    z3.Or([a != b for a, b in zip(rescue.post.variables(), pre.variables())])]
+                    z_or([a != b for a, b in zip(rescue.post.variables(), pre.variables())])]
         return self._holds(("rescue",), "cert.frame.rescue", broken_by)
 
     def _holds(self, key: Any, tag: str, broken_by: Callable[[str], list[Any]]) -> bool:
@@ -1300,7 +1300,7 @@ class _Checker:
             hand = [card] if card is not None else _hand(them)
             pins = [*self._canoes(pre, pos, self.x, first), *self._canoes(pre, pos, q, first),
                     *[h == (Card(c) in them.hand) for c, h in enumerate(pre.hand[q])],
-                    z3.Or([step.plays(c) for c in hand])]
+                    z_or([step.plays(c) for c in hand])]
             # Asked of an incremental solver holding the relation, the pins pushed and popped: 2.5 times faster here
             # than a fresh solver simplifying it each time (most of these questions share the relation and differ
             # in a few pins; a fresh solver spends its time taking the relation in again).
@@ -1347,8 +1347,8 @@ class _Checker:
                 if q not in order and player.card is not None:
                     pins.append(pre.card[q] == int(player.card))
             for k, q in enumerate(order):
-                pins.append(z3.Or([pre.card[q] == int(c) for c in ((cards[k],) if cards is not None else hands[k])]))
-            clouds = z3.Sum([z3.If(pre.card[q] == int(Card.CLOUD), 1, 0) for q in order])
+                pins.append(z_or([pre.card[q] == int(c) for c in ((cards[k],) if cards is not None else hands[k])]))
+            clouds = z_sum([z3.If(pre.card[q] == int(Card.CLOUD), 1, 0) for q in order])
             pins += [pre.weather >= pos.weather - clouds, pre.weather <= pos.weather + clouds]
             solver = make_preprocessing_solver()
             solver.add(term, *pins)
@@ -1360,8 +1360,8 @@ class _Checker:
         all; None where it could take more than a canoe carries in ``pos``."""
         x = self.x
         carried = tuple(len(c.gems) for c in pos.players[x].canoes)
-        losses = [z3.Sum(pre.cargo[x][k]) - z3.Sum(post.cargo[x][k]) for k in range(len(carried))]
-        total = z3.Sum(losses)
+        losses = [z_sum(pre.cargo[x][k]) - z_sum(post.cargo[x][k]) for k in range(len(carried))]
+        total = z_sum(losses)
 
         def may(claim: Any) -> bool:
             solver.push()
@@ -1372,7 +1372,7 @@ class _Checker:
             return found
         # Per canoe first: the flow might move a gem from one of X's canoes to another, so "nothing in all" would not
         # say "nothing from each" (the turns cannot: the frame).
-        if not may(z3.Or([loss > 0 for loss in losses])):
+        if not may(z_or([loss > 0 for loss in losses])):
             return _nothing(carried)
         each = []
         for k, have in enumerate(carried):

@@ -43,6 +43,7 @@ from niagara_solver.solver.answers import (Answer, Goal, OutOfTime, ProgressRepo
                                           x_gems)
 from niagara_solver.solver.answers import AnsweredBy, x_choice
 from niagara_solver.solver.reasons import Reason
+from niagara_solver.encoding.terms import z_and, z_sum
 
 
 @dataclass
@@ -323,7 +324,7 @@ class SmtSolver:
         # A necessary condition, which the others cannot change after X's turn: X's gems can only go down after it.
         if self.goal is Goal.SAFE:
             assert self.baseline is not None
-            synth.add(z3.Sum([*x_turn.post.bank[self.x], *(g for k in range(2) for g in x_turn.post.cargo[self.x][k])])
+            synth.add(z_sum([*x_turn.post.bank[self.x], *(g for k in range(2) for g in x_turn.post.cargo[self.x][k])])
                       >= self.baseline)
         replies = 0
         for rounds in range(200):
@@ -405,7 +406,7 @@ class SmtSolver:
     def _lost(self, state: SymPosition) -> Any:
         if self.goal is Goal.WIN:
             return z3.Not(self.relations.end(state)[self.x])
-        gems = z3.Sum([*state.bank[self.x], *(g for k in range(2) for g in state.cargo[self.x][k])])
+        gems = z_sum([*state.bank[self.x], *(g for k in range(2) for g in state.cargo[self.x][k])])
         assert self.baseline is not None
         return gems < self.baseline
 
@@ -453,7 +454,7 @@ class SmtSolver:
         kept = self._after.get(key)
         if kept is None:  # the terms made in the order they always were: the chain, its pins, the conjunction
             constraints, pins, final, variables = self._reply_chain(after_x, order, tag, reply)
-            legal = z3.And(constraints)
+            legal = z_and(constraints)
             self._after[key] = (legal, final, variables)
         else:
             legal, final, variables = kept

@@ -24,6 +24,7 @@ from niagara_solver.model.verdict import MUTANT, Verdict, merge
 from niagara_solver.model.ruleset import PortDeparture, Ruleset
 from niagara_solver.verify.properties import catalogue_for
 from niagara_solver.verify.prove import PropertyResult, Prover, not_asked
+from niagara_solver.encoding.terms import z_and, z_sum
 
 
 def _marker_stuck(enc: Encoding, marker: Expr, labels: int) -> Expr:
@@ -39,7 +40,7 @@ def _steal_any_direction(enc: Encoding, move: Expr) -> Expr:
 
 
 def _free_loading(enc: Encoding, ops: list[Any], distance: Expr) -> Expr:
-    return distance + 2 * z3.Sum([op.unloads(c) for op in ops for c in range(NCOL)])
+    return distance + 2 * z_sum([op.unloads(c) for op in ops for c in range(NCOL)])
 
 
 def _gem_vanishes(enc: Encoding, cave: list[list[Expr]], cargo: list[Expr]) -> list[list[Expr]]:
@@ -53,8 +54,8 @@ def _two_steps(enc: Encoding, weather: Expr, step: Expr) -> Expr:
 def _port_unlimited(enc: Encoding, active: Expr, spent: Expr, budget_points: Expr, home: Expr, start: Expr,
                     pre_spent: Expr, extra: Expr = 0) -> list[Constraint]:
     t = enc.tables
-    return [("R-MOVE-3", z3.Implies(z3.And(active, z3.Not(home), start != t.PORT), spent == budget_points)),
-            ("R-MOVE-5", z3.Implies(z3.And(active, home), pre_spent + t.depth_of(start) + extra <= budget_points))]
+    return [("R-MOVE-3", z3.Implies(z_and(active, z3.Not(home), start != t.PORT), spent == budget_points)),
+            ("R-MOVE-5", z3.Implies(z_and(active, home), pre_spent + t.depth_of(start) + extra <= budget_points))]
 
 
 def _swap_allowed(enc: Encoding, ops: list[Any]) -> list[Constraint]:
@@ -63,8 +64,8 @@ def _swap_allowed(enc: Encoding, ops: list[Any]) -> list[Constraint]:
 
 def _cross_branches(enc: Encoding, start: Expr, dest: Expr, move: Expr) -> list[Constraint]:
     t = enc.tables
-    return [("R-MOVE-4", z3.Implies(move == 1, z3.And(t.is_disc(dest), t.depth_of(dest) > t.depth_of(start)))),
-            ("R-MOVE-4", z3.Implies(move == -1, z3.And(t.is_disc(start), t.depth_of(dest) < t.depth_of(start),
+    return [("R-MOVE-4", z3.Implies(move == 1, z_and(t.is_disc(dest), t.depth_of(dest) > t.depth_of(start)))),
+            ("R-MOVE-4", z3.Implies(move == -1, z_and(t.is_disc(start), t.depth_of(dest) < t.depth_of(start),
                                                        dest >= 0, dest <= t.D))),
             ("R-MOVE-4", z3.Implies(move == 0, dest == start))]
 
@@ -83,23 +84,23 @@ def _no_rescue_limit(enc: Encoding, rescued: list[Expr]) -> list[Constraint]:
 
 
 def _two_gems(enc: Encoding, cargo: list[Expr]) -> list[Constraint]:
-    return [("R-GEM-2", z3.Sum(cargo) <= enc.rules.capacity + 1)]
+    return [("R-GEM-2", z_sum(cargo) <= enc.rules.capacity + 1)]
 
 
 def _river_canoe_may_stay(enc: Encoding, place: list[Expr], acts: list[Expr], paddle: Expr) -> list[Constraint]:
     t = enc.tables
     out: list[Constraint] = [("R-TURN-3", z3.Implies(place[k] == t.FALLEN, z3.Not(acts[k]))) for k in range(2)]
-    both_port = z3.And(place[0] == t.PORT, place[1] == t.PORT)
+    both_port = z_and(place[0] == t.PORT, place[1] == t.PORT)
     count = z3.If(acts[0], 1, 0) + z3.If(acts[1], 1, 0)
     if enc.rules.port_departure is PortDeparture.EXACTLY_ONE:
-        out.append(("R-TURN-3", z3.Implies(z3.And(paddle, both_port), count == 1)))
+        out.append(("R-TURN-3", z3.Implies(z_and(paddle, both_port), count == 1)))
     return out
 
 
 def _seven_not_a_paddle(enc: Encoding, cards: list[Expr], weather: Expr) -> Expr:
     least: Expr = z3.IntVal(7)
     for card in cards:
-        least = z3.If(z3.And(card >= 1, card <= 6, card < least), card, least)
+        least = z3.If(z_and(card >= 1, card <= 6, card < least), card, least)
     return z3.If(least == 7, 0, least) + weather
 
 
@@ -109,7 +110,7 @@ def _lasso_moors_nothing(enc: Encoding, place: list[Expr], is_lasso: Expr,
 
 
 def _double_three_gems(enc: Encoding, cargo: list[Expr]) -> list[Constraint]:
-    return [("X-DOUBLE-1", z3.Sum(cargo) <= 3)]
+    return [("X-DOUBLE-1", z_sum(cargo) <= 3)]
 
 
 def _beaver_no_calm(enc: Encoding, weather: Expr, fell: Expr) -> Expr:

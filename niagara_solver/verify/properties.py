@@ -24,6 +24,7 @@ from niagara_solver.encoding.turn import SlotObservation, TurnChoice
 from niagara_solver.model.ruleset import (Card123Canoes, LassoScope, RescueLimit, RescueWhenNone, Ruleset,
                                         WhirlCostStep)
 from niagara_solver.model.switches import SwitchPhase
+from niagara_solver.encoding.terms import z_and, z_or, z_sum
 
 #: The phases a property is proved over: a switch's parts of a game (the words of ``prove --json``'s ``phases``).
 TURN, FLOW, RESCUE = SwitchPhase.TURN, SwitchPhase.FLOW, SwitchPhase.RESCUE
@@ -82,7 +83,7 @@ def reference_flow(ctx: Context) -> Expr:
     """The flow RULES.md prescribes, computed here independently: smallest paddle (0 if only clouds) plus
     the weather, never below ``min_flow`` (R-FLOW-1, R-FLOW-2)."""
     if ctx.enc.rules.x_cards:  # X-CARDS-2: the 7 is a paddle; the Lasso (8) and the 1/2/3 card (9) are not
-        paddles = [z3.If(z3.Or(c == 0, c >= 8), 99, c) for c in ctx.pre.card]
+        paddles = [z3.If(z_or(c == 0, c >= 8), 99, c) for c in ctx.pre.card]
     else:
         paddles = [z3.If(c == 0, 99, c) for c in ctx.pre.card]
     smallest: Expr = paddles[0]
@@ -132,8 +133,8 @@ def canoe_points(ctx: Context, slot: SlotObservation) -> Expr:
     if pre.holder is None or post.holder is None or pre.moose is None or post.moose is None:
         return n
     P, k = ctx.player, slot.who
-    held = z3.Or(pre.holder[P][k], post.holder[P][k],
-                 z3.And(pre.moose == 0, post.moose == 2, post.place[P][k] == ctx.t.PORT))
+    held = z_or(pre.holder[P][k], post.holder[P][k],
+                 z_and(pre.moose == 0, post.moose == 2, post.place[P][k] == ctx.t.PORT))
     return n + z3.If(held, 2, 0)
 
 
@@ -144,8 +145,8 @@ def moose_held_once(ctx: Context) -> Expr:
     if post.holder is None or post.moose is None:
         return z3.BoolVal(True)
     holders = [(p, k) for p in range(post.players) for k in range(2)]
-    count = z3.Sum([z3.If(post.holder[p][k], 1, 0) for p, k in holders])
-    return z3.And(count == z3.If(post.moose == 1, 1, 0),
+    count = z_sum([z3.If(post.holder[p][k], 1, 0) for p, k in holders])
+    return z_and(count == z3.If(post.moose == 1, 1, 0),
                   *(z3.Implies(post.holder[p][k], t.is_disc(post.place[p][k])) for p, k in holders))
 
 
@@ -154,12 +155,12 @@ def riding(ctx: Context, p: int, k: int, at: Expr) -> Expr:
     so the flow's per-canoe statements are restated for the canoes that are not moored."""
     if ctx.pre.moored is None:
         return at
-    return z3.And(at, z3.Not(ctx.pre.moored[p][k]))
+    return z_and(at, z3.Not(ctx.pre.moored[p][k]))
 
 
 def actions(ops: list[Any]) -> Expr:
     """How many gem actions the canoe declared (each a one-gem transfer)."""
-    return z3.Sum([x for op in ops for x in op.cells()])
+    return z_sum([x for op in ops for x in op.cells()])
 
 
 def cost_of(ctx: Context, ops: list[Any], start: Expr, end: Expr) -> Expr:
@@ -179,8 +180,8 @@ def whirl_toll(ctx: Context, start: Expr, end: Expr) -> Expr:
         return z3.IntVal(0)
     beyond = t.upstream_of(end, w)
     if ctx.enc.rules.whirl_cost_step is WhirlCostStep.ENTER:
-        beyond = z3.Or(end == w, beyond)
-    return z3.If(z3.And(t.is_disc(w), t.upstream_of(w, start), beyond, depth(t, end) < depth(t, start)), 1, 0)
+        beyond = z_or(end == w, beyond)
+    return z3.If(z_and(t.is_disc(w), t.upstream_of(w, start), beyond, depth(t, end) < depth(t, start)), 1, 0)
 
 
 def pushed_to(ctx: Context, at: Expr) -> Expr:
@@ -189,7 +190,7 @@ def pushed_to(ctx: Context, at: Expr) -> Expr:
     t, w = ctx.t, ctx.pre.whirl
     if w is None:
         return z3.BoolVal(False)
-    return z3.Or([z3.And(w == x, z3.Or([at == b for b in below]) if below else at == t.FALLEN)
+    return z_or([z_and(w == x, z_or([at == b for b in below]) if below else at == t.FALLEN)
                   for x, below in t.children.items()])
 
 
@@ -199,7 +200,7 @@ def whirl_above(ctx: Context, start: Expr) -> Expr:
     w = ctx.pre.whirl
     if w is None:
         return z3.BoolVal(False)
-    return z3.And(ctx.t.is_disc(w), ctx.t.upstream_of(w, start))
+    return z_and(ctx.t.is_disc(w), ctx.t.upstream_of(w, start))
 
 
 def end_of(ctx: Context, slot: SlotObservation) -> Expr:
@@ -244,7 +245,7 @@ def no_reverse_flow(ctx: Context) -> Expr:
         parts.append(depth(t, b) >= depth(t, a))
         parts.append(z3.Implies(a == t.PORT, b == t.PORT))
         parts.append(z3.Implies(a == t.FALLEN, b == t.FALLEN))
-    return z3.And(parts)
+    return z_and(parts)
 
 
 def fork_alternation(ctx: Context) -> Expr:
@@ -267,12 +268,12 @@ def fork_alternation(ctx: Context) -> Expr:
                 received[chain[-1]] = got
             for o, x in enumerate(chain):
                 for p, k in probe(ctx):
-                    at = riding(ctx, p, k, z3.And(pre.place[p][k] == x))
+                    at = riding(ctx, p, k, z_and(pre.place[p][k] == x))
                     for e in range(len(chain) - o):
-                        parts.append(z3.Implies(z3.And(at, got == e), post.place[p][k] == chain[o + e]))
+                        parts.append(z3.Implies(z_and(at, got == e), post.place[p][k] == chain[o + e]))
                     if chain[-1] in t.brinks:
-                        parts.append(z3.Implies(z3.And(at, got >= len(chain) - o), post.place[p][k] == t.FALLEN))
-    return z3.And(parts) if parts else z3.BoolVal(True)
+                        parts.append(z3.Implies(z_and(at, got >= len(chain) - o), post.place[p][k] == t.FALLEN))
+    return z_and(parts) if parts else z3.BoolVal(True)
 
 
 def main_bed_speed(ctx: Context) -> Expr:
@@ -284,10 +285,10 @@ def main_bed_speed(ctx: Context) -> Expr:
         for p, c in probe(ctx):
             at = riding(ctx, p, c, pre.place[p][c] == x)
             for e in range(len(chain) - o):
-                parts.append(z3.Implies(z3.And(at, k == e), post.place[p][c] == chain[o + e]))
+                parts.append(z3.Implies(z_and(at, k == e), post.place[p][c] == chain[o + e]))
             if chain[-1] in t.brinks:
-                parts.append(z3.Implies(z3.And(at, k >= len(chain) - o), post.place[p][c] == t.FALLEN))
-    return z3.And(parts)
+                parts.append(z3.Implies(z_and(at, k >= len(chain) - o), post.place[p][c] == t.FALLEN))
+    return z_and(parts)
 
 
 def branch_speed(ctx: Context) -> Expr:
@@ -310,13 +311,13 @@ def branch_speed(ctx: Context) -> Expr:
             b = post.place[p][c]
             moved = z3.If(b == t.FALLEN, fall_distance, depth(t, b) - t.depth[x])
             parts.append(z3.Implies(at, moved <= most))
-    return z3.And(parts) if parts else z3.BoolVal(True)
+    return z_and(parts) if parts else z3.BoolVal(True)
 
 
 # -- every phase ----------------------------------------------------------------------------------------
 
 def gems_conserved(ctx: Context) -> Expr:
-    return z3.And([ctx.post.total(c) == ctx.enc.rules.gems_for(ctx.post.players) for c in range(NCOL)])
+    return z_and([ctx.post.total(c) == ctx.enc.rules.gems_for(ctx.post.players) for c in range(NCOL)])
 
 
 def per_canoe(ctx: Context) -> list[tuple[int, int]]:
@@ -330,12 +331,12 @@ def canoes_conserved(ctx: Context) -> Expr:
     parts = []
     for p, k in per_canoe(ctx):
         a, b = pre.place[p][k], post.place[p][k]
-        parts.append(z3.And(b >= 0, b <= t.FALLEN))
+        parts.append(z_and(b >= 0, b <= t.FALLEN))
         if ctx.phase is not FLOW:  # only the flow sends canoes over the falls; restated: or a whirlpool on a last disc
             # pushes a canoe over them in its own action (X-WHIRL-2)
-            brink = z3.Or([pre.whirl == x for x in t.brinks]) if pre.whirl is not None else z3.BoolVal(False)
-            parts.append(z3.Implies(a != t.FALLEN, z3.Or(b != t.FALLEN, brink if ctx.phase is TURN else False)))
-    return z3.And(parts)
+            brink = z_or([pre.whirl == x for x in t.brinks]) if pre.whirl is not None else z3.BoolVal(False)
+            parts.append(z3.Implies(a != t.FALLEN, z_or(b != t.FALLEN, brink if ctx.phase is TURN else False)))
+    return z_and(parts)
 
 
 def capacity_kept(ctx: Context) -> Expr:
@@ -346,7 +347,7 @@ def capacity_kept(ctx: Context) -> Expr:
         parts.append(post.load(p, k) <= post.capacity(p, k, ctx.enc.rules.capacity) if post.double is not None
                      else post.load(p, k) <= ctx.enc.rules.capacity)
         parts += [g >= 0 for g in post.cargo[p][k]]
-    return z3.And(parts)
+    return z_and(parts)
 
 
 def weather_kept(ctx: Context) -> Expr:
@@ -354,7 +355,7 @@ def weather_kept(ctx: Context) -> Expr:
     if ctx.phase is FLOW and pre.beaver is not None and post.beaver is not None:
         # Restated with the beaver: in phase III the weather stays, unless the beaver went over the falls and the
         # weather was set to 0 (X-BEAVER-2).
-        return z3.Or(post.weather == pre.weather, z3.And(pre.beaver != 0, post.beaver == 0, post.weather == 0))
+        return z_or(post.weather == pre.weather, z_and(pre.beaver != 0, post.beaver == 0, post.weather == 0))
     return post.weather == pre.weather
 
 
@@ -363,30 +364,30 @@ def beaver_calm(ctx: Context) -> Expr:
     pre, post = ctx.pre, ctx.post
     if pre.beaver is None or post.beaver is None:
         return z3.BoolVal(True)
-    return z3.Implies(z3.And(pre.beaver != 0, post.beaver == 0), post.weather == 0)
+    return z3.Implies(z_and(pre.beaver != 0, post.beaver == 0), post.weather == 0)
 
 
 def weather_in_turn(ctx: Context) -> Expr:
     rules, pre, post = ctx.enc.rules, ctx.pre, ctx.post
     step = post.weather - pre.weather
-    return z3.And(post.weather >= rules.weather_min, post.weather <= rules.weather_max,
-                  z3.If(card(ctx) == 0, z3.Or(step == 1, step == -1), step == 0))
+    return z_and(post.weather >= rules.weather_min, post.weather <= rules.weather_max,
+                  z3.If(card(ctx) == 0, z_or(step == 1, step == -1), step == 0))
 
 
 def banks_grow(ctx: Context) -> Expr:
-    return z3.And([ctx.post.bank[p][c] >= ctx.pre.bank[p][c] for p in range(ctx.pre.players) for c in range(NCOL)])
+    return z_and([ctx.post.bank[p][c] >= ctx.pre.bank[p][c] for p in range(ctx.pre.players) for c in range(NCOL)])
 
 
 def banks_pay_rescues(ctx: Context) -> Expr:
     t, pre, post = ctx.t, ctx.pre, ctx.post
     parts = []
     for p in range(pre.players):
-        rescued = z3.Sum([z3.If(z3.And(pre.place[p][k] == t.FALLEN, post.place[p][k] == t.PORT), 1, 0)
+        rescued = z_sum([z3.If(z_and(pre.place[p][k] == t.FALLEN, post.place[p][k] == t.PORT), 1, 0)
                           for k in range(2)])
-        paid = z3.Sum(pre.bank[p]) - z3.Sum(post.bank[p])
-        parts.append(z3.And(paid >= 0, paid <= rescued))
+        paid = z_sum(pre.bank[p]) - z_sum(post.bank[p])
+        parts.append(z_and(paid >= 0, paid <= rescued))
         parts += [post.bank[p][c] <= pre.bank[p][c] for c in range(NCOL)]
-    return z3.And(parts)
+    return z_and(parts)
 
 
 # -- phase II -------------------------------------------------------------------------------------------
@@ -403,17 +404,17 @@ def exact_budget(ctx: Context) -> Expr:
         landed: Expr = z3.BoolVal(True)
         stayed: Expr = z3.BoolVal(False)
         if ctx.pre.whirl is not None:
-            landed = z3.Or(end == s.end, z3.And(s.end == ctx.pre.whirl, pushed_to(ctx, end)))
-            stayed = z3.And(end == start, actions(s.ops) == 0, whirl_above(ctx, start),
-                            z3.And([g == h for g, h in zip(ctx.pre.cargo[ctx.player][s.who],
+            landed = z_or(end == s.end, z_and(s.end == ctx.pre.whirl, pushed_to(ctx, end)))
+            stayed = z_and(end == start, actions(s.ops) == 0, whirl_above(ctx, start),
+                            z_and([g == h for g, h in zip(ctx.pre.cargo[ctx.player][s.who],
                                                            ctx.post.cargo[ctx.player][s.who])]))
             end = s.end
         spent = cost_of(ctx, s.ops, start, end)
         before_home = 2 * actions(s.pre_ops) + depth(t, start) + whirl_toll(ctx, start, z3.IntVal(t.PORT))
-        home = z3.And(end == t.PORT, start != t.PORT)
-        parts.append(z3.Implies(s.on, z3.Or(z3.And(landed, z3.Or(spent == n, z3.And(home, before_home <= n))),
+        home = z_and(end == t.PORT, start != t.PORT)
+        parts.append(z3.Implies(s.on, z_or(z_and(landed, z_or(spent == n, z_and(home, before_home <= n))),
                                             stayed)))
-    return z3.And(parts)
+    return z_and(parts)
 
 
 def steal_soundness(ctx: Context) -> Expr:
@@ -429,15 +430,15 @@ def steal_soundness(ctx: Context) -> Expr:
     for q in (P + 1,):
         for v in (0,):
             # Another player's canoe never gains a gem in this turn, and loses one only to a thief.
-            parts.append(z3.And([post.cargo[q][v][c] <= pre.cargo[q][v][c] for c in range(NCOL)]))
-            lost = z3.Sum(post.cargo[q][v]) < z3.Sum(pre.cargo[q][v])
+            parts.append(z_and([post.cargo[q][v][c] <= pre.cargo[q][v][c] for c in range(NCOL)]))
+            lost = z_sum(post.cargo[q][v]) < z_sum(pre.cargo[q][v])
             thieves = []
             for s in slots(ctx):
                 start, end = start_of(ctx, s), end_of(ctx, s)
-                gems_before = z3.Sum(pre.cargo[P][s.who])
-                loads = z3.Sum([op.loads(g) for op in s.pre_ops for g in range(NCOL)])
-                unloads = z3.Sum([op.unloads(g) for op in s.pre_ops for g in range(NCOL)])
-                unloaded_any = z3.Sum([op.unloads(g) for op in s.ops for g in range(NCOL)]) > 0
+                gems_before = z_sum(pre.cargo[P][s.who])
+                loads = z_sum([op.loads(g) for op in s.pre_ops for g in range(NCOL)])
+                unloads = z_sum([op.unloads(g) for op in s.pre_ops for g in range(NCOL)])
+                unloaded_any = z_sum([op.unloads(g) for op in s.ops for g in range(NCOL)]) > 0
                 moving = gems_before + loads - unloads
                 # Empty while moving; restated for the double canoe: a free place while moving (X-DOUBLE-3).
                 empty = moving == 0 if pre.double is None else \
@@ -447,11 +448,11 @@ def steal_soundness(ctx: Context) -> Expr:
                               empty,
                               actions(s.post_ops) == 0,                              # budget spent moving
                               cost_of(ctx, s.ops, start, end) == canoe_points(ctx, s),
-                              z3.Or(z3.Sum(post.cargo[P][s.who]) >= 1, gave_joe(ctx))]  # and took the gem
+                              z_or(z_sum(post.cargo[P][s.who]) >= 1, gave_joe(ctx))]  # and took the gem
                 if not ctx.enc.rules.steal_after_unload:
                     conditions.append(z3.Not(unloaded_any))
-                thieves.append(z3.And(conditions))
-            parts.append(z3.Implies(lost, z3.Or(thieves)))
+                thieves.append(z_and(conditions))
+            parts.append(z3.Implies(lost, z_or(thieves)))
     return parts
 
 
@@ -461,17 +462,17 @@ def gave_joe(ctx: Context) -> Expr:
     if ctx.pre.joe_gem is None:
         return z3.BoolVal(False)
     assert isinstance(ctx.choice, TurnChoice)
-    return z3.Or([slot.trades() for slot in ctx.choice.slots])
+    return z_or([slot.trades() for slot in ctx.choice.slots])
 
 
 def no_swap(ctx: Context) -> Expr:
     parts = []
     for s in slots(ctx):
         for c in range(NCOL):
-            loads = z3.Sum([op.loads(c) for op in s.ops])
-            unloads = z3.Sum([op.unloads(c) for op in s.ops])
-            parts.append(z3.Implies(s.on, z3.Or(loads == 0, unloads == 0)))
-    return z3.And(parts)
+            loads = z_sum([op.loads(c) for op in s.ops])
+            unloads = z_sum([op.unloads(c) for op in s.ops])
+            parts.append(z3.Implies(s.on, z_or(loads == 0, unloads == 0)))
+    return z_and(parts)
 
 
 def along_the_river(ctx: Context) -> Expr:
@@ -479,11 +480,11 @@ def along_the_river(ctx: Context) -> Expr:
     parts = []
     for s in slots(ctx):
         start, end = start_of(ctx, s), end_of(ctx, s)
-        down = z3.And(t.is_disc(end), t.upstream_of(start, end))
-        up = z3.And(t.is_disc(start), t.upstream_of(end, start))
+        down = z_and(t.is_disc(end), t.upstream_of(start, end))
+        up = z_and(t.is_disc(start), t.upstream_of(end, start))
         # Restated with the whirlpool: or where the whirlpool pushed it (X-WHIRL-2).
-        parts.append(z3.Implies(s.on, z3.Or(end == start, down, up, pushed_to(ctx, end))))
-    return z3.And(parts)
+        parts.append(z3.Implies(s.on, z_or(end == start, down, up, pushed_to(ctx, end))))
+    return z_and(parts)
 
 
 def river_canoes_act(ctx: Context) -> Expr:
@@ -492,23 +493,23 @@ def river_canoes_act(ctx: Context) -> Expr:
     parts = []
     for k in range(2):
         on_river = t.is_disc(pre.place[P][k])
-        same = z3.And(post.place[P][k] == pre.place[P][k],
-                      z3.And([post.cargo[P][k][c] == pre.cargo[P][k][c] for c in range(NCOL)]))
+        same = z_and(post.place[P][k] == pre.place[P][k],
+                      z_and([post.cargo[P][k][c] == pre.cargo[P][k][c] for c in range(NCOL)]))
         # Restated with the whirlpool: unless the whirlpool is upstream of it, which may push it back where it
         # started or leave it no action (X-WHIRL-2, X-WHIRL-5).
-        parts.append(z3.Implies(z3.And(every_canoe_acts(ctx), on_river),
-                                z3.Or(z3.Not(same), whirl_above(ctx, pre.place[P][k]))))
+        parts.append(z3.Implies(z_and(every_canoe_acts(ctx), on_river),
+                                z_or(z3.Not(same), whirl_above(ctx, pre.place[P][k]))))
     if ctx.enc.rules.x_cards:  # restated: with the Lasso the river canoes are moored instead (X-CARDS-4)
         assert post.moored is not None
         lasso = card(ctx) == 8
         river = [t.is_disc(pre.place[P][k]) for k in range(2)]
         moored = post.moored[P]
-        parts += [z3.Implies(moored[k], z3.And(lasso, river[k])) for k in range(2)]
+        parts += [z3.Implies(moored[k], z_and(lasso, river[k])) for k in range(2)]
         if ctx.enc.rules.lasso_scope is LassoScope.ALL:
-            parts += [z3.Implies(z3.And(lasso, river[k]), moored[k]) for k in range(2)]
+            parts += [z3.Implies(z_and(lasso, river[k]), moored[k]) for k in range(2)]
         else:
-            parts.append(z3.Implies(z3.And(lasso, z3.Or(river)), z3.If(moored[0], 1, 0) + z3.If(moored[1], 1, 0) == 1))
-    return z3.And(parts)
+            parts.append(z3.Implies(z_and(lasso, z_or(river)), z3.If(moored[0], 1, 0) + z3.If(moored[1], 1, 0) == 1))
+    return z_and(parts)
 
 
 def every_canoe_acts(ctx: Context) -> Expr:
@@ -517,8 +518,8 @@ def every_canoe_acts(ctx: Context) -> Expr:
     ``card_123_canoes: one`` (X-CARDS-3)."""
     if not ctx.enc.rules.x_cards:
         return card(ctx) != 0
-    paddle = z3.And(card(ctx) >= 1, card(ctx) <= 7)
-    return z3.Or(paddle, card(ctx) == 9) if ctx.enc.rules.card_123_canoes is Card123Canoes.ALL else paddle
+    paddle = z_and(card(ctx) >= 1, card(ctx) <= 7)
+    return z_or(paddle, card(ctx) == 9) if ctx.enc.rules.card_123_canoes is Card123Canoes.ALL else paddle
 
 
 def off_the_whirlpool(ctx: Context) -> Expr:
@@ -529,8 +530,8 @@ def off_the_whirlpool(ctx: Context) -> Expr:
     parts = []
     for p, k in canoes(ctx):
         free = z3.Not(post.moored[p][k]) if post.moored is not None else z3.BoolVal(True)
-        parts.append(z3.Implies(z3.And(free, ctx.t.is_disc(post.whirl)), post.place[p][k] != post.whirl))
-    return z3.And(parts)
+        parts.append(z3.Implies(z_and(free, ctx.t.is_disc(post.whirl)), post.place[p][k] != post.whirl))
+    return z_and(parts)
 
 
 def pushed_never_steal(ctx: Context) -> Expr:
@@ -542,13 +543,13 @@ def pushed_never_steal(ctx: Context) -> Expr:
     parts = []
     for slot in ctx.choice.slots:
         k = slot.who
-        took = z3.Or([z3.Sum(slot.steal_cells(j)) >= 1 for j in range(len(slot.steals))] + [slot.trades()])
-        pushed = (z3.And(slot.move != 0, slot.dest == pre.whirl, ctx.t.is_disc(pre.whirl))
+        took = z_or([z_sum(slot.steal_cells(j)) >= 1 for j in range(len(slot.steals))] + [slot.trades()])
+        pushed = (z_and(slot.move != 0, slot.dest == pre.whirl, ctx.t.is_disc(pre.whirl))
                   if pre.whirl is not None else z3.BoolVal(False))
-        moored = (z3.Or(pre.moored[P][k], post.moored[P][k]) if pre.moored is not None and post.moored is not None
+        moored = (z_or(pre.moored[P][k], post.moored[P][k]) if pre.moored is not None and post.moored is not None
                   else z3.BoolVal(False))
-        parts.append(z3.Implies(z3.Or(pushed, moored), z3.Not(took)))
-    return z3.And(parts)
+        parts.append(z3.Implies(z_or(pushed, moored), z3.Not(took)))
+    return z_and(parts)
 
 
 def joe_carries_one(ctx: Context) -> Expr:
@@ -556,7 +557,7 @@ def joe_carries_one(ctx: Context) -> Expr:
     post = ctx.post
     if post.joe_gem is None:
         return z3.BoolVal(True)
-    return z3.And(z3.Sum(post.joe_gem) <= 1, *(g >= 0 for g in post.joe_gem), gems_conserved(ctx))
+    return z_and(z_sum(post.joe_gem) <= 1, *(g >= 0 for g in post.joe_gem), gems_conserved(ctx))
 
 
 # -- phase I --------------------------------------------------------------------------------------------
@@ -568,12 +569,12 @@ def rescue_price(ctx: Context) -> Expr:
     t, pre, post, rules = ctx.t, ctx.pre, ctx.post, ctx.enc.rules
     parts = []
     for p in range(pre.players):
-        rescued = z3.Sum([z3.If(z3.And(pre.place[p][k] == t.FALLEN, post.place[p][k] == t.PORT), 1, 0)
+        rescued = z_sum([z3.If(z_and(pre.place[p][k] == t.FALLEN, post.place[p][k] == t.PORT), 1, 0)
                           for k in range(2)])
-        paid = z3.Sum(pre.bank[p]) - z3.Sum(post.bank[p])
-        none_in_play = z3.And([pre.place[p][k] == t.FALLEN for k in range(2)])
+        paid = z_sum(pre.bank[p]) - z_sum(post.bank[p])
+        none_in_play = z_and([pre.place[p][k] == t.FALLEN for k in range(2)])
         free_ok = none_in_play if rules.rescue_when_none is RescueWhenNone.FREE else \
-            z3.And(none_in_play, z3.Sum(pre.bank[p]) == 0)
+            z_and(none_in_play, z_sum(pre.bank[p]) == 0)
         # Exactly one canoe is free exactly when the rules give one (R-RESCUE-2, R-RESCUE-3).
         parts.append(z3.If(free_ok, paid == rescued - 1, paid == rescued))
         if rules.rescue_limit is RescueLimit.ONE:  # R-RESCUE-4
@@ -584,10 +585,10 @@ def rescue_price(ctx: Context) -> Expr:
         for c in range(NCOL):
             gained = post.cave[cc][c] - pre.cave[cc][c]
             if cc == c:
-                parts.append(gained == z3.Sum([pre.bank[p][c] - post.bank[p][c] for p in range(pre.players)]))
+                parts.append(gained == z_sum([pre.bank[p][c] - post.bank[p][c] for p in range(pre.players)]))
             else:
                 parts.append(gained == 0)
-    return z3.And(parts)
+    return z_and(parts)
 
 
 # -- the catalogue --------------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from niagara_solver.model.invariants import position_problems
 from niagara_solver.model.position import Player, Position
 from niagara_solver.model.ruleset import SWITCHES, Ruleset
 from niagara_solver.model.switches import SwitchPhase
+from niagara_solver.encoding.terms import z_and, z_or, z_sum
 
 
 #: The phases a goal position is asked of: a switch's parts of a game, no vocabulary of their own.
@@ -90,98 +91,98 @@ def _slots(q: GoalQuestion) -> list[Any]:
 
 
 def _unloads(s: Any) -> Any:
-    return z3.Sum([op.unloads(c) for op in s.ops for c in range(NCOL)])
+    return z_sum([op.unloads(c) for op in s.ops for c in range(NCOL)])
 
 
 def _loads(s: Any) -> Any:
-    return z3.Sum([op.loads(c) for op in s.ops for c in range(NCOL)])
+    return z_sum([op.loads(c) for op in s.ops for c in range(NCOL)])
 
 
 GOALS: tuple[CoverageGoal, ...] = (
     CoverageGoal("steal", TURN, ("R-STEAL-1", "R-STEAL-2"),
-                 lambda c: z3.Or(c.step.steals_with(0), c.step.steals_with(1))),
+                 lambda c: z_or(c.step.steals_with(0), c.step.steals_with(1))),
     CoverageGoal("steal-after-unload", TURN, ("R-STEAL-5",),
-                 lambda c: z3.Or([z3.And(c.step.steals_with(i), _unloads(s) > 0) for i, s in enumerate(_slots(c))])),
+                 lambda c: z_or([z_and(c.step.steals_with(i), _unloads(s) > 0) for i, s in enumerate(_slots(c))])),
     CoverageGoal("both-canoes-bank", TURN, ("R-MOVE-5", "R-GEM-5"),
-                 lambda c: z3.And([z3.And(s.home, c.pre.load(0, s.who) > 0) for s in _slots(c)])),
+                 lambda c: z_and([z_and(s.home, c.pre.load(0, s.who) > 0) for s in _slots(c)])),
     CoverageGoal("port-entry-with-spare-points", TURN, ("R-MOVE-5",),
-                 lambda c: z3.Or([z3.And(s.home, c.tables.depth_of(s.start) + 2 * z3.Sum(
+                 lambda c: z_or([z_and(s.home, c.tables.depth_of(s.start) + 2 * z_sum(
                      [x for op in s.pre_ops for x in op.cells()]) < c.step.card) for s in _slots(c)])),
     CoverageGoal("load-from-a-mixed-cave", TURN, ("R-GEM-3", "R-GEM-1"),
-                 lambda c: z3.Or([op.load[cc][col] >= 1 for s in _slots(c) for op in s.ops
+                 lambda c: z_or([op.load[cc][col] >= 1 for s in _slots(c) for op in s.ops
                                   for cc in range(NCOL) for col in range(NCOL) if cc != col])),
     CoverageGoal("unload-one-colour-load-another", TURN, ("R-GEM-4",),
-                 lambda c: z3.Or([z3.And(_loads(s) > 0, _unloads(s) > 0) for s in _slots(c)])),
+                 lambda c: z_or([z_and(_loads(s) > 0, _unloads(s) > 0) for s in _slots(c)])),
     CoverageGoal("last-gem-of-a-cave", TURN, ("R-TURN-4", "R-GEM-1"),
-                 lambda c: z3.And(_slots(c)[0].on, _slots(c)[1].on, z3.Or(
-                     [z3.And(op.load[cc][col] >= 1, c.pre.cave[cc][col] == 1) for s in _slots(c) for op in s.ops
+                 lambda c: z_and(_slots(c)[0].on, _slots(c)[1].on, z_or(
+                     [z_and(op.load[cc][col] >= 1, c.pre.cave[cc][col] == 1) for s in _slots(c) for op in s.ops
                       for cc in range(NCOL) for col in range(NCOL)]))),
     CoverageGoal("fork-choice", TURN, ("R-MOVE-4",),
-                 lambda c: z3.Or([z3.And(s.move == 1, c.tables.depth_of(s.end) > _fork_depth(c),
+                 lambda c: z_or([z_and(s.move == 1, c.tables.depth_of(s.end) > _fork_depth(c),
                                          c.tables.depth_of(s.start) <= _fork_depth(c)) for s in _slots(c)])),
     CoverageGoal("cloud-in-a-storm", TURN, ("R-WEATHER-1", "R-TURN-2"),
-                 lambda c: z3.And(c.step.card == 0, c.pre.weather == 2)),
+                 lambda c: z_and(c.step.card == 0, c.pre.weather == 2)),
     CoverageGoal("port-canoe-stays", TURN, ("R-TURN-3",),
-                 lambda c: z3.And(c.pre.place[0][0] == 0, c.tables.is_disc(c.pre.place[0][1]),
+                 lambda c: z_and(c.pre.place[0][0] == 0, c.tables.is_disc(c.pre.place[0][1]),
                                   z3.Not(_slots(c)[0].on), c.step.card != 0)),
     CoverageGoal("odd-flow-with-canoes-in-both-branches", FLOW, ("R-FLOW-4", "R-FLOW-3"),
-                 lambda c: z3.And(c.step.k % 2 == 1, *_both_branches(c))),
+                 lambda c: z_and(c.step.k % 2 == 1, *_both_branches(c))),
     CoverageGoal("fall-with-a-gem", FLOW, ("R-FLOW-6",),
-                 lambda c: z3.Or([z3.And(c.step.post.place[p][k] == c.tables.FALLEN,
+                 lambda c: z_or([z_and(c.step.post.place[p][k] == c.tables.FALLEN,
                                          c.pre.place[p][k] != c.tables.FALLEN, c.pre.load(p, k) > 0)
                                   for p in range(c.pre.players) for k in range(2)])),
     CoverageGoal("negative-flow-sum", FLOW, ("R-FLOW-2",), lambda c: c.step.total < 0),
-    CoverageGoal("two-players-reach-the-goal", END, ("R-END-1", "R-END-3"), lambda c: z3.And(c.won[0], c.won[1])),
+    CoverageGoal("two-players-reach-the-goal", END, ("R-END-1", "R-END-3"), lambda c: z_and(c.won[0], c.won[1])),
     CoverageGoal("rescue-with-an-empty-bank", RESCUE, ("R-RESCUE-2",),
-                 lambda c: z3.And(c.pre.place[0][0] == c.tables.FALLEN,
-                                  c.pre.place[0][1] == c.tables.FALLEN, z3.Sum(c.pre.bank[0]) == 0)),
+                 lambda c: z_and(c.pre.place[0][0] == c.tables.FALLEN,
+                                  c.pre.place[0][1] == c.tables.FALLEN, z_sum(c.pre.bank[0]) == 0)),
     CoverageGoal("rescue-both-canoes", RESCUE, ("R-RESCUE-1",),
-                 lambda c: z3.And(c.step.choice.rescued[0][0], c.step.choice.rescued[0][1])),
+                 lambda c: z_and(c.step.choice.rescued[0][0], c.step.choice.rescued[0][1])),
     CoverageGoal("steal-a-stolen-gem", TURN, ("R-STEAL-4",), lambda c: _steal_back(c), turns=2),
     CoverageGoal("rescue-with-none-in-play-and-gems", RESCUE, ("R-RESCUE-2", "R-RESCUE-3"),
-                 lambda c: z3.And(c.pre.place[0][0] == c.tables.FALLEN,
-                                  c.pre.place[0][1] == c.tables.FALLEN, z3.Sum(c.pre.bank[0]) > 0)),
+                 lambda c: z_and(c.pre.place[0][0] == c.tables.FALLEN,
+                                  c.pre.place[0][1] == c.tables.FALLEN, z_sum(c.pre.bank[0]) > 0)),
     # The expansion's modules (RULES.md section X), each asked only with its module on.
     CoverageGoal("one-two-three", TURN, ("X-CARDS-1", "X-CARDS-3"),
-                 lambda c: z3.And(c.step.card == ONE_TWO_THREE, z3.Or([s.on for s in _slots(c)])), ("x_cards",)),
+                 lambda c: z_and(c.step.card == ONE_TWO_THREE, z_or([s.on for s in _slots(c)])), ("x_cards",)),
     CoverageGoal("lasso-moors", TURN, ("X-CARDS-4",),
-                 lambda c: z3.And(c.step.card == LASSO, c.tables.is_disc(c.pre.place[0][0])), ("x_cards",)),
+                 lambda c: z_and(c.step.card == LASSO, c.tables.is_disc(c.pre.place[0][0])), ("x_cards",)),
     CoverageGoal("seven-and-lasso-in-the-flow", FLOW, ("X-CARDS-2",),
-                 lambda c: z3.And(c.pre.card[0] == int(Card.SEVEN), c.pre.card[1] == LASSO), ("x_cards",)),
+                 lambda c: z_and(c.pre.card[0] == int(Card.SEVEN), c.pre.card[1] == LASSO), ("x_cards",)),
     CoverageGoal("double-canoe-loads-a-second-gem", TURN, ("X-DOUBLE-1", "X-DOUBLE-2"),
                  lambda c: _second_gem(c), ("x_double",)),
     CoverageGoal("steal-two-gems", TURN, ("X-DOUBLE-3",),
-                 lambda c: z3.Or([z3.Sum([z3.If(s.taking(j), 1, 0) for j in range(len(s.steals))]) >= 2
+                 lambda c: z_or([z_sum([z3.If(s.taking(j), 1, 0) for j in range(len(s.steals))]) >= 2
                                   for s in c.step.choice.slots]), ("x_double",)),
     CoverageGoal("cloud-brings-the-beaver", TURN, ("X-BEAVER-1",),
-                 lambda c: z3.And(c.step.card == 0, c.pre.weather == 1, c.pre.beaver == c.tables.PORT,
+                 lambda c: z_and(c.step.card == 0, c.pre.weather == 1, c.pre.beaver == c.tables.PORT,
                                   c.step.post.weather == 2), ("x_beaver",)),
     CoverageGoal("beaver-over-the-falls", FLOW, ("X-BEAVER-2",),
-                 lambda c: z3.And(c.pre.beaver != c.tables.PORT, c.step.post.beaver == c.tables.PORT), ("x_beaver",)),
+                 lambda c: z_and(c.pre.beaver != c.tables.PORT, c.step.post.beaver == c.tables.PORT), ("x_beaver",)),
     CoverageGoal("take-the-moose", TURN, ("X-MOOSE-1", "X-MOOSE-2"),
-                 lambda c: z3.Or(c.step.choice.take), ("x_moose",)),
+                 lambda c: z_or(c.step.choice.take), ("x_moose",)),
     CoverageGoal("moose-returns", FLOW, ("X-MOOSE-3",),
-                 lambda c: z3.And(c.pre.moose == 1, c.step.post.moose != 1), ("x_moose",)),
+                 lambda c: z_and(c.pre.moose == 1, c.step.post.moose != 1), ("x_moose",)),
     CoverageGoal("whirlpool-push-from-below", TURN, ("X-WHIRL-2", "X-WHIRL-3"),
-                 lambda c: z3.Or([z3.And(s.pushed, z3.Not(s.fell), c.tables.depth_of(s.start) > c.tables.depth_of(
+                 lambda c: z_or([z_and(s.pushed, z3.Not(s.fell), c.tables.depth_of(s.start) > c.tables.depth_of(
                      c.pre.whirl)) for s in _slots(c)]), ("x_whirl",)),
     CoverageGoal("whirlpool-push-over-the-falls", TURN, ("X-WHIRL-2",),
-                 lambda c: z3.Or([s.fell for s in _slots(c)]), ("x_whirl",)),
+                 lambda c: z_or([s.fell for s in _slots(c)]), ("x_whirl",)),
     CoverageGoal("stay-below-the-whirlpool", TURN, ("X-WHIRL-5", "X-WHIRL-3"),
-                 lambda c: z3.Or([s.stayed for s in _slots(c)]), ("x_whirl",)),
+                 lambda c: z_or([s.stayed for s in _slots(c)]), ("x_whirl",)),
     CoverageGoal("whirlpool-over-the-falls", FLOW, ("X-WHIRL-1",),
                  lambda c: c.step.extra["whirl_over"], ("x_whirl",)),
     CoverageGoal("whirlpool-comes-back", FLOW, ("X-WHIRL-1",),
-                 lambda c: z3.And(c.pre.whirl == 0, c.step.k >= 1), ("x_whirl",)),
+                 lambda c: z_and(c.pre.whirl == 0, c.step.k >= 1), ("x_whirl",)),
     CoverageGoal("put-back-onto-the-whirlpool", FLOW, ("X-WHIRL-4", "X-CARDS-4"),
                  lambda c: c.step.extra["put_back_on_whirl"], ("x_whirl", "x_cards")),
     CoverageGoal("take-joes-gem", TURN, ("X-JOE-3",), lambda c: _trade(c, take=True, give=False), ("x_joe",)),
     CoverageGoal("swap-with-joe", TURN, ("X-JOE-3",), lambda c: _trade(c, take=True, give=True), ("x_joe",)),
     CoverageGoal("give-joe-a-gem", TURN, ("X-JOE-3",), lambda c: _trade(c, take=False, give=True), ("x_joe",)),
     CoverageGoal("joe-over-the-falls-with-a-gem", FLOW, ("X-JOE-1",),
-                 lambda c: z3.And(c.step.extra["joe_over"], z3.Sum(c.pre.joe_gem) == 1), ("x_joe",)),
+                 lambda c: z_and(c.step.extra["joe_over"], z_sum(c.pre.joe_gem) == 1), ("x_joe",)),
     CoverageGoal("joe-loads-and-paddles", FLOW, ("X-JOE-2",),
-                 lambda c: z3.And(z3.Sum(c.pre.joe_gem) == 0, z3.Sum(c.step.post.joe_gem) == 1,
+                 lambda c: z_and(z_sum(c.pre.joe_gem) == 0, z_sum(c.step.post.joe_gem) == 1,
                                   c.step.post.joe != c.pre.joe), ("x_joe",)),
 )
 
@@ -207,7 +208,7 @@ def _second_gem(q: GoalQuestion) -> Any:
     """Player 0's double canoe, carrying one gem, loads a second one (X-DOUBLE-1, X-DOUBLE-2)."""
     double = q.pre.double
     assert double is not None  # asked only with x_double
-    return z3.Or([z3.And(double[0][k], q.pre.load(0, k) == 1, q.step.post.load(0, k) == 2) for k in range(2)])
+    return z_or([z_and(double[0][k], q.pre.load(0, k) == 1, q.step.post.load(0, k) == 2) for k in range(2)])
 
 
 def _steal_back(q: GoalQuestion) -> Any:
@@ -216,8 +217,8 @@ def _steal_back(q: GoalQuestion) -> Any:
     keep the search short (about 2 s rather than 5) and the position's outcomes few."""
     pre, step, second = q.pre, q.step, q.second
     assert second is not None
-    return z3.And(pre.load(0, 0) == 0, pre.load(0, 1) == 0, z3.Sum([_loads(s) for s in _slots(q)]) == 0,
-                  z3.Or(step.steals_with(0), step.steals_with(1)), z3.Or(second.steals_with(0), second.steals_with(1)),
+    return z_and(pre.load(0, 0) == 0, pre.load(0, 1) == 0, z_sum([_loads(s) for s in _slots(q)]) == 0,
+                  z_or(step.steals_with(0), step.steals_with(1)), z_or(second.steals_with(0), second.steals_with(1)),
                   step.card <= 3, second.card <= 3,
                   z3.Not(step.choice.slots[1].on), *[g == 0 for row in pre.bank for g in row])
 
@@ -227,9 +228,9 @@ def _trade(q: GoalQuestion, take: bool, give: bool) -> Any:
     out = []
     for s in q.step.choice.slots:
         assert s.take_joe is not None and s.give_joe is not None  # asked only with x_joe
-        gives = z3.Sum(s.give_joe) >= 1
-        out.append(z3.And(s.take_joe if take else z3.Not(s.take_joe), gives if give else z3.Not(gives)))
-    return z3.Or(out)
+        gives = z_sum(s.give_joe) >= 1
+        out.append(z_and(s.take_joe if take else z3.Not(s.take_joe), gives if give else z3.Not(gives)))
+    return z_or(out)
 
 
 def _fork_depth(q: GoalQuestion) -> int:
@@ -242,7 +243,7 @@ def _both_branches(q: GoalQuestion) -> list[Any]:
     if not t.forks:
         return [z3.BoolVal(False)]
     first = t.branch[t.forks[0]]
-    return [z3.Or([pre.place[p][k] == b for p in range(pre.players) for k in range(2)]) for b in first[:2]]
+    return [z_or([pre.place[p][k] == b for p in range(pre.players) for k in range(2)]) for b in first[:2]]
 
 
 class GoalStatus(StrEnum):
@@ -321,7 +322,7 @@ def _search(board: Board, rules: Ruleset, players: int, timeout: float | None,
                                    players)
             other = at_default.rescue(pre, choice=step.choice)
             solver.add(*[c for _, c in wf], *[c for _, c in at_default.well_formed(pre, Phase.CARDS)])
-            solver.add(z3.And([c for _, c in step.constraints]) != z3.And([c for _, c in other.constraints]))
+            solver.add(z_and([c for _, c in step.constraints]) != z_and([c for _, c in other.constraints]))
         else:
             solver.add(*[c for _, c in wf], *[c for _, c in step.constraints])
         if second is not None:
@@ -333,7 +334,7 @@ def _search(board: Board, rules: Ruleset, players: int, timeout: float | None,
             continue
         extra = []
         if goal.phase is TURN and second is None:  # a small card and an idle second canoe keep the turn's outcomes few
-            extra = [step.card, z3.If(z3.And(pre.place[0][1] != relations.tables.FALLEN,
+            extra = [step.card, z3.If(z_and(pre.place[0][1] != relations.tables.FALLEN,
                                              z3.Not(step.choice.slots[1].on)), 3, 0)]
         elif second is not None:
             extra = [step.card, second.card]
@@ -447,8 +448,8 @@ def _small(solver: z3.Solver, pre: SymPosition, t: BoardTables, model: z3.ModelR
            extra: list[Any]) -> z3.ModelRef:
     """A goal position with few gems away from home and few canoes on the river besides player 0's first,
     so that its outcomes stay few enough to enumerate (and the same every run: see ``shrink``)."""
-    size = (z3.Sum([g for row in pre.cargo for canoe in row for g in canoe]) + z3.Sum([g for r in pre.bank for g in r])
-            + z3.Sum([pre.cave[cc][c] for cc in range(NCOL) for c in range(NCOL) if cc != c])
-            + z3.Sum([z3.If(pre.place[p][k] != t.PORT, 1, 0) for p in range(1, pre.players) for k in range(2)])
-            + z3.If(t.is_disc(pre.place[0][1]), 2, 0) + z3.Sum([0, *extra]))
+    size = (z_sum([g for row in pre.cargo for canoe in row for g in canoe]) + z_sum([g for r in pre.bank for g in r])
+            + z_sum([pre.cave[cc][c] for cc in range(NCOL) for c in range(NCOL) if cc != c])
+            + z_sum([z3.If(pre.place[p][k] != t.PORT, 1, 0) for p in range(1, pre.players) for k in range(2)])
+            + z3.If(t.is_disc(pre.place[0][1]), 2, 0) + z_sum([0, *extra]))
     return shrink_model(solver, model, size)

@@ -101,6 +101,15 @@ def test_every_option_has_a_help_line_and_every_command_an_example(capsys, name)
     assert examples(text), name
 
 
+def test_the_top_help_gives_every_command_a_usage_line(capsys):
+    # `niagara-solve --help` opens with one usage line per command: a stranger finds every command there, not only
+    # in click's list below it.
+    text = help_text(capsys, "niagara-solve").split("Each command's --help", 1)[0]
+    listed = {line.split()[1] for line in text.splitlines() if line.strip().startswith("niagara-solve ")}
+    assert set(cli.commands) - listed == {"analyze"}  # analyze is the bare `niagara-solve POSITION` line
+    assert "niagara-solve POSITION " in text
+
+
 @pytest.mark.parametrize("name", list(commands()))
 def test_every_example_is_a_valid_invocation_of_bundled_files(monkeypatch, capsys, name):
     monkeypatch.chdir(ROOT)

@@ -204,6 +204,10 @@ def cli() -> None:
     niagara-solve sweep GRID.json [--jobs N | --scheduler ADDRESS]
     niagara-solve simulate [--ruleset R | --compare A B] [--players COUNTS] [--games G] [--out DIR]
     niagara-solve mine [--players COUNTS] [--games G] [--goal win|steal|safe] [--horizon 1|2] [--out DIR]
+    niagara-solve reach TARGET [--from POSITION | --players N] [--rounds K] [--trace FILE]
+    niagara-solve invariant EXPR [--from POSITION | --players N] [--rounds K] [--trace FILE]
+    niagara-solve replay TRACE [--html PAGE]
+    niagara-solve history POSITION [--rounds K] [--trace FILE]
 
     Each command's --help lists its options and examples. An option means the same in every command that takes it
     (README.md, "Options").

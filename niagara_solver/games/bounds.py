@@ -6,8 +6,9 @@ rest on the solver's bound on banking (:func:`..solver.answers.bank_reach`, test
 a gem reaches a bank only in its owner's canoe entering the port (R-GEM-5, R-MOVE-5), and ``bank_reach(pos, x, k)``
 is at least what player ``x`` can bank within ``k`` rounds. A bank grows only by banking (a rescue pays from it,
 R-RESCUE-1), so a bank of ``n`` gems needs at least the fewest ``k`` whose reach covers the gems missing, and the
-goal (R-END-1) the fewest ``k`` at which :func:`..solver.answers.could_reach_goal` allows it. Without an expansion
-module only (``bank_reach`` is the base game's): with one, every bound is 0.
+goal (R-END-1) the fewest ``k`` at which :func:`..solver.answers.could_reach_goal` allows it. With expansion
+modules (:data:`RELAXED_MODULES`) the gems banked are :func:`module_reach`'s, a wider relaxation; with Joe every bound
+is 0.
 
 From a query (``Query`` of :mod:`..model.query`): ``goal(P)``, ``winner(P)`` (a winner has reached the goal,
 R-END-2), ``game_over`` (some player has), ``bank(P[, colour]) >= n`` (also ``>``, ``==`` and the comparison turned
@@ -18,6 +19,7 @@ round); ``and`` takes the largest of its parts' bounds, ``or`` the smallest; ``a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Phase
@@ -25,6 +27,7 @@ from niagara_solver.model.board import Board
 from niagara_solver.model.limits import MAX_REACH_ROUNDS
 from niagara_solver.model.position import Position, start_hand
 from niagara_solver.model.query import And, Compare, Count, Flag, Node, Number, Or, Query, Who
+from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.solver.answers import bank_reach, could_reach_goal, relaxed_flow, relaxed_turn
 
 #: The bound where no number of rounds up to the search's limit suffices: one more than the most rounds a search
@@ -34,11 +37,95 @@ BEYOND = MAX_REACH_ROUNDS + 1
 
 def reach_within(pos: Position, x: int, rounds: int, cap: int) -> int:
     """An upper bound on the gems player ``x`` banks within ``rounds`` rounds from ``pos`` (at the start of a round),
-    counted up to ``cap``: the smaller of :func:`bank_reach` and the player's relaxation (:func:`player_reach`)."""
+    counted up to ``cap``: the smaller of :func:`bank_reach` and the player's relaxation (:func:`player_reach`); with
+    expansion modules, :func:`module_reach`."""
+    if pos.ruleset.modules:
+        return module_reach(pos, x, rounds)
     loose = bank_reach(pos, x, rounds)
     if loose < cap or pos.phase is not Phase.CARDS or pos.players[x].card is not None:
         return loose  # (short of ``cap`` already: the tighter one is too)
     return min(loose, player_reach(pos, x, rounds, cap))
+
+
+#: The expansion modules :func:`module_reach` reads. Joe (``x_joe``) is not among them: a trade hands a canoe a gem
+#: outside its gem actions and its steal (X-JOE-3), which the relaxation does not follow; with Joe there is no bound.
+RELAXED_MODULES = frozenset({"x_cards", "x_double", "x_whirl", "x_beaver", "x_moose", "x_sixth_player"})
+
+
+def bounded(rules: Ruleset) -> bool:
+    """Do the bounds here read these rules' movement: the base game's, or modules :func:`module_reach` covers?"""
+    return set(rules.modules) <= RELAXED_MODULES
+
+
+def module_reach(pos: Position, x: int, rounds: int) -> int:
+    """An upper bound on the gems player ``x`` banks within ``rounds`` rounds from ``pos`` (this round included) with
+    expansion modules (:data:`RELAXED_MODULES`): :func:`..solver.answers.bank_reach`'s relaxation, each canoe alone,
+    widened to what the modules allow, and R-TURN-3's one departure kept.
+
+    A gem still reaches a bank only in its owner's canoe entering the port in its own action, at most the canoe's
+    capacity (R-MOVE-5, R-GEM-5; the double canoe 2 and banking all it carries, X-DOUBLE-1, X-DOUBLE-4), and no
+    module moves a canoe upstream but its own movement: the flow, a whirlpool's push (X-WHIRL-2, X-WHIRL-4) and a
+    Lasso's put-back (X-CARDS-4) leave it on its disc or carry it down, which the relaxed flow covers (any number of
+    discs down any branch, or none; over the falls and back to the port, empty, free). Widened:
+
+    * every round any budget from 1 to the largest a card gives (the 7, X-CARDS-2), 2 more with the moose
+      (X-MOOSE-2), whatever the hand: the 1/2/3 card's budgets, a whirlpool step costing 2 (X-WHIRL-3: the same path
+      with fewer points) and the points X-WHIRL-5 loses are all among them, and a canoe may always not act (the
+      cloud, the Lasso, a canoe X-CARDS-3 leaves out);
+    * a stop may fill the canoe with stolen gems (X-DOUBLE-3: up to its free places), and the double canoe's gem
+      actions are any loads and unloads at 2 points each (X-DOUBLE-2; ``double_one_cave`` not kept).
+
+    Kept: of two canoes in the port, at most one leaves it this round (R-TURN-3; the other starts a round later),
+    when ``x`` has not acted; a canoe that acted this round is only carried by this round's flow."""
+    me = pos.players[x]
+    rules, board = pos.ruleset, pos.board
+    top = (7 if rules.x_cards else 6) + (2 if rules.x_moose else 0)
+    acted = x in pos.acted
+    canoes = [(PORT if c.place == FALLEN else c.place, len(c.gems), c.capacity(rules.capacity)) for c in me.canoes]
+    if not acted and len(me.canoes) == 2 and all(c.place == PORT for c in me.canoes):
+        (_, _, one), (_, _, two) = canoes
+        leaving = _module_reach(board, one, top, (PORT, 0), rounds) + _module_reach(board, two, top, (PORT, 0),
+                                                                                    rounds - 1)
+        staying = _module_reach(board, two, top, (PORT, 0), rounds) + _module_reach(board, one, top, (PORT, 0),
+                                                                                   rounds - 1)
+        return max(leaving, staying)
+    total = 0
+    for place, carried, cap in canoes:
+        if acted:
+            if rounds > 1:
+                total += max(_module_reach(board, cap, top, f, rounds - 1)
+                             for f in relaxed_flow(board, (place, carried)))
+        else:
+            total += _module_reach(board, cap, top, (place, carried), rounds)
+    return total
+
+
+@lru_cache(maxsize=1 << 14)
+def _module_reach(board: Board, cap: int, top: int, state: tuple[str, int], rounds: int) -> int:
+    """The most one canoe (place and cargo) of capacity ``cap`` banks in ``rounds`` rounds of :func:`module_reach`'s
+    relaxation, its action first (any budget 1..``top``, or none), each round ending with the flow."""
+    if rounds <= 0:
+        return 0
+    best = 0
+    if rounds > 1:  # the canoe does not act this round
+        best = max(_module_reach(board, cap, top, f, rounds - 1) for f in relaxed_flow(board, state))
+    for budget in range(1, top + 1):
+        for after, banked in _module_turn(board, cap, state, budget):
+            gained = banked
+            if rounds > 1:
+                gained += max(_module_reach(board, cap, top, f, rounds - 1) for f in relaxed_flow(board, after))
+            best = max(best, gained)
+    return best
+
+
+@lru_cache(maxsize=1 << 16)
+def _module_turn(board: Board, cap: int, state: tuple[str, int], budget: int) -> tuple[tuple[tuple[str, int], int],
+                                                                                       ...]:
+    """:func:`..solver.answers.relaxed_turn` (``must_move`` off: staying is among the options), where any stop on the
+    river may also fill the canoe with stolen gems (X-DOUBLE-3)."""
+    out = set(relaxed_turn(board, cap, False, state, budget))
+    out |= {((place, cap), banked) for (place, cargo), banked in out if place != PORT and cargo < cap}
+    return tuple(sorted(out))
 
 
 def player_reach(pos: Position, x: int, rounds: int, cap: int) -> int:
@@ -156,7 +243,7 @@ def rounds_to_bank(pos: Position, x: int, gems: int, colour: Colour | None = Non
     0 when it does; :data:`BEYOND` when no count of rounds up to the limit suffices; 0 with an expansion module."""
     me = pos.players[x]
     missing = gems - (me.bank.get(colour) if colour is not None else me.bank.total)
-    if missing <= 0 or pos.ruleset.modules:
+    if missing <= 0 or not bounded(pos.ruleset):
         return 0
     # What reach_within reads of the position: the player, whether it acted, whether the round is at its start
     # (and the board and rules, one table each). A search asks this of every position it keeps, and the players'
@@ -195,7 +282,7 @@ def _bank_table(pos: Position) -> dict[object, int]:
 def rounds_to_goal(pos: Position, x: int) -> int:
     """The fewest rounds, by :func:`reach_within` and :func:`could_reach_goal`, before player ``x`` can reach the goal
     (R-END-1): 0 when it has; :data:`BEYOND` when no count of rounds up to the limit suffices; 0 with a module."""
-    if could_reach_goal(pos, x, 0) or pos.ruleset.modules:
+    if could_reach_goal(pos, x, 0) or not bounded(pos.ruleset):
         return 0
     need = _gems_to_goal(pos, x)
     for k in range(1, BEYOND):

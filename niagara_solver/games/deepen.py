@@ -13,8 +13,8 @@ not walked twice (one table for the starts of rounds, one for positions within a
 The bound (:func:`rounds_needed`) is read from the query: the goal (R-END-1), a winner, the end of the game, a bank of
 at least some gems — from :func:`..solver.answers.bank_reach`, the gems a player can bank at most in so many rounds in
 a relaxation of the rules that every real play is one of; ``and`` takes the larger, ``or`` the smaller; any other
-query gets none (0: every position may meet it). Without the base game's movement (an expansion module on) there is
-no bound either.
+query gets none (0: every position may meet it). With expansion modules the bound is
+:func:`.bounds.module_reach`'s wider relaxation; with Joe (``x_joe``) there is none.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from niagara_solver.engine.flow import flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord, next_round, play_round
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.games.bounds import query_rounds
+from niagara_solver.games.bounds import bounded, module_reach, query_rounds
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.goal import is_finished
@@ -47,8 +47,8 @@ def rounds_needed(query: Query, pos: Position, limit: int) -> int:
     """A lower bound on the round ends still to come before ``query`` can hold, counted from ``pos`` (a position at
     the start of a round or within one; the end of the round under way is the first), at most ``limit + 1``
     ("not within ``limit``"). 0 for a position at the start of a round where the query may hold already."""
-    if pos.ruleset.modules:
-        return 0  # bank_reach reads the base game's movement alone
+    if not bounded(pos.ruleset):
+        return 0  # Joe's trades are in no relaxation (games/bounds.py, RELAXED_MODULES)
     return query_rounds(query.root, pos, lambda p: _rounds_to(pos, p, None, None, limit),
                         lambda p, gems, colour: _rounds_to(pos, p, gems, colour, limit), that=None)
 
@@ -93,7 +93,9 @@ def _count_rounds_to(pos: Position, p: int, gems: int | None, colour: object, li
     if at_start and enough(0):
         return 0
     for rounds in range(1, limit + 1):
-        if enough(bank_reach(pos, p, rounds, one_departure=True, own_hand=True)):
+        reach = (module_reach(pos, p, rounds) if pos.ruleset.modules
+                 else bank_reach(pos, p, rounds, one_departure=True, own_hand=True))
+        if enough(reach):
             return rounds
     return limit + 1
 
@@ -351,7 +353,7 @@ class Deepening:
         options.sort(key=lambda o: o[0])  # the most promising first: the bound's fewest rounds (stable otherwise)
         if self._walked is not None and p not in self._walked:
             focus = self._focus  # min keeps the first of equals: the target's bound breaks ties (the sort above)
-            if options and not pos.ruleset.modules:  # bank_reach reads the base game's movement alone
+            if options and bounded(pos.ruleset):  # Joe's trades are in no relaxation
                 options = [min(options, key=lambda o: _rounds_to(o[3], focus, None, None, left))]
             options = options[:1]
         for _, card, turn, after in options:

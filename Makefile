@@ -63,6 +63,13 @@ games: $(TOOL)
 	  (cd reports/games && ../../$(BIN)/niagara-solve replay fastest-win-$${n}p.json \
 	    --html fastest-win-$${n}p.html > /dev/null) || exit 1; \
 	done
+	for n in 3 4 5 6; do \
+	  $(BIN)/niagara-solve reach 'goal(any)' --players $$n --ruleset flussgeister --rounds 5 \
+	    --trace reports/games/fastest-win-flussgeister-$${n}p.json \
+	    > reports/games/fastest-win-flussgeister-$${n}p.txt || exit 1; \
+	  (cd reports/games && ../../$(BIN)/niagara-solve replay fastest-win-flussgeister-$${n}p.json \
+	    --html fastest-win-flussgeister-$${n}p.html > /dev/null) || exit 1; \
+	done
 
 # What a CI pipeline runs for rule regressions (exit 0 pass, 1 fail, 3 unknown; JUnit XML for the CI's test view).
 check: $(TOOL)

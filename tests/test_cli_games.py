@@ -179,3 +179,19 @@ def test_the_bundled_fastest_wins_replay_legal_and_end_in_a_win_in_round_five(
     assert status == 0 and out.splitlines()[-1] == ("legal: 5 rounds replayed by the engine, each to its recorded "
                                                     "position")
     assert "game over: " in out and out.count("\nRound ") == 4  # rounds 2..5 after the first line's round 1
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_the_expansion_s_fastest_wins_are_proved_in_round_four_and_replay_legal(
+        capsys: pytest.CaptureFixture[str], players: int) -> None:
+    # Under flussgeister the bound with modules (games/bounds.py, module_reach) rules out rounds 1..3 and the dive
+    # finds a win in round 4: a round sooner than the standard game's 5; the bundled traces replay legal.
+    status, out, _ = run(capsys, "reach", "goal(any)", "--players", str(players), "--ruleset", "flussgeister",
+                         "--rounds", "5", "--json")
+    answer = json.loads(out)
+    assert status == 0 and (answer["verdict"], answer["rounds"]) == ("yes", 4)
+    trace = Path(__file__).parent.parent / "reports" / "games" / f"fastest-win-flussgeister-{players}p.json"
+    status, out, _ = run(capsys, "replay", str(trace))
+    assert status == 0 and out.splitlines()[-1] == ("legal: 4 rounds replayed by the engine, each to its recorded "
+                                                    "position")
+    assert "game over: " in out

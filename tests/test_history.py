@@ -66,6 +66,28 @@ def test_no_play_banks_a_gem_in_the_first_round() -> None:
     assert earliest_round(_banked(_after(7), 0, Colour.AMETHYST, 1)) == 8
 
 
+@pytest.mark.rule("R-MOVE-5", "X-DOUBLE-4")
+@pytest.mark.parametrize("preset, gems, reason", [
+    ("flussgeister", 2, None),
+    ("flussgeister", 3, "red's bank holds 3 gems, and no play banks that many in 2 rounds (R-MOVE-5)"),
+    ("flussgeister-joe", 3, None),  # Joe's trades are in no bound (games/bounds.py): counting does not settle it
+])
+def test_with_the_expansion_no_play_banks_more_than_its_canoes_bring_home(preset: str, gems: int,
+                                                                          reason: str | None) -> None:
+    # Under the expansion's modules a canoe still needs a round out and a round back, the double canoe bringing two
+    # gems home (games/bounds.py, module_reach): within two rounds a player banks at most 2.
+    from niagara_solver.design.simulate import start_position
+    from niagara_solver.model.board import standard_board
+    from niagara_solver.model.position import start_hand
+    from niagara_solver.model.ruleset import PRESETS
+    setup = start_position(standard_board(), PRESETS[preset], 3)
+    size = hand_size_at(setup, 3)
+    players = tuple(dataclasses.replace(p, hand=start_hand(setup.ruleset)[:size]) for p in setup.players)
+    pos = _banked(setup.replace(players=players, round=3, lifebuoy=2), 0, Colour.AMETHYST, gems)
+    found = cheap_arguments(pos)
+    assert (str(found) if found is not None else None) == reason
+
+
 def test_missing_gems_are_no_game_position() -> None:
     pos = _after(2)
     caves = list(pos.caves)

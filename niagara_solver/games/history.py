@@ -19,6 +19,7 @@ from typing import Any
 
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord
+from niagara_solver.games.bounds import bounded, module_reach
 from niagara_solver.games.rounds import first_rounds
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.limits import HISTORY_ROUNDS, out_of_time
@@ -68,15 +69,17 @@ def rounds_for_hands(pos: Position) -> tuple[int, int] | None:
 
 def fewest_rounds_to_bank(pos: Position) -> int | None:
     """A lower bound on the rounds a game plays before any player's bank holds what it holds in ``pos``, or None
-    where no bound is known (an expansion module is on: :func:`.answers.bank_reach` reads the base game)."""
-    if pos.ruleset.modules:
+    where no bound is known (Joe: :func:`.bounds.bounded`). The base game's by :func:`.answers.bank_reach`, with
+    expansion modules by :func:`.bounds.module_reach`."""
+    if not bounded(pos.ruleset):
         return None
     setup = setup_for(pos, 1)
+    reach = module_reach if pos.ruleset.modules else bank_reach
     need = 0
     for i, player in enumerate(pos.players):
         total = player.bank.total
         rounds = 0
-        while total > 0 and bank_reach(setup, i, rounds) < total:
+        while total > 0 and reach(setup, i, rounds) < total:
             rounds += 1
             if rounds > 64:  # the bound grows with the rounds: never reached for a total this large
                 break
@@ -194,9 +197,11 @@ class SamePosition:
             plays = left - (1 if i in pos.acted else 0)  # the cards still to be played before the target's round
             if not _hand_reaches(set(now.hand), set(then.hand), plays, full):
                 return limit + 1
-            if not pos.ruleset.modules:
-                gained = then.bank.total - now.bank.total
-                if gained > 0 and bank_reach(pos, i, left, one_departure=True, own_hand=True) < gained:
+            gained = then.bank.total - now.bank.total
+            if gained > 0 and bounded(pos.ruleset):
+                reach = (module_reach(pos, i, left) if pos.ruleset.modules
+                         else bank_reach(pos, i, left, one_departure=True, own_hand=True))
+                if reach < gained:
                     return limit + 1
         return left
 

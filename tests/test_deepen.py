@@ -62,8 +62,8 @@ def test_the_fewest_rounds_are_the_same_with_and_without_the_bound(texts: tuple[
     given: list[int] = []
     real = QueryTarget.rounds_needed
 
-    def spy(self: QueryTarget, pos: Position, limit: int) -> int:
-        given.append(real(self, pos, limit))
+    def spy(self: QueryTarget, pos: Position, limit: int, *tally: Tally) -> int:
+        given.append(real(self, pos, limit, *tally))
         return given[-1]
     monkeypatch.setattr(QueryTarget, "rounds_needed", spy)
     for text in texts:

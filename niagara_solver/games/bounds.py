@@ -27,7 +27,7 @@ from niagara_solver.model.board import Board
 from niagara_solver.model.limits import MAX_REACH_ROUNDS
 from niagara_solver.model.position import Position, start_hand
 from niagara_solver.model.query import And, Compare, Count, Flag, Node, Number, Or, Query, Who
-from niagara_solver.model.ruleset import Ruleset
+from niagara_solver.model.ruleset import PortDeparture, Ruleset
 from niagara_solver.solver.answers import bank_reach, could_reach_goal, relaxed_flow, relaxed_turn
 
 #: The bound where no number of rounds up to the search's limit suffices: one more than the most rounds a search
@@ -126,6 +126,212 @@ def _module_turn(board: Board, cap: int, state: tuple[str, int], budget: int) ->
     out = set(relaxed_turn(board, cap, False, state, budget))
     out |= {((place, cap), banked) for (place, cargo), banked in out if place != PORT and cargo < cap}
     return tuple(sorted(out))
+
+
+def lost_reach(pos: Position, x: int, rounds: int) -> int:
+    """An upper bound on the gems that go over the falls on player ``x``'s canoes within ``rounds`` round ends from
+    ``pos`` (the end of the round under way the first), in the base game (no expansion module): the player's
+    relaxation of falls (:class:`_Falls`)."""
+    me = pos.players[x]
+    rules = pos.ruleset
+    falls = _falls(pos.board, rules.capacity, rules.port_departure is PortDeparture.AT_MOST_ONE)
+    canoes = tuple(sorted((c.place, len(c.gems)) for c in me.canoes))
+    bank = min(me.bank.total, _BANK_CAP)
+    hand = _values(me.hand)
+    if x in pos.acted:  # only this round's flow is left of it
+        card = me.card
+        return falls.after_turn(canoes, bank, hand, _value(card) if card is not None else 0, rounds)
+    if pos.phase is Phase.CARDS and not pos.acted:  # the rescues of phase I to come
+        return falls.round_start(canoes, bank, hand, rounds)
+    if me.card is not None:  # a card chosen, the turn to come
+        return falls.turns(canoes, bank, (_value(me.card),), hand, rounds)
+    return falls.turns(canoes, bank, hand, hand, rounds)
+
+
+#: The most banked gems the relaxation of falls counts: enough to pay a rescue of each canoe in each of the rounds
+#: any search here looks ahead (one gem each, R-RESCUE-1).
+_BANK_CAP = 2 * MAX_REACH_ROUNDS
+
+
+def _value(card: Card) -> int:
+    """A base game card's paddle value, 0 for the cloud (R-TURN-2)."""
+    return max(card.budgets, default=0)
+
+
+def _values(hand: tuple[Card, ...]) -> tuple[int, ...]:
+    return tuple(sorted(_value(c) for c in hand))
+
+
+def _falls(board: Board, cap: int, may_stay: bool) -> "_Falls":
+    key = (board, cap, may_stay)
+    known = _FALLS.get(key)
+    if known is None:
+        if len(_FALLS) >= 16:
+            _FALLS.clear()
+        known = _FALLS[key] = _Falls(board, cap, may_stay)
+    return known
+
+
+#: The relaxation of falls per board, capacity and ``port_departure``, its values kept.
+_FALLS: dict[tuple[Board, int, bool], "_Falls"] = {}
+
+#: A canoe as the relaxation of falls reads it: its place (``port``, ``fallen`` or a disc) and its cargo.
+_Canoe = tuple[str, int]
+
+
+class _Falls:
+    """The most gems a player's two canoes take over the falls in some rounds, in a relaxation of the base game that
+    every real play of the player is one of:
+
+    * the player's own rules kept: one card a round from its own hand, each once until the hand is empty and
+      refilled (R-CARD-1, R-CARD-2); with the cloud no canoe acts (R-TURN-2); with a paddle every canoe on the river
+      acts and, of two in the port, exactly one (``at_most_one``: at most one) leaves (R-TURN-3);
+    * each canoe's action relaxed as :func:`..solver.answers.relaxed_turn` relaxes it (caves never empty, a canoe
+      stopping empty may take a gem: every load and steal there is), banking what it brings home (R-MOVE-5);
+    * the flow: the same ``k`` for both canoes (R-FLOW-3), any ``k`` from 0 to the player's own paddle value + 2 —
+      the smallest paddle played is at most the player's own, the weather at most 2 (R-FLOW-1, R-WEATHER-1); with
+      the cloud up to 6 + 2 — along any branch (R-FLOW-4 relaxed); a canoe it takes over the falls loses its cargo
+      (R-FLOW-6) and is fallen;
+    * rescues (R-RESCUE-1, R-RESCUE-2): any fallen canoes paid for with banked gems, one each, and one for free
+      when no canoe is in the port or on the river (``pay_or_free`` and ``free`` alike, ``rescue_limit`` either way).
+
+    Other players' turns only take gems from the player's canoes (R-STEAL), never add them or move the canoes."""
+
+    def __init__(self, board: Board, cap: int, may_stay: bool) -> None:
+        self.board, self.cap, self.may_stay = board, cap, may_stay
+        self.start: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], int], int] = {}
+        self.played: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], tuple[int, ...], int], int] = {}
+        self.flowed: dict[tuple[_Canoe, int], tuple[tuple[_Canoe, int], ...]] = {}
+        self.ended: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], int, int], int] = {}
+        self.flows: dict[tuple[tuple[_Canoe, ...], int], tuple[tuple[tuple[_Canoe, ...], int], ...]] = {}
+
+    def round_start(self, canoes: tuple[_Canoe, ...], bank: int, hand: tuple[int, ...], rounds: int) -> int:
+        """From the start of a round (phase I to come)."""
+        if rounds <= 0:
+            return 0
+        bank = min(bank, 2 * rounds)  # a gem pays one rescue, of two canoes at most, in each phase I to come
+        key = (canoes, bank, hand, rounds)
+        known = self.start.get(key)
+        if known is None:
+            known = self.start[key] = max(self.turns(after, paid, hand, hand, rounds)
+                                          for after, paid in self._rescues(canoes, bank))
+        return known
+
+    def _rescues(self, canoes: tuple[_Canoe, ...], bank: int) -> set[tuple[tuple[_Canoe, ...], int]]:
+        out = {(canoes, bank)}
+        fallen = [i for i, c in enumerate(canoes) if c[0] == FALLEN]
+        for chosen in range(1, 1 << len(fallen)):
+            picked = [fallen[j] for j in range(len(fallen)) if chosen >> j & 1]
+            if len(picked) <= bank:
+                out.add((self._back(canoes, picked), bank - len(picked)))
+        if fallen and len(fallen) == len(canoes):  # none in the port or on the river: one back for free
+            out.add((self._back(canoes, fallen[:1]), bank))
+        return out
+
+    @staticmethod
+    def _back(canoes: tuple[_Canoe, ...], picked: list[int]) -> tuple[_Canoe, ...]:
+        return tuple(sorted((PORT, 0) if i in picked else c for i, c in enumerate(canoes)))
+
+    def turns(self, canoes: tuple[_Canoe, ...], bank: int, cards: tuple[int, ...], hand: tuple[int, ...],
+              rounds: int) -> int:
+        """From phase II of a round, the player still to act with one of ``cards`` (each taken from ``hand``)."""
+        bank = min(bank, 2 * (rounds - 1))  # (as in round_start: more pays for nothing within the rounds)
+        key = (canoes, bank, cards, hand, rounds)
+        known = self.played.get(key)
+        if known is not None:
+            return known
+        best = 0
+        for k, card in enumerate(cards):
+            if k and cards[k - 1] == card:
+                continue
+            for after, banked in self._acts(canoes, card):
+                best = max(best, self.after_turn(after, min(bank + banked, _BANK_CAP), _without(hand, card), card,
+                                                 rounds))
+        self.played[key] = best
+        return best
+
+    def after_turn(self, canoes: tuple[_Canoe, ...], bank: int, hand: tuple[int, ...], card: int, rounds: int) -> int:
+        """This round's flow (the player has played ``card``), then the rounds after it."""
+        top = (card if card else 6) + 2
+        bank = min(bank, 2 * (rounds - 1))
+        key = (canoes, bank, hand, top, rounds)
+        known = self.ended.get(key)
+        if known is not None:
+            return known
+        best = 0
+        for after, lost in self._flows(canoes, top):
+            best = max(best, lost + (self.round_start(after, bank, hand or _FULL, rounds - 1) if rounds > 1 else 0))
+        self.ended[key] = best
+        return best
+
+    def _flows(self, canoes: tuple[_Canoe, ...], top: int) -> tuple[tuple[tuple[_Canoe, ...], int], ...]:
+        """The canoes after a flow of 0 to ``top`` steps, each with the gems taken over the falls."""
+        key = (canoes, top)
+        known = self.flows.get(key)
+        if known is None:
+            found: set[tuple[tuple[_Canoe, ...], int]] = set()
+            for k in range(top + 1):
+                found |= self._flow(canoes, k)
+            known = self.flows[key] = tuple(sorted(found))
+        return known
+
+    def _acts(self, canoes: tuple[_Canoe, ...], card: int) -> set[tuple[tuple[_Canoe, ...], int]]:
+        """The canoes after the player's turn with ``card`` (0: the cloud), each with the gems banked."""
+        if card == 0:
+            return {(canoes, 0)}
+        port = [i for i, c in enumerate(canoes) if c[0] == PORT]
+        river = [i for i, c in enumerate(canoes) if c[0] not in (PORT, FALLEN)]
+        if len(port) == 2:
+            acting = [{port[0]}, {port[1]}] + ([set()] if self.may_stay else [])
+        else:
+            acting = [set(river), set(river) | set(port)]
+        out: set[tuple[tuple[_Canoe, ...], int]] = set()
+        for group in acting:
+            options = [relaxed_turn(self.board, self.cap, False, c, card) if i in group else ((c, 0),)
+                       for i, c in enumerate(canoes)]
+            for first, b1 in options[0]:
+                for second, b2 in options[1]:
+                    out.add((tuple(sorted((first, second))), b1 + b2))
+        return out
+
+    def _flow(self, canoes: tuple[_Canoe, ...], k: int) -> set[tuple[tuple[_Canoe, ...], int]]:
+        """The canoes after a flow of ``k`` steps, each with the gems it took over the falls."""
+        out: set[tuple[tuple[_Canoe, ...], int]] = set()
+        for first, l1 in self._ride(canoes[0], k):
+            for second, l2 in self._ride(canoes[1], k):
+                out.add((tuple(sorted((first, second))), l1 + l2))
+        return out
+
+    def _ride(self, canoe: _Canoe, k: int) -> tuple[tuple[_Canoe, int], ...]:
+        """One canoe after ``k`` flow steps along any branch: where it is, and the gems lost (it fell)."""
+        key = (canoe, k)
+        known = self.flowed.get(key)
+        if known is not None:
+            return known
+        place, cargo = canoe
+        if place in (PORT, FALLEN) or k == 0:
+            out: set[tuple[_Canoe, int]] = {(canoe, 0)}
+        else:
+            out = set()
+            for nxt in self.board.below(place, 1) or (FALLEN,):
+                if nxt == FALLEN:
+                    out.add(((FALLEN, 0), cargo))
+                else:
+                    out |= set(self._ride((nxt, cargo), k - 1))
+        found = self.flowed[key] = tuple(sorted(out))
+        return found
+
+
+#: A full hand of the base game as the relaxation of falls reads it (R-CARD-2: refilled when empty).
+_FULL = _values(start_hand(Ruleset()))
+
+
+def _without(hand: tuple[int, ...], card: int) -> tuple[int, ...]:
+    """The hand once ``card`` is played (one of it taken out)."""
+    if card not in hand:
+        return hand  # (a card already chosen, read from a position whose hand still holds it or not)
+    k = hand.index(card)
+    return hand[:k] + hand[k + 1:]
 
 
 def player_reach(pos: Position, x: int, rounds: int, cap: int) -> int:
@@ -340,16 +546,21 @@ GoalRounds = Callable[[int], int]
 BankRounds = Callable[[int, int, "Colour | None"], int]
 
 
-def query_rounds(node: Node, pos: Position, goal: GoalRounds, bank: BankRounds, that: int | None) -> int:
+#: The gems gone over the falls, since the setup: (seat, or None for all the players' together; gems) -> rounds.
+LostRounds = Callable[[int | None, int], int]
+
+
+def query_rounds(node: Node, pos: Position, goal: GoalRounds, bank: BankRounds, that: int | None,
+                 lost: LostRounds | None = None) -> int:
     """A query's bound (module docstring) from a player's bounds for the goal and for a bank: ``and`` the largest of
     its parts, ``or`` the smallest; ``any`` the smallest over the players, ``all`` the largest; ``that`` (the player
     an earlier ``any`` bound) the number ``that``, or with None the smallest over the players (whoever it is needs
     at least that); every other part 0. The deepening walk and the breadth-first search each give their own players'
     bounds (:func:`.deepen.rounds_needed`, :func:`query_bound`)."""
     if isinstance(node, And):
-        return max(query_rounds(p, pos, goal, bank, that) for p in node.parts)
+        return max(query_rounds(p, pos, goal, bank, that, lost) for p in node.parts)
     if isinstance(node, Or):
-        return min(query_rounds(p, pos, goal, bank, that) for p in node.parts)
+        return min(query_rounds(p, pos, goal, bank, that, lost) for p in node.parts)
     if isinstance(node, Flag):
         if node.name == "game_over":  # the game is over once a round starts with someone at the goal (R-END-2)
             return _over(Who.ANY, pos, goal, that)
@@ -359,7 +570,13 @@ def query_rounds(node: Node, pos: Position, goal: GoalRounds, bank: BankRounds, 
     if isinstance(node, Compare):
         need = bank_need(node)
         if need is None:
-            return 0
+            gone = count_need(node, "lost") if lost is not None else None
+            if gone is None or lost is None:
+                return 0
+            count, n = gone
+            if count.who is None:  # lost: every player's canoes together
+                return lost(None, n)
+            return _over(count.who, pos, lambda x: lost(x, n), that)
         count, gems = need
         colour = count.args[0] if count.args and isinstance(count.args[0], Colour) else None
         return _over(count.who, pos, lambda x: bank(x, gems, colour), that)
@@ -381,10 +598,16 @@ def _over(who: object, pos: Position, rounds: Callable[[int], int], that: int | 
 def bank_need(node: Compare) -> tuple[Count, int] | None:
     """``bank(P[, colour]) >= n`` (``>``, ``==``, or the comparison turned round) as (the count, the gems n it needs
     at least); None for any other comparison."""
+    return count_need(node, "bank")
+
+
+def count_need(node: Compare, name: str) -> tuple[Count, int] | None:
+    """``name(...) >= n`` (``>``, ``==``, or the comparison turned round) for the count ``name`` as (the count, the n
+    it needs at least); None for any other comparison."""
     left, op, right = node.left, node.op, node.right
     if isinstance(left, Number) and isinstance(right, Count):
         left, right, op = right, left, _TURNED.get(op, op)
-    if not (isinstance(left, Count) and left.name == "bank" and isinstance(right, Number)):
+    if not (isinstance(left, Count) and left.name == name and isinstance(right, Number)):
         return None
     if op in (">=", "=="):
         return left, right.value

@@ -27,7 +27,7 @@ from niagara_solver.engine.flow import flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord, next_round, play_round
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.games.bounds import bounded, module_reach, query_rounds
+from niagara_solver.games.bounds import bounded, lost_reach, module_reach, query_rounds
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.goal import is_finished
@@ -43,14 +43,32 @@ NEVER = 1 << 20
 
 # -- the bound ----------------------------------------------------------------------------------------------------
 
-def rounds_needed(query: Query, pos: Position, limit: int) -> int:
+def rounds_needed(query: Query, pos: Position, limit: int, tally: Tally | None = None) -> int:
     """A lower bound on the round ends still to come before ``query`` can hold, counted from ``pos`` (a position at
     the start of a round or within one; the end of the round under way is the first), at most ``limit + 1``
-    ("not within ``limit``"). 0 for a position at the start of a round where the query may hold already."""
+    ("not within ``limit``"). 0 for a position at the start of a round where the query may hold already. With the
+    ``tally`` since the setup, the gems gone over the falls are bounded too (base game only)."""
     if not bounded(pos.ruleset):
         return 0  # Joe's trades are in no relaxation (games/bounds.py, RELAXED_MODULES)
+    lost = None
+    if tally is not None and not pos.ruleset.modules:
+        def lost(seat: int | None, n: int) -> int:
+            return _rounds_to_lose(pos, seat, n, tally, limit)
     return query_rounds(query.root, pos, lambda p: _rounds_to(pos, p, None, None, limit),
-                        lambda p, gems, colour: _rounds_to(pos, p, gems, colour, limit), that=None)
+                        lambda p, gems, colour: _rounds_to(pos, p, gems, colour, limit), that=None, lost=lost)
+
+
+def _rounds_to_lose(pos: Position, seat: int | None, n: int, tally: Tally, limit: int) -> int:
+    """The fewest round ends before the gems gone over the falls on ``seat``'s canoes (None: every player's) since
+    the setup can number ``n``, by :func:`.bounds.lost_reach`; ``limit + 1`` when not within ``limit``."""
+    seats = range(len(pos.players)) if seat is None else (seat,)
+    have = sum(tally.lost[s] for s in seats)
+    if have >= n and not pos.acted and pos.phase is Phase.CARDS:
+        return 0
+    for rounds in range(1, limit + 1):
+        if have + sum(lost_reach(pos, s, rounds) for s in seats) >= n:
+            return rounds
+    return limit + 1
 
 
 def _rounds_to(pos: Position, p: int, gems: int | None, colour: object, limit: int) -> int:
@@ -132,8 +150,8 @@ class QueryTarget:
     def holds(self, pos: Position, events: RoundEvents | None = None, tally: Tally | None = None) -> bool:
         return self.query.holds(pos, events, tally)
 
-    def rounds_needed(self, pos: Position, limit: int) -> int:
-        return rounds_needed(self.query, pos, limit)
+    def rounds_needed(self, pos: Position, limit: int, tally: Tally | None = None) -> int:
+        return rounds_needed(self.query, pos, limit, tally)
 
 
 # -- the search ---------------------------------------------------------------------------------------------------
@@ -229,7 +247,7 @@ class Deepening:
             return self._result(0, (), 0, 0)
         first = 1
         if self.use_bound:
-            first = max(1, min(self._bound(self.start, self.max_rounds), self.max_rounds + 1))
+            first = max(1, min(self._bound(self.start, self.max_rounds, tally), self.max_rounds + 1))
         completed = first - 1
         for depth in range(first, self.max_rounds + 1):
             try:
@@ -280,8 +298,12 @@ class Deepening:
         return DeepeningResult(rounds, play, completed, excluded, self.positions, time.monotonic() - self._began,
                                stopped, records)
 
-    def _bound(self, pos: Position, left: int) -> int:
-        return self.query.rounds_needed(pos, left) if self.use_bound else 0
+    def _bound(self, pos: Position, left: int, tally: Tally) -> int:
+        if not self.use_bound:
+            return 0
+        if self.query.uses_tally:  # a count since the setup: the bound reads how far it has come
+            return self.query.rounds_needed(pos, left, tally)  # type: ignore[call-arg]
+        return self.query.rounds_needed(pos, left)
 
     def _visit(self, table: dict[object, int], key: object, left: int) -> bool:
         """True the first time a position is met with ``left`` rounds or more to go (else it was walked already)."""
@@ -313,7 +335,7 @@ class Deepening:
         key = (pos, tally) if self.query.uses_tally else pos
         if not self._visit(self._starts, key, left):
             return None
-        if self._bound(pos, left) > left:
+        if self._bound(pos, left, tally) > left:
             return None
         return self._rescue(pos, 0, (), done, depth, tally, play)
 
@@ -346,7 +368,7 @@ class Deepening:
         for card in player.playable:
             for outcome in legal_turns(pos, p, card):
                 after = outcome.position
-                need = self._bound(after, left)
+                need = self._bound(after, left, tally)
                 if need > left:
                     continue
                 options.append((need, card, outcome.turn, after))

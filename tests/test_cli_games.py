@@ -195,3 +195,14 @@ def test_the_expansion_s_fastest_wins_are_proved_in_round_four_and_replay_legal(
     assert status == 0 and out.splitlines()[-1] == ("legal: 4 rounds replayed by the engine, each to its recorded "
                                                     "position")
     assert "game over: " in out
+
+
+def test_the_most_gems_over_the_falls_are_bounded_by_the_falls(capsys: pytest.CaptureFixture[str]) -> None:
+    # Two players lose at most 2 + 2 gems by round 2 and 3 + 3 by round 3 in the relaxation of falls
+    # (games/bounds.py, lost_reach); the walk of round 3, cut after every turn, finds no play losing 6.
+    status, out, _ = run(capsys, "reach", "lost >= 6", "--players", "2", "--rounds", "3")
+    assert status == 1
+    assert out.splitlines()[1].startswith("no · ")
+    assert out.splitlines()[2] == ("proved: no play of rounds 1..2 reaches it by the bound on falls alone "
+                                   "(docs/GAMES.md, \"Bounds\"), every play of round 3 explored, cut after each turn "
+                                   "by the bound")

@@ -72,7 +72,7 @@ def _facts(pos: Position) -> str:
     return "  = " + " | ".join(parts)
 
 
-def _why_minimal(result: ReachResult, what: str) -> str:
+def _why_minimal(result: ReachResult, what: str, falls: bool = False) -> str:
     """What makes the answer's round count the fewest, or the "no" a proof."""
     pruned = (f"; {result.pruned:,} positions dropped by the bound on banking (docs/GAMES.md, \"Bounds\")"
               if result.pruned else "")
@@ -85,7 +85,8 @@ def _why_minimal(result: ReachResult, what: str) -> str:
         searched = (f", every play of {walked} explored, cut after each turn by the bound"
                     if explored > result.excluded else "")
         proved = "proved minimal" if result.rounds is not None else "proved"
-        return (f"{proved}: no play of {first_rounds(result.excluded)} {what} by the bound on banking alone "
+        bound = "the bound on falls" if falls else "the bound on banking"
+        return (f"{proved}: no play of {first_rounds(result.excluded)} {what} by {bound} alone "
                 f"(docs/GAMES.md, \"Bounds\"){searched}{_dived(result)}")
     if result.rounds is not None:
         if result.rounds == 0:
@@ -110,12 +111,12 @@ def _dived(result: ReachResult) -> str:
     return f"; found by the dive that walked every option of {walked}{rest} (docs/GAMES.md, \"Dives\")"
 
 
-def _print(result: ReachResult, head: str, word: str, what: str) -> None:
+def _print(result: ReachResult, head: str, word: str, what: str, falls: bool = False) -> None:
     click.echo(head)
     rounds = "" if result.rounds is None else f" in {result.rounds} round{'s' if result.rounds != 1 else ''}"
     click.echo(f"{word}{rounds} · {result.distinct:,} distinct positions, {result.generated:,} generated · "
                f"{result.seconds:.1f} s")
-    click.echo(_why_minimal(result, what))
+    click.echo(_why_minimal(result, what, falls))
     pos = result.start
     for item in result.trace:
         record: RoundRecord = item.record(pos)
@@ -190,8 +191,9 @@ def reach_command(target: str, from_path: str | None, players: str | None, rules
 
     TARGET is a position predicate (docs/QUERIES.md). Every choice of every player is explored, breadth-first by
     rounds: YES with a shortest trace and its round count proved minimal, NO when no play of K rounds reaches it.
-    A target with a bound (the goal, a winner, a bank) is walked decision by decision instead, each round after
-    dives that walk one or two players' every option first (docs/GAMES.md, "Dives"); the answers are the same.
+    A target with a bound (the goal, a winner, a bank, the gems gone over the falls) is walked decision by
+    decision instead, each round after dives that walk one or two players' every option first (docs/GAMES.md,
+    "Dives"); the answers are the same.
 
     With --jobs N (or --scheduler) each level's positions are split by hash across N processes, the answer the
     same; the decisions walk runs in one process, so a target with a bound needs --walk levels (or --no-prune).
@@ -217,7 +219,7 @@ def reach_command(target: str, from_path: str | None, players: str | None, rules
     if as_json:
         emit_json(_json(result, "reach", str(query), word))
     else:
-        _print(result, _head("reach", str(query), start, limit), word, "reaches it")
+        _print(result, _head("reach", str(query), start, limit), word, "reaches it", falls=query.uses_tally)
     return result.exit_status
 
 

@@ -527,7 +527,10 @@ def _bounded(node: Node) -> bool:
         return node.name == "game_over" or node.name in ("goal", "winner") and node.who is not Who.THAT
     if isinstance(node, Compare):
         need = bank_need(node)
-        return need is not None and need[0].who is not Who.THAT
+        if need is None:  # the gems gone over the falls: the deepening walk reads them with the tally
+            gone = count_need(node, "lost")
+            return gone is not None and gone[0].who is not Who.THAT
+        return need[0].who is not Who.THAT
     if isinstance(node, And):
         return any(_bounded(p) for p in node.parts)
     if isinstance(node, Or):

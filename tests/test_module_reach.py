@@ -29,6 +29,7 @@ RULES = [FLUSSGEISTER,
          Ruleset.from_json({"x_double": True, "x_moose": True, "double_one_cave": False, "x_beaver": True})]
 
 
+@pytest.mark.rule("R-MOVE-5", "X-DOUBLE-1", "X-DOUBLE-3", "X-DOUBLE-4")
 def test_the_setup_of_flussgeister_banks_nothing_in_round_one_and_the_goal_waits_for_round_four():
     # One canoe leaves the port in round 1 (R-TURN-3): the double canoe, loading two gems, banks them in round 2
     # (R-MOVE-5, X-DOUBLE-4); a canoe home in the port needs a round out and a round back (R-MOVE-1: one direction

@@ -47,6 +47,15 @@ def reach_within(pos: Position, x: int, rounds: int, cap: int) -> int:
     return min(loose, player_reach(pos, x, rounds, cap))
 
 
+def banked_within(pos: Position, x: int, rounds: int) -> int:
+    """An upper bound on the gems player ``x`` banks within ``rounds`` rounds from ``pos`` (a position at the start of
+    a round or within one), for the rules :func:`bounded` accepts: :func:`bank_reach` keeping one departure from the
+    port and the hand (R-TURN-3, R-CARD-2) in the base game, :func:`module_reach` with expansion modules."""
+    if pos.ruleset.modules:
+        return module_reach(pos, x, rounds)
+    return bank_reach(pos, x, rounds, one_departure=True, own_hand=True)
+
+
 #: The expansion modules :func:`module_reach` reads. Joe (``x_joe``) is not among them: a trade hands a canoe a gem
 #: outside its gem actions and its steal (X-JOE-3), which the relaxation does not follow; with Joe there is no bound.
 RELAXED_MODULES = frozenset({"x_cards", "x_double", "x_whirl", "x_beaver", "x_moose", "x_sixth_player"})
@@ -134,7 +143,8 @@ def lost_reach(pos: Position, x: int, rounds: int) -> int:
     relaxation of falls (:class:`_Falls`)."""
     me = pos.players[x]
     rules = pos.ruleset
-    falls = _falls(pos.board, rules.capacity, rules.port_departure is PortDeparture.AT_MOST_ONE)
+    falls = _falls(pos.board, rules.capacity, rules.port_departure is PortDeparture.AT_MOST_ONE,
+                   _values(start_hand(rules)))
     canoes = tuple(sorted((c.place, len(c.gems)) for c in me.canoes))
     bank = min(me.bank.total, _BANK_CAP)
     hand = _values(me.hand)
@@ -162,18 +172,18 @@ def _values(hand: tuple[Card, ...]) -> tuple[int, ...]:
     return tuple(sorted(_value(c) for c in hand))
 
 
-def _falls(board: Board, cap: int, may_stay: bool) -> "_Falls":
-    key = (board, cap, may_stay)
+def _falls(board: Board, cap: int, may_stay: bool, full: tuple[int, ...]) -> "_Falls":
+    key = (board, cap, may_stay, full)
     known = _FALLS.get(key)
     if known is None:
         if len(_FALLS) >= 16:
             _FALLS.clear()
-        known = _FALLS[key] = _Falls(board, cap, may_stay)
+        known = _FALLS[key] = _Falls(board, cap, may_stay, full)
     return known
 
 
-#: The relaxation of falls per board, capacity and ``port_departure``, its values kept.
-_FALLS: dict[tuple[Board, int, bool], "_Falls"] = {}
+#: The relaxation of falls per board, capacity, ``port_departure`` and full hand, its values kept.
+_FALLS: dict[tuple[Board, int, bool, tuple[int, ...]], "_Falls"] = {}
 
 #: A canoe as the relaxation of falls reads it: its place (``port``, ``fallen`` or a disc) and its cargo.
 _Canoe = tuple[str, int]
@@ -197,8 +207,8 @@ class _Falls:
 
     Other players' turns only take gems from the player's canoes (R-STEAL), never add them or move the canoes."""
 
-    def __init__(self, board: Board, cap: int, may_stay: bool) -> None:
-        self.board, self.cap, self.may_stay = board, cap, may_stay
+    def __init__(self, board: Board, cap: int, may_stay: bool, full: tuple[int, ...]) -> None:
+        self.board, self.cap, self.may_stay, self.full = board, cap, may_stay, full
         self.start: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], int], int] = {}
         self.played: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], tuple[int, ...], int], int] = {}
         self.flowed: dict[tuple[_Canoe, int], tuple[tuple[_Canoe, int], ...]] = {}
@@ -260,7 +270,8 @@ class _Falls:
             return known
         best = 0
         for after, lost in self._flows(canoes, top):
-            best = max(best, lost + (self.round_start(after, bank, hand or _FULL, rounds - 1) if rounds > 1 else 0))
+            best = max(best, lost + (self.round_start(after, bank, hand or self.full, rounds - 1) if rounds > 1
+                                     else 0))
         self.ended[key] = best
         return best
 
@@ -320,10 +331,6 @@ class _Falls:
                     out |= set(self._ride((nxt, cargo), k - 1))
         found = self.flowed[key] = tuple(sorted(out))
         return found
-
-
-#: A full hand of the base game as the relaxation of falls reads it (R-CARD-2: refilled when empty).
-_FULL = _values(start_hand(Ruleset()))
 
 
 def _without(hand: tuple[int, ...], card: int) -> tuple[int, ...]:

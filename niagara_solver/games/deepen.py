@@ -27,7 +27,7 @@ from niagara_solver.engine.flow import flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord, next_round, play_round
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.games.bounds import bounded, lost_reach, module_reach, query_rounds
+from niagara_solver.games.bounds import banked_within, bounded, lost_reach, query_rounds
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.goal import is_finished
@@ -35,7 +35,7 @@ from niagara_solver.model.limits import time_left
 from niagara_solver.model.notation import Rescue, Steal, Turn
 from niagara_solver.model.position import Position
 from niagara_solver.model.query import (Query, RoundEvents, Tally)
-from niagara_solver.solver.answers import bank_reach, could_reach_goal
+from niagara_solver.solver.answers import could_reach_goal
 
 #: Where the bound gives up counting: a target needing more rounds than any search here explores.
 NEVER = 1 << 20
@@ -111,9 +111,7 @@ def _count_rounds_to(pos: Position, p: int, gems: int | None, colour: object, li
     if at_start and enough(0):
         return 0
     for rounds in range(1, limit + 1):
-        reach = (module_reach(pos, p, rounds) if pos.ruleset.modules
-                 else bank_reach(pos, p, rounds, one_departure=True, own_hand=True))
-        if enough(reach):
+        if enough(banked_within(pos, p, rounds)):
             return rounds
     return limit + 1
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord
-from niagara_solver.games.bounds import bounded, module_reach
+from niagara_solver.games.bounds import banked_within, bounded, module_reach
 from niagara_solver.games.rounds import first_rounds
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.limits import HISTORY_ROUNDS, out_of_time
@@ -198,11 +198,8 @@ class SamePosition:
             if not _hand_reaches(set(now.hand), set(then.hand), plays, full):
                 return limit + 1
             gained = then.bank.total - now.bank.total
-            if gained > 0 and bounded(pos.ruleset):
-                reach = (module_reach(pos, i, left) if pos.ruleset.modules
-                         else bank_reach(pos, i, left, one_departure=True, own_hand=True))
-                if reach < gained:
-                    return limit + 1
+            if gained > 0 and bounded(pos.ruleset) and banked_within(pos, i, left) < gained:
+                return limit + 1
         return left
 
 

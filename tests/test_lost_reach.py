@@ -80,12 +80,13 @@ def _lost(record: Any, seat: int) -> int:
 
 
 def test_never_below_what_seeded_games_lose():
-    # Each player from each round's start, over the next 1 to 3 rounds: the gems its canoes took over the falls.
+    # Each player from each round's start, over the next 1 and 2 rounds (3 from the first rounds: the relaxation of
+    # three rounds from every start was most of the test's time): the gems its canoes took over the falls.
     checked = lost = 0
     for rules, players, records in games():
         for k, record in enumerate(records):
             for x in range(players):
-                for h in (1, 2, 3):
+                for h in ((1, 2, 3) if k < 3 else (1, 2)):
                     span = records[k:k + h]
                     if len(span) < h:
                         continue

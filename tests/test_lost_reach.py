@@ -39,10 +39,11 @@ def test_from_the_setup_a_player_loses_at_most_a_gem_a_round():
     assert rounds_needed(parse_query("lost(red) >= 4", NAMES), pos, 3, Tally.zero(2)) == 4  # not within 3
 
 
-@pytest.mark.rule("R-FLOW-1", "R-WEATHER-1")
+@pytest.mark.rule("R-FLOW-1", "R-WEATHER-1", "R-FLOW-4")
 def test_the_weather_adds_up_to_two_to_the_smallest_paddle():
     # Red plays the 1, the smallest paddle: at weather +2 the flow is 3 (R-FLOW-1) and its ruby on 5, moved one disc
-    # down, goes over; at +1 it stays. The bound reads no weather: any flow up to the card + 2 (R-WEATHER-1).
+    # down to a branch, goes over (the branch takes the first and the third disc, R-FLOW-4); at +1 it stays. Blue has
+    # no cloud left to raise the weather (R-WEATHER-1): the bound is exact.
     for weather, lost in ((2, 1), (1, 0)):
         pos = position(P("blue", "port", "port", card=3, hand=[1, 2]), P("red", "5:ruby", "port", hand=[1, 2, 6]),
                        weather=weather, acted=["blue"])
@@ -50,7 +51,20 @@ def test_the_weather_adds_up_to_two_to_the_smallest_paddle():
         gone = {1 - sum(len(c.gems) for c in p.players[1].canoes)
                 for o in legal_turns(red, 1, card(1)) for _, p in flow_outcomes(o.position, flow_value(o.position))}
         assert max(gone) == lost
-        assert lost_reach(red, 1, 1) == 1
+        assert lost_reach(red, 1, 1) == lost
+
+
+@pytest.mark.rule("R-FLOW-4")
+def test_a_branch_flows_at_half_the_speed_of_the_main_bed():
+    # Red's ruby rides 6L; the flow is 2 (blue's 3 and red's 2, no cloud left to raise the weather). Whichever branch
+    # the marker names, the left branch takes one of the two discs (R-FLOW-4): the canoe reaches 7L and stays. With
+    # `fork_policy: free` both discs may enter the left branch, and it goes over. The bound follows both readings.
+    for policy, fork, lost in (("alternate", "L", 0), ("alternate", "R", 0), ("free", "L", 1)):
+        pos = position(P("blue", "port", "4", card=3, hand=[1, 2]), P("red", "6L:ruby", "port", card=2, hand=[1, 3]),
+                       acted=["blue", "red"], fork=fork, ruleset={"fork_policy": policy})
+        gone = {1 - sum(len(c.gems) for c in p.players[1].canoes) for _, p in flow_outcomes(pos, flow_value(pos))}
+        assert flow_value(pos) == 2 and max(gone) == lost, (policy, fork)
+        assert lost_reach(pos, 1, 1) == lost, (policy, fork)
 
 
 @pytest.mark.rule("R-RESCUE-1")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import product
 from typing import Callable
 
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Phase
@@ -27,7 +28,7 @@ from niagara_solver.model.board import Board
 from niagara_solver.model.limits import MAX_REACH_ROUNDS
 from niagara_solver.model.position import Position, start_hand
 from niagara_solver.model.query import And, Compare, Count, Flag, Node, Number, Or, Query, Who
-from niagara_solver.model.ruleset import PortDeparture, Ruleset
+from niagara_solver.model.ruleset import ForkPolicy, PortDeparture, Ruleset
 from niagara_solver.solver.answers import bank_reach, could_reach_goal, relaxed_flow, relaxed_turn
 
 #: The bound where no number of rounds up to the search's limit suffices: one more than the most rounds a search
@@ -144,18 +145,32 @@ def lost_reach(pos: Position, x: int, rounds: int) -> int:
     me = pos.players[x]
     rules = pos.ruleset
     falls = _falls(pos.board, rules.capacity, rules.port_departure is PortDeparture.AT_MOST_ONE,
-                   _values(start_hand(rules)))
+                   _values(start_hand(rules)), rules.fork_policy is ForkPolicy.ALTERNATE, rules.min_flow)
     canoes = tuple(sorted((c.place, len(c.gems)) for c in me.canoes))
     bank = min(me.bank.total, _BANK_CAP)
     hand = _values(me.hand)
+    weather = _weather_cap(pos, x, rounds)
     if x in pos.acted:  # only this round's flow is left of it
-        card = me.card
-        return falls.after_turn(canoes, bank, hand, _value(card) if card is not None else 0, rounds)
+        played = _value(me.card) if me.card is not None else 0
+        # (a cloud played has moved the weather already: the relaxation's step for it is not taken again)
+        return falls.after_turn(canoes, bank, hand, played, rounds, weather - (played == 0))
     if pos.phase is Phase.CARDS and not pos.acted:  # the rescues of phase I to come
-        return falls.round_start(canoes, bank, hand, rounds)
+        return falls.round_start(canoes, bank, hand, rounds, weather)
     if me.card is not None:  # a card chosen, the turn to come
-        return falls.turns(canoes, bank, (_value(me.card),), hand, rounds)
-    return falls.turns(canoes, bank, hand, hand, rounds)
+        return falls.turns(canoes, bank, (_value(me.card),), hand, rounds, weather)
+    return falls.turns(canoes, bank, hand, hand, rounds, weather)
+
+
+def _weather_cap(pos: Position, x: int, rounds: int) -> int:
+    """The most the weather can be within ``rounds`` rounds from ``pos`` before player ``x`` plays its cloud: a cloud
+    moves it one step (R-WEATHER-1) and the other players have their clouds, the one in the hand (or chosen) and one
+    more each if the hand may be played out and refilled in time (R-CARD-2), all counted as played at once."""
+    clouds = 0
+    for i, other in enumerate(pos.players):
+        if i != x:
+            clouds += any(_value(c) == 0 for c in (*other.hand, *([other.card] if other.card else [])))
+            clouds += len(other.hand) <= rounds
+    return min(pos.ruleset.weather_max, pos.weather + clouds)
 
 
 #: The most banked gems the relaxation of falls counts: enough to pay a rescue of each canoe in each of the rounds
@@ -172,18 +187,19 @@ def _values(hand: tuple[Card, ...]) -> tuple[int, ...]:
     return tuple(sorted(_value(c) for c in hand))
 
 
-def _falls(board: Board, cap: int, may_stay: bool, full: tuple[int, ...]) -> "_Falls":
-    key = (board, cap, may_stay, full)
+def _falls(board: Board, cap: int, may_stay: bool, full: tuple[int, ...], alternate: bool, least: int) -> "_Falls":
+    key = (board, cap, may_stay, full, alternate, least)
     known = _FALLS.get(key)
     if known is None:
         if len(_FALLS) >= 16:
             _FALLS.clear()
-        known = _FALLS[key] = _Falls(board, cap, may_stay, full)
+        known = _FALLS[key] = _Falls(board, cap, may_stay, full, alternate, least)
     return known
 
 
-#: The relaxation of falls per board, capacity, ``port_departure`` and full hand, its values kept.
-_FALLS: dict[tuple[Board, int, bool, tuple[int, ...]], "_Falls"] = {}
+#: The relaxation of falls per board, capacity, ``port_departure``, full hand, ``fork_policy`` and ``min_flow``, its
+#: values kept.
+_FALLS: dict[tuple[Board, int, bool, tuple[int, ...], bool, int], "_Falls"] = {}
 
 #: A canoe as the relaxation of falls reads it: its place (``port``, ``fallen`` or a disc) and its cargo.
 _Canoe = tuple[str, int]
@@ -198,32 +214,43 @@ class _Falls:
       acts and, of two in the port, exactly one (``at_most_one``: at most one) leaves (R-TURN-3);
     * each canoe's action relaxed as :func:`..solver.answers.relaxed_turn` relaxes it (caves never empty, a canoe
       stopping empty may take a gem: every load and steal there is), banking what it brings home (R-MOVE-5);
-    * the flow: the same ``k`` for both canoes (R-FLOW-3), any ``k`` from 0 to the player's own paddle value + 2 —
-      the smallest paddle played is at most the player's own, the weather at most 2 (R-FLOW-1, R-WEATHER-1); with
-      the cloud up to 6 + 2 — along any branch (R-FLOW-4 relaxed); a canoe it takes over the falls loses its cargo
-      (R-FLOW-6) and is fallen;
+    * the flow: the same ``k`` for both canoes (R-FLOW-3), any ``k`` from ``min_flow`` to the player's own paddle
+      value + the weather's cap — the smallest paddle played is at most the player's own (R-FLOW-1); the cap is what
+      the weather can be with every cloud of the other players played (:func:`_weather_cap`), one step more once the
+      player has played its own cloud (R-WEATHER-1) — with the cloud up to 6 + that cap. With ``fork_policy:
+      alternate`` the steps push the discs as the fork markers send them, each marker switching after each disc
+      that enters a branch (R-FLOW-4), from any markers (the relaxation does not keep them); with ``free`` each step
+      may push a canoe along any branch. A canoe the flow takes over the falls loses its cargo (R-FLOW-6) and is
+      fallen;
     * rescues (R-RESCUE-1, R-RESCUE-2): any fallen canoes paid for with banked gems, one each, and one for free
       when no canoe is in the port or on the river (``pay_or_free`` and ``free`` alike, ``rescue_limit`` either way).
 
     Other players' turns only take gems from the player's canoes (R-STEAL), never add them or move the canoes."""
 
-    def __init__(self, board: Board, cap: int, may_stay: bool, full: tuple[int, ...]) -> None:
-        self.board, self.cap, self.may_stay, self.full = board, cap, may_stay, full
-        self.start: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], int], int] = {}
-        self.played: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], tuple[int, ...], int], int] = {}
+    def __init__(self, board: Board, cap: int, may_stay: bool, full: tuple[int, ...], alternate: bool,
+                 least: int) -> None:
+        self.board, self.cap, self.may_stay, self.full, self.alternate = board, cap, may_stay, full, alternate
+        self.least = least
+        self.weather_max = 2  # (R-COMP-4)
+        #: Every setting of the fork markers (R-FLOW-4), when they alternate.
+        self.markers = [dict(zip(board.forks, labels)) for labels in product(*(board.labels[f] for f in board.forks))]
+        self.together: dict[tuple[tuple[_Canoe, ...], int], set[tuple[tuple[_Canoe, ...], int]]] = {}
+        self.start: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], int, int], int] = {}
+        self.played: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], tuple[int, ...], int, int], int] = {}
         self.flowed: dict[tuple[_Canoe, int], tuple[tuple[_Canoe, int], ...]] = {}
-        self.ended: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], int, int], int] = {}
+        self.ended: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], int, int, int], int] = {}
         self.flows: dict[tuple[tuple[_Canoe, ...], int], tuple[tuple[tuple[_Canoe, ...], int], ...]] = {}
 
-    def round_start(self, canoes: tuple[_Canoe, ...], bank: int, hand: tuple[int, ...], rounds: int) -> int:
-        """From the start of a round (phase I to come)."""
+    def round_start(self, canoes: tuple[_Canoe, ...], bank: int, hand: tuple[int, ...], rounds: int,
+                    weather: int) -> int:
+        """From the start of a round (phase I to come), the weather at most ``weather`` before the player's cloud."""
         if rounds <= 0:
             return 0
         bank = min(bank, 2 * rounds)  # a gem pays one rescue, of two canoes at most, in each phase I to come
-        key = (canoes, bank, hand, rounds)
+        key = (canoes, bank, hand, rounds, weather)
         known = self.start.get(key)
         if known is None:
-            known = self.start[key] = max(self.turns(after, paid, hand, hand, rounds)
+            known = self.start[key] = max(self.turns(after, paid, hand, hand, rounds, weather)
                                           for after, paid in self._rescues(canoes, bank))
         return known
 
@@ -243,10 +270,10 @@ class _Falls:
         return tuple(sorted((PORT, 0) if i in picked else c for i, c in enumerate(canoes)))
 
     def turns(self, canoes: tuple[_Canoe, ...], bank: int, cards: tuple[int, ...], hand: tuple[int, ...],
-              rounds: int) -> int:
+              rounds: int, weather: int) -> int:
         """From phase II of a round, the player still to act with one of ``cards`` (each taken from ``hand``)."""
         bank = min(bank, 2 * (rounds - 1))  # (as in round_start: more pays for nothing within the rounds)
-        key = (canoes, bank, cards, hand, rounds)
+        key = (canoes, bank, cards, hand, rounds, weather)
         known = self.played.get(key)
         if known is not None:
             return known
@@ -256,32 +283,35 @@ class _Falls:
                 continue
             for after, banked in self._acts(canoes, card):
                 best = max(best, self.after_turn(after, min(bank + banked, _BANK_CAP), _without(hand, card), card,
-                                                 rounds))
+                                                 rounds, weather))
         self.played[key] = best
         return best
 
-    def after_turn(self, canoes: tuple[_Canoe, ...], bank: int, hand: tuple[int, ...], card: int, rounds: int) -> int:
+    def after_turn(self, canoes: tuple[_Canoe, ...], bank: int, hand: tuple[int, ...], card: int, rounds: int,
+                   weather: int) -> int:
         """This round's flow (the player has played ``card``), then the rounds after it."""
-        top = (card if card else 6) + 2
+        if not card:  # the player's own cloud: one step more (R-WEATHER-1), the smallest paddle anyone's
+            weather = min(weather + 1, self.weather_max)
+        top = max((card if card else max(self.full)) + weather, self.least)
         bank = min(bank, 2 * (rounds - 1))
-        key = (canoes, bank, hand, top, rounds)
+        key = (canoes, bank, hand, top, rounds, weather)
         known = self.ended.get(key)
         if known is not None:
             return known
         best = 0
         for after, lost in self._flows(canoes, top):
-            best = max(best, lost + (self.round_start(after, bank, hand or self.full, rounds - 1) if rounds > 1
-                                     else 0))
+            best = max(best, lost + (self.round_start(after, bank, hand or self.full, rounds - 1, weather)
+                                     if rounds > 1 else 0))
         self.ended[key] = best
         return best
 
     def _flows(self, canoes: tuple[_Canoe, ...], top: int) -> tuple[tuple[tuple[_Canoe, ...], int], ...]:
-        """The canoes after a flow of 0 to ``top`` steps, each with the gems taken over the falls."""
+        """The canoes after a flow of ``min_flow`` to ``top`` steps, each with the gems taken over the falls."""
         key = (canoes, top)
         known = self.flows.get(key)
         if known is None:
             found: set[tuple[tuple[_Canoe, ...], int]] = set()
-            for k in range(top + 1):
+            for k in range(self.least, top + 1):
                 found |= self._flow(canoes, k)
             known = self.flows[key] = tuple(sorted(found))
         return known
@@ -307,10 +337,42 @@ class _Falls:
 
     def _flow(self, canoes: tuple[_Canoe, ...], k: int) -> set[tuple[tuple[_Canoe, ...], int]]:
         """The canoes after a flow of ``k`` steps, each with the gems it took over the falls."""
+        if self.alternate:
+            return self._alternating(canoes, k)
         out: set[tuple[tuple[_Canoe, ...], int]] = set()
         for first, l1 in self._ride(canoes[0], k):
             for second, l2 in self._ride(canoes[1], k):
                 out.add((tuple(sorted((first, second))), l1 + l2))
+        return out
+
+    def _alternating(self, canoes: tuple[_Canoe, ...], k: int) -> set[tuple[tuple[_Canoe, ...], int]]:
+        """The canoes after ``k`` steps pushed as the fork markers send them (R-FLOW-3, R-FLOW-4), from every
+        setting of the markers: a branch takes every other disc, so it flows at half the speed of the main bed."""
+        key = (canoes, k)
+        known = self.together.get(key)
+        if known is not None:
+            return known
+        out: set[tuple[tuple[_Canoe, ...], int]] = set()
+        for start in self.markers:
+            markers = dict(start)
+            places = [place for place, _ in canoes]
+            lost = 0
+            for _ in range(k):
+                path = self.board.flow_path(markers)
+                for i, place in enumerate(places):
+                    if place in path:
+                        at = path.index(place)
+                        if at + 1 < len(path):
+                            places[i] = path[at + 1]
+                        else:  # its disc left the last disc of the path: over the falls (R-FLOW-6)
+                            places[i] = FALLEN
+                            lost += canoes[i][1]
+                for disc in path:
+                    if disc in markers:
+                        markers[disc] = self.board.next_label(disc, markers[disc])
+            out.add((tuple(sorted((place, 0 if place == FALLEN else cargo)
+                                  for place, (_, cargo) in zip(places, canoes))), lost))
+        self.together[key] = out
         return out
 
     def _ride(self, canoe: _Canoe, k: int) -> tuple[tuple[_Canoe, int], ...]:

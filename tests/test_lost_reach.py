@@ -67,6 +67,25 @@ def test_a_branch_flows_at_half_the_speed_of_the_main_bed():
         assert lost_reach(pos, 1, 1) == lost, (policy, fork)
 
 
+@pytest.mark.rule("R-FLOW-1", "R-CARD-1")
+def test_the_cards_chosen_this_round_cap_its_flow():
+    # In phase II every card is chosen (R-CARD-1): blue's 1 is the smallest paddle, so the flow is 1 (R-FLOW-1) and
+    # red's ruby on 3, paddled at most to a 6 with red's 3, reaches a 7 at most, not the falls. The bound reads the
+    # chosen cards of the round under way. With blue's cloud instead, red's 3 is the smallest paddle and the weather
+    # goes up a step (R-WEATHER-1): a flow of 4 takes the canoe from 6L over the falls (R-FLOW-4).
+    for blue, lost in (({"card": 1, "hand": [1, 2, 3]}, 0), ({"card": "cloud", "hand": ["cloud", 2, 3]}, 1)):
+        pos = position(P("blue", "port", "2", **blue), P("red", "3:ruby", "port", card=3, hand=[1, 2, 3]),
+                       lifebuoy="red")
+        red = pos.index("red")
+        gone = {sum(len(c.gems) for c in b.position.players[red].canoes)
+                - sum(len(c.gems) for c in after.players[red].canoes)
+                for o in legal_turns(pos, red, card(3))
+                for b in legal_turns(o.position, 1 - red, pos.players[1 - red].card)
+                for _, after in flow_outcomes(b.position, flow_value(b.position))}
+        assert max(gone) == lost, blue
+        assert lost_reach(pos, red, 1) == lost, blue
+
+
 @pytest.mark.rule("R-RESCUE-1")
 def test_a_banked_gem_pays_for_a_canoe_that_goes_over_again_the_same_round():
     # Red's fallen canoe comes back for a banked gem (R-RESCUE-1), leaves the port with the 6, loads and goes over

@@ -150,15 +150,33 @@ def lost_reach(pos: Position, x: int, rounds: int) -> int:
     bank = min(me.bank.total, _BANK_CAP)
     hand = _values(me.hand)
     weather = _weather_cap(pos, x, rounds)
+    now = _flow_cap(pos) if pos.phase is Phase.TURNS else None
     if x in pos.acted:  # only this round's flow is left of it
         played = _value(me.card) if me.card is not None else 0
         # (a cloud played has moved the weather already: the relaxation's step for it is not taken again)
-        return falls.after_turn(canoes, bank, hand, played, rounds, weather - (played == 0))
+        return falls.after_turn(canoes, bank, hand, played, rounds, weather - (played == 0), now)
     if pos.phase is Phase.CARDS and not pos.acted:  # the rescues of phase I to come
         return falls.round_start(canoes, bank, hand, rounds, weather)
     if me.card is not None:  # a card chosen, the turn to come
-        return falls.turns(canoes, bank, (_value(me.card),), hand, rounds, weather)
-    return falls.turns(canoes, bank, hand, hand, rounds, weather)
+        return falls.turns(canoes, bank, (_value(me.card),), hand, rounds, weather, now)
+    return falls.turns(canoes, bank, hand, hand, rounds, weather, now)
+
+
+def _flow_cap(pos: Position) -> int:
+    """The longest flow of the round under way (phase II, every card chosen, R-CARD-1): the smallest paddle chosen
+    (R-FLOW-1; 0 if only clouds; a card not given may be any of its player's hand) plus the weather with a step up
+    for each player still to act who may play a cloud (R-WEATHER-1), at least ``min_flow`` (R-FLOW-2)."""
+    rules = pos.ruleset
+    paddles: list[int] = []
+    clouds = 0
+    for i, player in enumerate(pos.players):
+        cards = [player.card] if player.card is not None else list(player.hand)
+        values = [_value(c) for c in cards]
+        if any(values):
+            paddles.append(max(values))
+        clouds += i not in pos.acted and 0 in values
+    weather = min(rules.weather_max, pos.weather + clouds)
+    return max((min(paddles) if paddles else 0) + weather, rules.min_flow)
 
 
 def _weather_cap(pos: Position, x: int, rounds: int) -> int:
@@ -236,7 +254,8 @@ class _Falls:
         self.markers = [dict(zip(board.forks, labels)) for labels in product(*(board.labels[f] for f in board.forks))]
         self.together: dict[tuple[tuple[_Canoe, ...], int], set[tuple[tuple[_Canoe, ...], int]]] = {}
         self.start: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], int, int], int] = {}
-        self.played: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], tuple[int, ...], int, int], int] = {}
+        self.played: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], tuple[int, ...], int, int, int | None],
+                          int] = {}
         self.flowed: dict[tuple[_Canoe, int], tuple[tuple[_Canoe, int], ...]] = {}
         self.ended: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], int, int, int], int] = {}
         self.flows: dict[tuple[tuple[_Canoe, ...], int], tuple[tuple[tuple[_Canoe, ...], int], ...]] = {}
@@ -270,10 +289,11 @@ class _Falls:
         return tuple(sorted((PORT, 0) if i in picked else c for i, c in enumerate(canoes)))
 
     def turns(self, canoes: tuple[_Canoe, ...], bank: int, cards: tuple[int, ...], hand: tuple[int, ...],
-              rounds: int, weather: int) -> int:
-        """From phase II of a round, the player still to act with one of ``cards`` (each taken from ``hand``)."""
+              rounds: int, weather: int, now: int | None = None) -> int:
+        """From phase II of a round, the player still to act with one of ``cards`` (each taken from ``hand``); this
+        round's flow at most ``now`` if given."""
         bank = min(bank, 2 * (rounds - 1))  # (as in round_start: more pays for nothing within the rounds)
-        key = (canoes, bank, cards, hand, rounds, weather)
+        key = (canoes, bank, cards, hand, rounds, weather, now)
         known = self.played.get(key)
         if known is not None:
             return known
@@ -283,16 +303,19 @@ class _Falls:
                 continue
             for after, banked in self._acts(canoes, card):
                 best = max(best, self.after_turn(after, min(bank + banked, _BANK_CAP), _without(hand, card), card,
-                                                 rounds, weather))
+                                                 rounds, weather, now))
         self.played[key] = best
         return best
 
     def after_turn(self, canoes: tuple[_Canoe, ...], bank: int, hand: tuple[int, ...], card: int, rounds: int,
-                   weather: int) -> int:
-        """This round's flow (the player has played ``card``), then the rounds after it."""
+                   weather: int, now: int | None = None) -> int:
+        """This round's flow (the player has played ``card``; at most ``now`` steps if given), then the rounds after
+        it."""
         if not card:  # the player's own cloud: one step more (R-WEATHER-1), the smallest paddle anyone's
             weather = min(weather + 1, self.weather_max)
         top = max((card if card else max(self.full)) + weather, self.least)
+        if now is not None:
+            top = min(top, now)
         bank = min(bank, 2 * (rounds - 1))
         key = (canoes, bank, hand, top, rounds, weather)
         known = self.ended.get(key)

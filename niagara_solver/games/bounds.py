@@ -258,6 +258,7 @@ class _Falls:
                           int] = {}
         self.flowed: dict[tuple[_Canoe, int], tuple[tuple[_Canoe, int], ...]] = {}
         self.ended: dict[tuple[tuple[_Canoe, ...], int, tuple[int, ...], int, int, int], int] = {}
+        self.acted: dict[tuple[tuple[_Canoe, ...], int], tuple[tuple[tuple[_Canoe, ...], int], ...]] = {}
         self.flows: dict[tuple[tuple[_Canoe, ...], int], tuple[tuple[tuple[_Canoe, ...], int], ...]] = {}
 
     def round_start(self, canoes: tuple[_Canoe, ...], bank: int, hand: tuple[int, ...], rounds: int,
@@ -298,12 +299,19 @@ class _Falls:
         if known is not None:
             return known
         best = 0
+        ended, cap = self.ended, min(_BANK_CAP, 2 * (rounds - 1))
         for k, card in enumerate(cards):
             if k and cards[k - 1] == card:
                 continue
+            rest = _without(hand, card)
+            top, after_weather = self._top(card, weather, now)
             for after, banked in self._acts(canoes, card):
-                best = max(best, self.after_turn(after, min(bank + banked, _BANK_CAP), _without(hand, card), card,
-                                                 rounds, weather, now))
+                paid = min(bank + banked, cap)
+                known = ended.get((after, paid, rest, top, rounds, after_weather))
+                if known is None:
+                    known = self._ended(after, paid, rest, top, rounds, after_weather)
+                if known > best:
+                    best = known
         self.played[key] = best
         return best
 
@@ -311,12 +319,21 @@ class _Falls:
                    weather: int, now: int | None = None) -> int:
         """This round's flow (the player has played ``card``; at most ``now`` steps if given), then the rounds after
         it."""
+        top, weather = self._top(card, weather, now)
+        return self._ended(canoes, min(bank, 2 * (rounds - 1)), hand, top, rounds, weather)
+
+    def _top(self, card: int, weather: int, now: int | None) -> tuple[int, int]:
+        """The longest flow after the player played ``card`` (at most ``now`` if given), and the weather's cap after
+        it."""
         if not card:  # the player's own cloud: one step more (R-WEATHER-1), the smallest paddle anyone's
             weather = min(weather + 1, self.weather_max)
         top = max((card if card else max(self.full)) + weather, self.least)
-        if now is not None:
-            top = min(top, now)
-        bank = min(bank, 2 * (rounds - 1))
+        return (top if now is None else min(top, now)), weather
+
+    def _ended(self, canoes: tuple[_Canoe, ...], bank: int, hand: tuple[int, ...], top: int, rounds: int,
+               weather: int) -> int:
+        """A flow of at most ``top`` steps, then the rounds after it (``bank`` capped as :meth:`after_turn` caps
+        it)."""
         key = (canoes, bank, hand, top, rounds, weather)
         known = self.ended.get(key)
         if known is not None:
@@ -339,8 +356,15 @@ class _Falls:
             known = self.flows[key] = tuple(sorted(found))
         return known
 
-    def _acts(self, canoes: tuple[_Canoe, ...], card: int) -> set[tuple[tuple[_Canoe, ...], int]]:
+    def _acts(self, canoes: tuple[_Canoe, ...], card: int) -> tuple[tuple[tuple[_Canoe, ...], int], ...]:
         """The canoes after the player's turn with ``card`` (0: the cloud), each with the gems banked."""
+        key = (canoes, card)
+        known = self.acted.get(key)
+        if known is None:
+            known = self.acted[key] = tuple(sorted(self._turn(canoes, card)))
+        return known
+
+    def _turn(self, canoes: tuple[_Canoe, ...], card: int) -> set[tuple[tuple[_Canoe, ...], int]]:
         if card == 0:
             return {(canoes, 0)}
         port = [i for i, c in enumerate(canoes) if c[0] == PORT]

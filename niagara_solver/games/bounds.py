@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
-from typing import Callable
+from typing import Callable, Sequence
 
 from niagara_solver.model.atoms import FALLEN, PORT, Card, Colour, Phase
 from niagara_solver.model.board import Board
@@ -142,15 +142,17 @@ def lost_reach(pos: Position, x: int, rounds: int) -> int:
     """An upper bound on the gems that go over the falls on player ``x``'s canoes within ``rounds`` round ends from
     ``pos`` (the end of the round under way the first), in the base game (no expansion module): the player's
     relaxation of falls (:class:`_Falls`)."""
+    return _lost(pos, x, rounds, _flow_cap(pos) if pos.phase is Phase.TURNS else None)
+
+
+def _lost(pos: Position, x: int, rounds: int, now: int | None) -> int:
+    """:func:`lost_reach`, this round's flow at most ``now`` if given (:func:`_flow_cap`)."""
     me = pos.players[x]
-    rules = pos.ruleset
-    falls = _falls(pos.board, rules.capacity, rules.port_departure is PortDeparture.AT_MOST_ONE,
-                   _values(start_hand(rules)), rules.fork_policy is ForkPolicy.ALTERNATE, rules.min_flow)
+    falls = _falls_of(pos)
     canoes = tuple(sorted((c.place, len(c.gems)) for c in me.canoes))
     bank = min(me.bank.total, _BANK_CAP)
     hand = _values(me.hand)
     weather = _weather_cap(pos, x, rounds)
-    now = _flow_cap(pos) if pos.phase is Phase.TURNS else None
     if x in pos.acted:  # only this round's flow is left of it
         played = _value(me.card) if me.card is not None else 0
         # (a cloud played has moved the weather already: the relaxation's step for it is not taken again)
@@ -160,6 +162,41 @@ def lost_reach(pos: Position, x: int, rounds: int) -> int:
     if me.card is not None:  # a card chosen, the turn to come
         return falls.turns(canoes, bank, (_value(me.card),), hand, rounds, weather, now)
     return falls.turns(canoes, bank, hand, hand, rounds, weather, now)
+
+
+def lost_together(pos: Position, seats: Sequence[int], rounds: int) -> int:
+    """An upper bound on the gems that go over the falls on the canoes of ``seats`` within ``rounds`` round ends from
+    ``pos``: the sum of :func:`lost_reach`'s, except at the start of a round, every player counted, for up to
+    :data:`TOGETHER_MAX` players: there the round's flow is one for all (R-FLOW-1: the smallest paddle the players
+    choose, plus the weather with a step per cloud among them), so the bound is the most, over every choice of one
+    card per player (R-CARD-1), of what each player's relaxation loses with that card and at most that flow in the
+    round, and as :func:`lost_reach` has it in the rounds after."""
+    players = len(pos.players)
+    if pos.phase is not Phase.CARDS or pos.acted or sorted(seats) != list(range(players)) or players > TOGETHER_MAX \
+            or not all(p.hand for p in pos.players):
+        now = _flow_cap(pos) if pos.phase is Phase.TURNS else None
+        return sum(_lost(pos, s, rounds, now) for s in seats)
+    rules = pos.ruleset
+    falls = _falls_of(pos)
+    states = []
+    for x, me in enumerate(pos.players):
+        canoes = tuple(sorted((c.place, len(c.gems)) for c in me.canoes))
+        states.append((falls._rescues(canoes, min(me.bank.total, _BANK_CAP)), _values(me.hand),
+                       _weather_cap(pos, x, rounds)))
+    best = 0
+    for cards in product(*(sorted(set(hand)) for _, hand, _ in states)):
+        paddles = [c for c in cards if c]
+        flow = max((min(paddles) if paddles else 0)
+                   + min(rules.weather_max, pos.weather + len(cards) - len(paddles)), rules.min_flow)
+        total = 0
+        for (rescued, hand, weather), card in zip(states, cards):
+            total += max(falls.turns(after, paid, (card,), hand, rounds, weather, flow) for after, paid in rescued)
+        best = max(best, total)
+    return best
+
+
+#: The most players :func:`lost_together` reads together (a choice of card each: 7 ** 3 at most).
+TOGETHER_MAX = 3
 
 
 def _flow_cap(pos: Position) -> int:
@@ -196,13 +233,33 @@ def _weather_cap(pos: Position, x: int, rounds: int) -> int:
 _BANK_CAP = 2 * MAX_REACH_ROUNDS
 
 
+@lru_cache(maxsize=None)
 def _value(card: Card) -> int:
     """A base game card's paddle value, 0 for the cloud (R-TURN-2)."""
     return max(card.budgets, default=0)
 
 
+@lru_cache(maxsize=4096)
 def _values(hand: tuple[Card, ...]) -> tuple[int, ...]:
     return tuple(sorted(_value(c) for c in hand))
+
+
+def _falls_of(pos: Position) -> "_Falls":
+    """The relaxation of falls of the position's board and rules."""
+    key = (pos.board, pos.ruleset)
+    known = _GAMES.get(key)
+    if known is None:
+        if len(_GAMES) >= 16:
+            _GAMES.clear()
+        rules = pos.ruleset
+        known = _GAMES[key] = _falls(pos.board, rules.capacity, rules.port_departure is PortDeparture.AT_MOST_ONE,
+                                     _values(start_hand(rules)), rules.fork_policy is ForkPolicy.ALTERNATE,
+                                     rules.min_flow)
+    return known
+
+
+#: The relaxation of falls by board and rules (:func:`_falls_of`).
+_GAMES: dict[tuple[Board, Ruleset], "_Falls"] = {}
 
 
 def _falls(board: Board, cap: int, may_stay: bool, full: tuple[int, ...], alternate: bool, least: int) -> "_Falls":

@@ -27,7 +27,7 @@ from niagara_solver.engine.flow import flow_choices, flow_value
 from niagara_solver.engine.rescue import apply_rescue, begin_turns, rescue_options
 from niagara_solver.engine.round import RoundRecord, next_round, play_round
 from niagara_solver.engine.turns import legal_turns
-from niagara_solver.games.bounds import banked_within, bounded, lost_reach, query_rounds
+from niagara_solver.games.bounds import banked_within, bounded, lost_together, query_rounds
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.goal import is_finished
@@ -60,15 +60,22 @@ def rounds_needed(query: Query, pos: Position, limit: int, tally: Tally | None =
 
 def _rounds_to_lose(pos: Position, seat: int | None, n: int, tally: Tally, limit: int) -> int:
     """The fewest round ends before the gems gone over the falls on ``seat``'s canoes (None: every player's) since
-    the setup can number ``n``, by :func:`.bounds.lost_reach`; ``limit + 1`` when not within ``limit``."""
+    the setup can number ``n``, by :func:`.bounds.lost_together`; ``limit + 1`` when not within ``limit``."""
     seats = range(len(pos.players)) if seat is None else (seat,)
     have = sum(tally.lost[s] for s in seats)
     if have >= n and not pos.acted and pos.phase is Phase.CARDS:
         return 0
-    for rounds in range(1, limit + 1):
-        if have + sum(lost_reach(pos, s, rounds) for s in seats) >= n:
-            return rounds
-    return limit + 1
+    # The bound grows with the rounds: "not within the limit" in one question, else the fewest rounds by bisection.
+    if have + lost_together(pos, seats, limit) < n:
+        return limit + 1
+    low, high = 1, limit
+    while low < high:
+        middle = (low + high) // 2
+        if have + lost_together(pos, seats, middle) >= n:
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def _rounds_to(pos: Position, p: int, gems: int | None, colour: object, limit: int) -> int:

@@ -219,11 +219,14 @@ def _flow_cap(pos: Position) -> int:
 def _weather_cap(pos: Position, x: int, rounds: int) -> int:
     """The most the weather can be within ``rounds`` rounds from ``pos`` before player ``x`` plays its cloud: a cloud
     moves it one step (R-WEATHER-1) and the other players have their clouds, the one in the hand (or chosen) and one
-    more each if the hand may be played out and refilled in time (R-CARD-2), all counted as played at once."""
+    more each if the hand may be played out and refilled in time (R-CARD-2), all counted as played at once (a cloud
+    already played this round is in the weather now)."""
     clouds = 0
     for i, other in enumerate(pos.players):
         if i != x:
-            clouds += any(_value(c) == 0 for c in (*other.hand, *([other.card] if other.card else [])))
+            # (a card played has left the hand and moved the weather already; the cloud is a false card: None is asked)
+            chosen = () if other.card is None or i in pos.acted else (other.card,)
+            clouds += any(_value(c) == 0 for c in (*other.hand, *chosen))
             clouds += len(other.hand) <= rounds
     return min(pos.ruleset.weather_max, pos.weather + clouds)
 

@@ -26,7 +26,8 @@ from typing import Any, Callable, Iterator
 import pytest
 
 #: The tests sharing answers, in groups run by one worker each; a test is named by the start of its node id. One
-#: group: ``report`` asks the questions of both kinds (the cross-check, and the presets' proofs and witnesses).
+#: group: ``report`` asks the questions of both kinds (the cross-check, and the presets' proofs and witnesses). A
+#: group may also gather tests leaning on what a process proves once for all of them (the certificate's lemmas).
 GROUPS: dict[str, tuple[str, ...]] = {
     "the standard rules and the presets: cross-check, proofs, puzzles, witnesses": (
         "test_cli_language.py::test_check_diff_and_report_find_the_bundled_puzzles_outside_the_repository",
@@ -52,6 +53,17 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "test_readme.py::test_readme_output_is_real[niagara-solve crosscheck ",
         "test_readme.py::test_readme_output_is_real[niagara-solve diff ",
         "test_readme.py::test_readme_output_is_real[niagara-solve sweep ",
+    ),
+    # No shared answers here, but the lemmas every certificate check of the standard rules leans on (the frame of each
+    # player's turn, with 3 and 4 players: solver/certify.py, _PROVED), proved once per process: in one worker,
+    # once, not once in each (about 1 s a lemma).
+    "the certificates of the standard rules with 3 and 4 players: the frames of their turns": (
+        "test_sure_win.py::",
+        "test_sure_steal.py::",
+        "test_mine.py::",
+        "test_certificate.py::test_certificates_of_bundled_puzzles_are_accepted",
+        "test_readme.py::test_readme_output_is_real[niagara-solve mine ",
+        "test_readme.py::test_readme_output_is_real[niagara-solve solve puzzles/a-sure-steal.json ",
     ),
 }
 

@@ -5,6 +5,7 @@ wrong leaf) and one from a planted engine bug are refused, naming the node and t
 import dataclasses
 import json
 import os
+from typing import Any
 
 import pytest
 
@@ -433,3 +434,20 @@ def test_a_lemma_proved_in_one_z3_context_is_not_asked_again_in_a_fresh_one(monk
     certify_module.prepare(cert.position)
     assert "lemma" not in asked and "_holds" not in asked, asked
     assert certify_module._kept(cert.position).proved is proved
+
+
+def test_the_lemmas_proved_before_a_planted_bug_are_known_again_after_it(monkeypatch):
+    # A test planting a bug starts a table of kept terms of its own (certify._KEPT): it reads no lemma proved without
+    # the bug and leaves none proved with it. Once it ends and the first table is back, so are the lemmas proved
+    # beside that table, for every z3 context to come (certify._proved): they are not asked again.
+    cert = banked_home()
+    mine: dict[Any, Any] = {}
+    monkeypatch.setattr(certify_module, "_KEPT", mine)
+    certify_module.prepare(cert.position)
+    proved = set(certify_module._kept(cert.position).proved)
+    assert any(kind == "frame" for kind, _ in proved), proved
+    with monkeypatch.context() as planted:
+        planted.setattr(certify_module, "_KEPT", {})
+        assert certify_module._kept(cert.position).proved == set()  # nothing proved without the bug is read
+    assert certify_module._KEPT is mine
+    assert certify_module._proved(cert.position) == proved

@@ -1424,15 +1424,18 @@ _KEPT: dict[Any, _Kept] = {}
 #: nor a counterexample), by board, ruleset and player count, whatever the z3 context: a fact about the encoding,
 #: which a fresh context (encoding/solver.py, ``fresh_context``) does not change, so not proved again in it. Held
 #: with the :data:`_KEPT` it was filled beside: a test that plants a bug in the encoding starts a :data:`_KEPT` of its
-#: own, and so reads no lemma proved without the bug (nor leaves one proved with it).
-_PROVED: tuple[dict[Any, _Kept], dict[Any, set[Any]]] = (_KEPT, {})
+#: own, and so reads no lemma proved without the bug (nor leaves one proved with it); once the first :data:`_KEPT` is
+#: back, so are the lemmas proved beside it. The first table is always kept, and the last three others.
+_PROVED: list[tuple[dict[Any, _Kept], dict[Any, set[Any]]]] = [(_KEPT, {})]
 
 
 def _proved(pos: Position) -> set[Any]:
-    global _PROVED
-    if _PROVED[0] is not _KEPT:
-        _PROVED = (_KEPT, {})
-    table = _PROVED[1]
+    table = next((table for kept, table in _PROVED if kept is _KEPT), None)
+    if table is None:
+        table = {}
+        _PROVED.append((_KEPT, table))
+        if len(_PROVED) > 4:
+            del _PROVED[1]
     key = (pos.board, pos.ruleset, len(pos.players))
     if key not in table:
         while len(table) >= 64:

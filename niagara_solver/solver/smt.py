@@ -31,7 +31,7 @@ import z3
 
 from niagara_solver.encoding.enumerate import Enumerator
 from niagara_solver.encoding.relations import NCOL, FlowStep, Relations, SymPosition, TurnStep, value
-from niagara_solver.encoding.solver import make_solver
+from niagara_solver.encoding.solver import make_preprocessing_solver, make_solver
 from niagara_solver.model.atoms import Card, Phase
 from niagara_solver.model.notation import Rescue, Turn
 from niagara_solver.model.position import Player, Position, start_hand
@@ -420,7 +420,7 @@ class SmtSolver:
             constraints, _, final, steps = self._reply_chain(start, order, "ver", None)
             self._chains[key] = (start, constraints, final, steps)
         start, constraints, final, steps = self._chains[key]
-        solver = make_solver(self.timeout)
+        solver = make_preprocessing_solver(self.timeout)
         solver.add(*self.relations.pin(start, after_x), *constraints, self._lost(final))
         if self._check(solver) == z3.unsat:
             return None

@@ -74,25 +74,6 @@ def test_no_deadlock_is_refuted_on_a_river_too_short_for_a_six():
     assert standard.verdict is Verdict.PROVED  # staying in the port is then a legal turn
 
 
-def test_questions_asked_case_by_case_make_no_term_of_the_global_context():
-    # R-PROP-10's witness is asked card by card first (verify/prove.py) in a z3 context of its own: the global context
-    # gets no term from it, so the question asked after it there, and its model (the counterexample), are those of
-    # the code that asked the one question alone. Terms made after it get the ids they would have got without it.
-    from niagara_solver.encoding.solver import fresh_context, unsat_case_by_case
-
-    def ids_after(ask: bool) -> list[int]:
-        fresh_context()
-        x = z3.Int("x")
-        kept = [("R-X", x >= 0)], [x < 0], [x < 3]
-        if ask:
-            assert unsat_case_by_case(kept[0], kept[1], x, lambda c: (c <= 1, c == 2, c >= 3))
-            assert not unsat_case_by_case(kept[0], kept[2], x, lambda c: (c <= 1, c >= 2))
-        made = [z3.Int(f"y{i}") for i in range(3)] + [x + i for i in range(3)]
-        return [t.get_id() for t in made]
-    assert ids_after(True) == ids_after(False)
-    fresh_context()
-
-
 def test_a_turns_counterexample_carries_its_turn_and_its_picture_draws_it():
     # The mutant that lets a canoe carry two gems is refuted by R-PROP-6 in the turn phase: the counterexample names
     # the turn (red's load onto a canoe already full), in JSON too, and the picture draws it (what a designer opens).

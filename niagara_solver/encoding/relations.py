@@ -41,7 +41,7 @@ from niagara_solver.encoding.flow import FlowChoice, RescueChoice, encode_flow, 
 from niagara_solver.encoding.pin import canoe_order, pin_rescues, pin_turn, same_position, written_order
 from niagara_solver.encoding.query import query_term
 from niagara_solver.encoding.round import RoundChoice, encode_round
-from niagara_solver.encoding.solver import Question, Sat, unsat_case_by_case, verdict
+from niagara_solver.encoding.solver import Question, Sat, verdict
 from niagara_solver.encoding.state import (NAMES, NCOL, Constraint, Expr, SymPosition, card_in_hand, decode, fix,
                                            value, well_formed)
 from niagara_solver.encoding.tables import BoardTables
@@ -529,4 +529,4 @@ class Relations:
 
 __all__ = ["Relations", "Step", "TurnStep", "FlowStep", "RescueStep", "RoundStep", "DecodedRound", "SymPosition",
            "Mutant", "Constraint", "Expr", "Model", "Question", "Sat", "NAMES", "NCOL", "OPS", "gem_ops",
-           "value", "verdict", "canoe_order", "unsat_case_by_case"]
+           "value", "verdict", "canoe_order"]

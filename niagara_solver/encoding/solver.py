@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from enum import Enum
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 import z3
 
@@ -72,7 +72,7 @@ def _seeded(solver: "TimedSolver", timeout: float | None) -> "TimedSolver":
     return solver
 
 
-def preprocessing_tactic(ctx: z3.Context | None = None) -> z3.Tactic:
+def preprocessing_tactic() -> z3.Tactic:
     """Simplification before the search, for a question asked once of a relation with a position pinned: the
     pinned values propagated and their variables eliminated, equalities solved, unconstrained terms dropped and
     bounds propagated, then z3's SMT core. Each step keeps satisfiability and maps a model back to every variable.
@@ -82,37 +82,15 @@ def preprocessing_tactic(ctx: z3.Context | None = None) -> z3.Tactic:
     The SMT core runs z3's older arithmetic solver (``arith.solver=2``): what is left after the simplification is
     mostly 0/1 counters of gem actions and their sums, where it searched 1.4 times faster than the default on the
     certificate check's "any turn outside?" questions (docs/SOLVER.md, "Certified answers")."""
-    return z3.Then(z3.With("simplify", elim_and=True, blast_distinct=True, ctx=ctx), "propagate-values", "solve-eqs",
+    return z3.Then(z3.With("simplify", elim_and=True, blast_distinct=True), "propagate-values", "solve-eqs",
                    "elim-uncnstr", "propagate-ineqs", z3.With("smt", **{"arith.solver": ARITH_SOLVER,
-                                                           "phase_selection": PHASE_SELECTION}, ctx=ctx), ctx=ctx)
+                                                           "phase_selection": PHASE_SELECTION}))
 
 
-def make_preprocessing_solver(timeout: float | None = None, ctx: z3.Context | None = None) -> z3.Solver:
+def make_preprocessing_solver(timeout: float | None = None) -> z3.Solver:
     """A solver like :func:`make_solver` that simplifies its assertions before each question
-    (:func:`preprocessing_tactic`); it is not incremental: each ``check`` starts again from every assertion. ``ctx``:
-    a z3 context other than the global one (:func:`unsat_case_by_case`)."""
-    return _seeded(TimedSolver(timeout, preprocessing_tactic(ctx)), timeout)
-
-
-def unsat_case_by_case(constraints: Iterable[Constraint], terms: Iterable[Expr], on: Expr,
-                       cases: Callable[[Expr], Iterable[Expr]], timeout: float | None = None) -> bool:
-    """Whether the ``constraints`` (rule-tagged) and the ``terms`` have no model in any of the ``cases`` of the term
-    ``on`` (``cases(on)`` must cover every value it can take), each case asked of its own solver that simplifies the
-    question before the search (:func:`make_preprocessing_solver`). False as soon as one case has a model or no
-    answer in time.
-
-    The questions are asked in a z3 context of their own, the terms translated into it: the global context gets no
-    new term from them (nor from their simplification), so every later question in it is asked, and answered with a
-    model, as it would have been without these (:func:`fresh_context`: z3's search follows the order in which terms
-    were created)."""
-    ctx = z3.Context()
-    moved = [c.translate(ctx) for _, c in constraints] + [t.translate(ctx) for t in terms]
-    for case in cases(on.translate(ctx)):
-        solver = make_preprocessing_solver(timeout, ctx)
-        solver.add(*moved, case)
-        if solver.check() != z3.unsat:
-            return False
-    return True
+    (:func:`preprocessing_tactic`); it is not incremental: each ``check`` starts again from every assertion."""
+    return _seeded(TimedSolver(timeout, preprocessing_tactic()), timeout)
 
 
 def fresh_context() -> None:

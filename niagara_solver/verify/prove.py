@@ -23,8 +23,8 @@ from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.format import position_to_json
 from niagara_solver.model.limits import out_of_time, time_limit
-from niagara_solver.encoding.relations import (NAMES, Model, Mutant, Question, Relations, SymPosition,
-                                               unsat_case_by_case, value, verdict)
+from niagara_solver.encoding.relations import (NAMES, Model, Mutant, Question, Relations, SymPosition, value,
+                                               verdict)
 from niagara_solver.encoding.witness import witness_turn
 from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.model.atoms import COLOURS, Card, Phase
@@ -251,14 +251,12 @@ class Prover:
         n = self.players
         pre = relations.position("nd.pre")
         step = relations.turn(pre, 0, "nd")
-        card = step.card
-        well_formed = list(relations.well_formed(pre, Phase.TURNS, to_act=0))
-        witness = [relations.card_in_hand(pre, 0, card), *witness_turn(relations, step), step.fails()]
-        if self._witness_holds_card_by_card(well_formed, witness, card):
-            return PropertyResult(prop.id, prop.title, Verdict.PROVED, 0.0, prop.method, prop.rules, (TURN,))
         question = Question(self.timeout)
-        question.hold(well_formed)
-        question.add(*witness)
+        question.hold(relations.well_formed(pre, Phase.TURNS, to_act=0))
+        card = step.card
+        question.add(relations.card_in_hand(pre, 0, card))
+        question.add(*witness_turn(relations, step))
+        question.add(step.fails())
         answer = verdict(question.ask())
         if answer is not Verdict.REFUTED:
             return PropertyResult(prop.id, prop.title, answer, 0.0, prop.method, prop.rules, (TURN,),
@@ -286,15 +284,6 @@ class Prover:
             return PropertyResult(prop.id, prop.title, Verdict.REFUTED, 0.0, prop.method, prop.rules, (TURN,), ce)
         return PropertyResult(prop.id, prop.title, Verdict.UNKNOWN, 0.0, prop.method, prop.rules, (TURN,),
                               note="the witness turn is not legal everywhere and a turn exists where it fails")
-
-    def _witness_holds_card_by_card(self, well_formed: list[Any], witness: list[Any], card: Any) -> bool:
-        """The witness turn is legal with every card (R-PROP-10), asked card by card (the cloud and the 1, each paddle
-        2-6, every card numbered 7 or more: together every value), each question simplified before the search, in a
-        z3 context of its own (``unsat_case_by_case``): under the whirlpool the one question took 3.7-4.4 s, these
-        seven 1.7-2.1 s (docs/PROPERTIES.md). Only a proof is taken from them: where one finds a model or runs out of
-        time, the one question is asked as before, and answered as before (no term of its context was made here)."""
-        return unsat_case_by_case(well_formed, witness, card,
-                                  lambda c: (c <= 1, c == 2, c == 3, c == 4, c == 5, c == 6, c >= 7), self.timeout)
 
 
 def _engine_flow(pos: Position, k: int) -> int:

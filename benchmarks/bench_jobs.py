@@ -12,6 +12,8 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
+from machine import machine  # noqa: E402
+
 from niagara_solver.design.check import check  # noqa: E402
 from niagara_solver.model.board import standard_board  # noqa: E402
 from niagara_solver.model.ruleset import Ruleset  # noqa: E402
@@ -20,6 +22,7 @@ REPEATS = 3
 
 
 def main() -> None:
+    print(f"machine: {machine()}")
     puzzles = os.path.join(ROOT, "puzzles")
     times: dict[int, list[float]] = {1: [], 2: []}
     tasks = 0

@@ -17,7 +17,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_engine import machine  # noqa: E402
+from machine import machine  # noqa: E402
 from niagara_solver.design.simulate import play_game, start_position  # noqa: E402
 from niagara_solver.model.board import standard_board  # noqa: E402
 from niagara_solver.model.ruleset import PRESETS  # noqa: E402

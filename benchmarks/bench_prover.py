@@ -12,6 +12,8 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
+from machine import machine  # noqa: E402
+
 import z3  # noqa: E402
 
 from niagara_solver.verify.properties import CATALOGUE  # noqa: E402
@@ -71,6 +73,7 @@ def incremental_vs_fresh(players: int = 5) -> tuple[float, float]:
 
 
 def main() -> None:
+    print(f"machine: {machine()}")
     rows = {}
     for players in (2, 3, 5):
         total, per, build = catalogue(players)

@@ -12,6 +12,8 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
+from machine import machine  # noqa: E402
+
 from niagara_solver.solver.answers import Goal  # noqa: E402
 from niagara_solver.solver.solve import answer_with  # noqa: E402
 from niagara_solver.play.playout import random_playout  # noqa: E402
@@ -58,6 +60,7 @@ def compare(label: str, queries: list[tuple[Position, int, Goal, int]], backends
 
 
 def main() -> None:
+    print(f"machine: {machine()}")
     puzzles = []
     for name in sorted(os.listdir(FOLDER)):
         if name.endswith(".json"):

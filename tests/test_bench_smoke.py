@@ -40,3 +40,29 @@ def test_bench_reach_finds_the_same_positions_both_ways():
     reach = bench_reach.run_reach(2, "standard", 1)
     plain = bench_reach.run_plain(2, "standard", 1)
     assert reach["positions"] == plain["positions"] == 100  # the setup and the 99 positions after its first round
+
+
+def test_every_benchmark_prints_its_machine_and_collects_cycles_as_a_command_does():
+    # A figure is read with the machine and its load (benchmarks/machine.py), and measures what a user of the command
+    # line waits for: the benchmark's process collects cycles as a command's (niagara_solver/jobs.py).
+    import gc
+    import glob
+    import re
+
+    from niagara_solver.jobs import COLLECTOR_THRESHOLDS
+
+    folder = os.path.join(os.path.dirname(__file__), "..", "benchmarks")
+    scripts = sorted(glob.glob(os.path.join(folder, "bench_*.py")))
+    assert len(scripts) >= 11
+    for script in scripts:
+        with open(script, encoding="utf-8") as f:
+            text = f.read()
+        printed = re.search(r'\{machine\(\)\}', text)
+        assert "from machine import machine" in text and printed, script
+    gc.set_threshold(700, 10, 10)
+    try:
+        sys.modules.pop("machine", None)
+        import machine  # noqa: F401
+        assert gc.get_threshold() == COLLECTOR_THRESHOLDS
+    finally:
+        gc.set_threshold(*COLLECTOR_THRESHOLDS)

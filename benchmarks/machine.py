@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import os
 import platform
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from niagara_solver.jobs import tune_collector  # noqa: E402
+from niagara_solver.jobs import tune_collector
 
 tune_collector()
 

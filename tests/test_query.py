@@ -308,6 +308,65 @@ def test_goal_winner_and_game_over_agree_with_the_engine_s_end_of_a_round(pos, d
                  f"cargo({name}) == {cargo} and weather + 1 == {pos.weather + 1} and round == {pos.round}", pos)
 
 
+# -- the compiled walk against the walk every reading shares -----------------------------------------------------
+
+#: Every count and flag, any, all and that bound through not, or and nested chains, arithmetic, the events and the
+#: tally; ``{0}``, ``{1}`` two seats' names, ``{disc}`` a disc of the board, ``{fork}`` its first fork.
+FORMS = (
+    "bank({0}) >= 2", "bank(any, ruby) + bank(any, amber) >= 1", "bank(all) <= 3", "cargo({1}) - 1 == 0",
+    "loaded(all) == 0 or loaded({0}) + loaded({1}) >= 2", "river(any) == 2 and cargo(that) == 0",
+    "canoes({0}, {disc}) >= 1", "canoes(any, port) + 1 == 2", "canoes(all, fallen) == 0", "port({1}) < 2",
+    "cave(ruby) <= 5", "cave(sapphire, sapphire) + cave(amber, sapphire) >= 5", "cave(amethyst) != cave(diamond)",
+    "hand(any, cloud) == 1 and hand(that, 1) == 0", "hand(all, 6) + hand(all, cloud) >= 1", "hand({1}) > 3",
+    "weather + 1 >= 2", "round > 3", "lifebuoy(any) == 1 and bank(that) >= 1", "marker({fork}) == 1",
+    "goal(any)", "not winner(all)", "game_over and not winner({1})", "goal(any) and winner(that)",
+    "stole(any) >= 1", "fell({0}) + rescued({0}) >= 1", "lost >= 2 or lost({1}) == 1", "lost(all) <= 1",
+    "fallen(any) == 2 and not bank(that) >= 1",
+    "fallen(any) == 1 and (port(that) == 1 or river(any) == 2 and bank(that) <= bank(any))",
+    "fallen(any) >= 1 and (river(any) == 1 and port(that) == 1) and bank(that) >= 1",
+    "(fallen(any) >= 1 and bank(that) == 0) and port(that) == 0 or not (weather > 0 and fell(any) == 0)",
+)
+
+
+@settings(max_examples=30)
+@given(positions(phase=None), st.data())
+def test_the_compiled_walk_of_a_query_reads_what_the_shared_walk_reads(pos, data):
+    # Query.holds walks a query compiled once into closures (model/query.py ``compiled``); the walk every reading
+    # shares (``evaluate``, here through ``holds_as_read``) is its reference: the same truth on generated positions,
+    # events and tallies, for every form, and a query read again from its pickle reads the same.
+    names = [p.name for p in pos.players]
+    n = len(names)
+    first, second = data.draw(st.permutations(range(n)))[:2]
+    counts = st.tuples(*[st.integers(0, 2)] * n)
+    events = RoundEvents(data.draw(counts), data.draw(counts), data.draw(counts), data.draw(counts))
+    tally = Tally(data.draw(counts))
+    disc = data.draw(st.sampled_from(pos.board.discs))
+    seen = set()
+    for form in FORMS:
+        query = parse_query(form.format(names[first], names[second], disc=disc, fork=pos.board.forks[0]), names)
+        for args in ((events, tally), ()):
+            expected = query.holds_as_read(pos, *args)
+            assert query.holds(pos, *args) is expected, (str(query), args)
+            seen.add(expected)
+        again = pickle.loads(pickle.dumps(query))
+        assert again == query and again.holds(pos, events, tally) is query.holds_as_read(pos, events, tally)
+    assert seen == {True, False}
+
+
+def test_the_compiled_walk_stops_where_the_shared_walk_stops_and_fails_where_it_fails():
+    # A disc the board lacks is found when the count is read (QUERIES): both walks read it, or both stop before it.
+    unknown = "canoes(red, 9Z) >= 1"
+    for text, fails in ((f"bank(red) >= 0 or {unknown}", False), (f"bank(red) >= 9 or {unknown}", True),
+                        (f"bank(red) >= 9 and {unknown}", False), (f"fallen(any) == 2 and {unknown}", True)):
+        query = parse_query(text, NAMES)
+        for walk in (query.holds, query.holds_as_read):
+            if fails:
+                with pytest.raises(QueryError, match="unknown place '9Z'"):
+                    walk(POS)
+            else:
+                assert walk(POS) is text.startswith("bank(red) >= 0")
+
+
 # -- docs/QUERIES.md ----------------------------------------------------------------------------------------
 
 def _docs() -> str:

@@ -66,3 +66,14 @@ def test_every_benchmark_prints_its_machine_and_collects_cycles_as_a_command_doe
         assert gc.get_threshold() == COLLECTOR_THRESHOLDS
     finally:
         gc.set_threshold(*COLLECTOR_THRESHOLDS)
+
+
+def test_bench_query_reads_the_same_answers_both_ways():
+    import bench_query
+    from niagara_solver.model.query import Query, parse_query
+
+    found = bench_query.positions(1)
+    queries = [parse_query(text, bench_query.NAMES) for text in bench_query.TEXTS]
+    compiled = bench_query.answers(Query.holds, queries, found)
+    assert compiled == bench_query.answers(Query.holds_as_read, queries, found) and True in compiled
+    assert bench_query.main(["--games", "1", "--repeats", "1"]) == 0

@@ -36,7 +36,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Generic, Iterable, Iterator, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Generic, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 from niagara_solver.model.atoms import COLOURS, FALLEN, PORT, Card, Colour, Phase
 from niagara_solver.model.board import Board
@@ -858,14 +858,21 @@ def compiled(query: Query) -> Callable[["ConcreteReading"], bool]:
     return made
 
 
+def _for_seat(read: Callable[..., Any], node: Count | Flag) -> Callable[["ConcreteReading", "int | None",
+                                                                          "int | None"], Any]:
+    """``read(reading, node, player)`` (:meth:`ConcreteReading.count` or ``.flag``) with the player ``_seat`` gives
+    the node: the seat of ``any``/``all``, the ``that``, or the node's own."""
+    who = node.who
+    if who is Who.ANY or who is Who.ALL:
+        return lambda r, seat, that: read(r, node, seat)
+    if who is Who.THAT:
+        return lambda r, seat, that: read(r, node, that)
+    return lambda r, seat, that: read(r, node, who)
+
+
 def _compile_term(t: Term) -> _Read:
     if isinstance(t, Count):
-        who = t.who
-        if who is Who.ANY or who is Who.ALL:
-            return lambda r, seat, that: r.count(t, seat)
-        if who is Who.THAT:
-            return lambda r, seat, that: r.count(t, that)
-        return lambda r, seat, that: r.count(t, who)
+        return _for_seat(ConcreteReading.count, t)
     if isinstance(t, Number):
         number = t.value
         return lambda r, seat, that: number
@@ -877,12 +884,7 @@ def _compile_term(t: Term) -> _Read:
 
 def _compile_atom(a: Atom) -> Callable[["ConcreteReading", "int | None", "int | None"], bool]:
     if isinstance(a, Flag):
-        who = a.who
-        if who is Who.ANY or who is Who.ALL:
-            return lambda r, seat, that: r.flag(a, seat)
-        if who is Who.THAT:
-            return lambda r, seat, that: r.flag(a, that)
-        return lambda r, seat, that: r.flag(a, who)
+        return _for_seat(ConcreteReading.flag, a)
     compare = COMPARISONS[a.op]
     left, right = _compile_term(a.left), _compile_term(a.right)
     return lambda r, seat, that: compare(left(r, seat, that), right(r, seat, that))

@@ -49,6 +49,7 @@ bench: $(TOOL)
 	$(BIN)/python benchmarks/bench_certify.py --commands --horizons 1,2
 	$(BIN)/python benchmarks/bench_reach.py
 	$(BIN)/python benchmarks/bench_query.py
+	$(BIN)/python benchmarks/bench_enumerate.py
 	$(BIN)/python benchmarks/bench_mine.py --games 2
 
 # The report in reports/ (proofs, mutants, cross-check coverage, puzzles, preset diffs, with pictures).

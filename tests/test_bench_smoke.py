@@ -77,3 +77,14 @@ def test_bench_query_reads_the_same_answers_both_ways():
     compiled = bench_query.answers(Query.holds, queries, found)
     assert compiled == bench_query.answers(Query.holds_as_read, queries, found) and True in compiled
     assert bench_query.main(["--games", "1", "--repeats", "1"]) == 0
+
+
+def test_bench_enumerate_lists_the_same_outcomes_both_ways():
+    import bench_enumerate
+    from niagara_solver.encoding.enumerate import Enumerator
+    from niagara_solver.encoding.relations import Relations
+
+    (pos, player, card), *_ = bench_enumerate.cases(1, 1, cards=1)
+    older, default = (Enumerator(Relations.of(pos), arith_solver=a).turns(pos, player, card) for a in (2, None))
+    assert older == default and len(older) >= 2
+    assert bench_enumerate.main(["--rounds", "1", "--cards", "1", "--repeats", "1"]) == 0

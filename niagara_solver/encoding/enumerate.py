@@ -28,7 +28,8 @@ from niagara_solver.model.atoms import PORT, Card, Phase
 from niagara_solver.model.position import Player, Position
 from niagara_solver.encoding.pin import canoe_terms, rescued_slots, same_position
 from niagara_solver.encoding.relations import NCOL, Mutant, Relations, Step, SymPosition, canoe_order, value
-from niagara_solver.encoding.solver import TimedSolver, make_preprocessing_solver, make_solver
+from niagara_solver.encoding.solver import (ARITH_SOLVER, TimedSolver, make_enumerating_solver,
+                                            make_preprocessing_solver, make_solver)
 from niagara_solver.encoding.state import read_values
 from niagara_solver.encoding.terms import all_of, and_of, equal, literal_int, pinned_value, said, z_and, z_or
 
@@ -83,12 +84,17 @@ def _pieces(post: SymPosition) -> list[Any]:
 
 
 class Enumerator:
-    """The encoding's outcomes for concrete positions, for one board, ruleset and player count."""
+    """The encoding's outcomes for concrete positions, for one board, ruleset and player count.
 
-    def __init__(self, relations: Relations, timeout: float | None = 60) -> None:
+    Every solver it makes lists models one blocking clause after another (:func:`.solver.make_enumerating_solver`,
+    with ``arith_solver``: z3's older arithmetic solver unless told otherwise)."""
+
+    def __init__(self, relations: Relations, timeout: float | None = 60,
+                 arith_solver: int | None = ARITH_SOLVER) -> None:
         self.relations = relations
         self.tables = relations.tables
         self.timeout = timeout
+        self.arith_solver = arith_solver
         self._cache: dict[Any, tuple[SymPosition, Any, z3.Solver]] = {}
 
     @classmethod
@@ -111,7 +117,7 @@ class Enumerator:
                 step = relations.rescue(pre, tag)
             else:
                 step = relations.round(pre, tag, key[1])
-            solver = make_solver(self.timeout)
+            solver = make_enumerating_solver(self.timeout, self.arith_solver)
             for _, c in step.constraints:
                 solver.add(c)
             self._cache[key] = (pre, step, solver)
@@ -151,7 +157,7 @@ class Enumerator:
         # Slot 0 acts on canoe 0: with different canoes, either may act first. A fresh solver per order was
         # measured faster than push/pop on a shared one for this many models (docs/PROVER.md).
         for order in ([(0, 1)] if me.canoes[0] == me.canoes[1] else [(0, 1), (1, 0)]):
-            solver = make_solver(self.timeout)
+            solver = make_enumerating_solver(self.timeout, self.arith_solver)
             solver.add(*[c for _, c in step.constraints])
             solver.add(*relations.pin(pre, pos, {player: order}))
             solver.add(step.plays(card))
@@ -184,7 +190,7 @@ class Enumerator:
         orders = [(0, 1)] if me.canoes[0] == me.canoes[1] else [(0, 1), (1, 0)]
         solvers = {}
         for order in orders:
-            solver = make_solver(self.timeout)
+            solver = make_enumerating_solver(self.timeout, self.arith_solver)
             solver.add(*[c for _, c in step.constraints])
             solver.add(*relations.pin(pre, pos, {player: order}))
             solver.add(step.plays(card))
@@ -289,7 +295,7 @@ class Enumerator:
         """The winners the encoding's end check names for the banks of ``pos``."""
         pre = self.relations.position("end.pre")
         won = self.relations.end(pre)
-        solver = make_solver(self.timeout)
+        solver = make_enumerating_solver(self.timeout, self.arith_solver)
         solver.add(*self.relations.pin(pre, pos))
         answer = solver.check()
         if answer == z3.unknown:  # the time limit ran out (a pinned position is never unsat)

@@ -74,6 +74,31 @@ def test_no_deadlock_is_refuted_on_a_river_too_short_for_a_six():
     assert standard.verdict is Verdict.PROVED  # staying in the port is then a legal turn
 
 
+@pytest.mark.rule("R-PROP-10", "X-WHIRL-5")
+def test_no_deadlock_asked_card_by_card_asks_every_value_of_the_card():
+    # With the whirlpool, R-PROP-10's question is first asked one card at a time (verify/prove.py): only if every
+    # one of them is unsat is the property proved, so together they must cover every value the card's term can
+    # take. A question that holds at a single value, any card or one outside the cards, is not called proved.
+    from niagara_solver.verify.prove import Prover
+    prover = Prover(standard_board(), Ruleset.from_json({"x_whirl": True}), 2)
+    card = z3.Int("card")
+    for held in (-3, -1, *map(int, Card), 10, 99):
+        assert not prover._no_deadlock_card_by_card([card == held], card), held
+    assert prover._no_deadlock_card_by_card([card == 4, card != 4], card)
+
+
+@pytest.mark.rule("R-PROP-10", "X-WHIRL-5")
+def test_no_deadlock_with_the_whirlpool_is_refuted_where_no_turn_exists():
+    # A mutant that makes loading free gives a position with no legal turn in the encoding: with the whirlpool the
+    # questions asked card by card find the failing card, and the one question then refutes the property as it
+    # does everywhere, with a counterexample the engine disagrees with.
+    from niagara_solver.verify.mutants import BY_NAME
+    rules = Ruleset.from_json({"x_whirl": True, "x_cards": True})
+    (result,) = prove(standard_board(), rules, 2, ["R-PROP-10"], timeout=60, mutant=BY_NAME["free-loading"])
+    assert result.verdict is Verdict.REFUTED and result.counterexample is not None
+    assert result.counterexample.replay == "the engine lists turns here: the encoding disagrees"
+
+
 def test_a_turns_counterexample_carries_its_turn_and_its_picture_draws_it():
     # The mutant that lets a canoe carry two gems is refuted by R-PROP-6 in the turn phase: the counterexample names
     # the turn (red's load onto a canoe already full), in JSON too, and the picture draws it (what a designer opens).

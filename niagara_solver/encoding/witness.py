@@ -18,6 +18,14 @@ from niagara_solver.model.ruleset import Card123Canoes, PortDeparture, WhirlCost
 from niagara_solver.encoding.terms import z_and, z_or, z_sum
 
 
+def witness_by_card(relations: Relations) -> bool:
+    """Whether the question "does the witness turn fail somewhere?" is best asked one card at a time, of a solver
+    that simplifies first: with the whirlpool the witness has a part for each way past it (X-WHIRL-5,
+    :func:`_whirl_witness`), and the one question took 4-6 s where the questions card by card took 1.5 s together
+    (docs/SPEED.md); without it the one question takes under 0.1 s, less than asking ten."""
+    return relations.rules.x_whirl
+
+
 def witness_turn(relations: Relations, step: TurnStep) -> list[Any]:
     """A turn for every position and card: the cloud moves the weather toward the middle; with a paddle,
     every river canoe paddles straight upstream (home if the budget reaches), and of two port canoes one paddles

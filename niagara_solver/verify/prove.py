@@ -23,9 +23,9 @@ from niagara_solver.engine.turns import legal_turns
 from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.format import position_to_json
 from niagara_solver.model.limits import out_of_time, time_limit
-from niagara_solver.encoding.relations import (NAMES, Model, Mutant, Question, Relations, SymPosition, value,
-                                               verdict)
-from niagara_solver.encoding.witness import witness_turn
+from niagara_solver.encoding.relations import (NAMES, Model, Mutant, Question, Relations, Sat, SymPosition,
+                                               value, verdict)
+from niagara_solver.encoding.witness import witness_by_card, witness_turn
 from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.model.atoms import COLOURS, Card, Phase
 from niagara_solver.model.invariants import position_problems
@@ -249,14 +249,11 @@ class Prover:
         """
         relations = self.relations
         n = self.players
-        pre = relations.position("nd.pre")
-        step = relations.turn(pre, 0, "nd")
+        pre, card, terms = self._witness_fails()
+        if witness_by_card(relations) and self._no_deadlock_card_by_card(terms, card):
+            return PropertyResult(prop.id, prop.title, Verdict.PROVED, 0.0, prop.method, prop.rules, (TURN,))
         question = Question(self.timeout)
-        question.hold(relations.well_formed(pre, Phase.TURNS, to_act=0))
-        card = step.card
-        question.add(relations.card_in_hand(pre, 0, card))
-        question.add(*witness_turn(relations, step))
-        question.add(step.fails())
+        question.add(*terms)
         answer = verdict(question.ask())
         if answer is not Verdict.REFUTED:
             return PropertyResult(prop.id, prop.title, answer, 0.0, prop.method, prop.rules, (TURN,),
@@ -284,6 +281,32 @@ class Prover:
             return PropertyResult(prop.id, prop.title, Verdict.REFUTED, 0.0, prop.method, prop.rules, (TURN,), ce)
         return PropertyResult(prop.id, prop.title, Verdict.UNKNOWN, 0.0, prop.method, prop.rules, (TURN,),
                               note="the witness turn is not legal everywhere and a turn exists where it fails")
+
+    def _witness_fails(self) -> tuple[SymPosition, Any, list[Any]]:
+        """R-PROP-10's question, as terms: a valid position, player 0 to act with ``card`` in hand, where the witness
+        turn (encoding/witness.py) fails some rule. The position, the card's term and the terms."""
+        relations = self.relations
+        pre = relations.position("nd.pre")
+        step = relations.turn(pre, 0, "nd")
+        card = step.card
+        terms = [c for _, c in relations.well_formed(pre, Phase.TURNS, to_act=0)]
+        terms += [relations.card_in_hand(pre, 0, card), *witness_turn(relations, step), step.fails()]
+        return pre, card, terms
+
+    def _no_deadlock_card_by_card(self, terms: list[Any], card: Any) -> bool:
+        """Whether the witness turn holds everywhere, asked one card at a time of a solver that simplifies first
+        (and for a value below and above every card, so that the questions together ask exactly the one question).
+
+        Asked where the witness says so (:func:`.witness.witness_by_card`: with the whirlpool). Any other answer
+        than "no" to any of them says nothing: the one question is then asked as it is everywhere else, so the
+        verdict and the counterexample are those it gives."""
+        cases = [card == int(c) for c in Card] + [card < int(min(Card)), card > int(max(Card))]
+        for case in cases:
+            question = Question(self.timeout, simplify=True)
+            question.add(*terms, case)
+            if question.ask() is not Sat.UNSAT:
+                return False
+        return True
 
 
 def _engine_flow(pos: Position, k: int) -> int:

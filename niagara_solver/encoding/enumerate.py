@@ -540,8 +540,9 @@ class IncrementalEnumerator:
         return cls(Relations.of(pos, mutant))
 
     def _outside(self) -> z3.Solver:
-        """A fresh solver for the question asked once per position: any result outside the known ones."""
-        return make_preprocessing_solver() if self.preprocess else make_solver()
+        """A fresh solver for the question asked once per position: any result outside the known ones (every one of
+        them is then listed). Without ``preprocess``, a plain one that lists models as :class:`Enumerator`'s do."""
+        return make_preprocessing_solver() if self.preprocess else make_enumerating_solver()
 
     def _session(self, key: Any) -> tuple[SymPosition, Any, Session]:
         """The position before, the step and the session of one relation: a turn (with the canoe order a choice),

@@ -4,6 +4,8 @@ the mutation check, and the encoding agreeing with the engine on concrete positi
 Each mutant caught by its property, with a counterexample the engine rejects: tests/test_rule_coverage.py (a
 mutant breaks one rule of the encoding; that it is caught is part of that rule's guard)."""
 
+import os
+
 import pytest
 import z3
 
@@ -74,7 +76,7 @@ def test_no_deadlock_is_refuted_on_a_river_too_short_for_a_six():
     assert standard.verdict is Verdict.PROVED  # staying in the port is then a legal turn
 
 
-@pytest.mark.rule("R-PROP-10", "X-WHIRL-5")
+@pytest.mark.rule("X-WHIRL-5")
 def test_no_deadlock_asked_card_by_card_asks_every_value_of_the_card():
     # With the whirlpool, R-PROP-10's question is first asked one card at a time (verify/prove.py): only if every
     # one of them is unsat is the property proved, so together they must cover every value the card's term can
@@ -87,7 +89,7 @@ def test_no_deadlock_asked_card_by_card_asks_every_value_of_the_card():
     assert prover._no_deadlock_card_by_card([card == 4, card != 4], card)
 
 
-@pytest.mark.rule("R-PROP-10", "X-WHIRL-5")
+@pytest.mark.rule("X-WHIRL-5")
 def test_no_deadlock_with_the_whirlpool_is_refuted_where_no_turn_exists():
     # A mutant that makes loading free gives a position with no legal turn in the encoding: with the whirlpool the
     # questions asked card by card find the failing card, and the one question then refutes the property as it
@@ -97,6 +99,36 @@ def test_no_deadlock_with_the_whirlpool_is_refuted_where_no_turn_exists():
     (result,) = prove(standard_board(), rules, 2, ["R-PROP-10"], timeout=60, mutant=BY_NAME["free-loading"])
     assert result.verdict is Verdict.REFUTED and result.counterexample is not None
     assert result.counterexample.replay == "the engine lists turns here: the encoding disagrees"
+
+
+def test_no_deadlock_does_not_stop_at_a_failing_position_that_has_a_turn():
+    # On the short fork with capacity 2, the first position z3 names where the witness fails has a turn (in a fresh
+    # process this was UNKNOWN): that turn is added to the witnesses and the check goes on to a position with no
+    # turn at all, which the engine confirms.
+    from niagara_solver.model.format import load_board
+    board = load_board(os.path.join(os.path.dirname(__file__), "..", "puzzles", "boards", "short-fork.json"))
+    (result,) = prove(board, Ruleset.from_json({"capacity": 2}), 2, ["R-PROP-10"], timeout=60)
+    assert result.verdict is Verdict.REFUTED
+    ce = result.counterexample
+    assert ce is not None and ce.replay == "the engine lists no turn here either"
+    assert legal_turns(ce.position, 0) == []
+
+
+@pytest.mark.rule("R-WEATHER-1")
+def test_no_deadlock_is_proved_with_a_turn_found_where_the_witness_fails(monkeypatch):
+    # Under the cloud-two-steps mutant the witness fails somewhere a turn exists; with that turn added, every
+    # position has one of the two: proved. With no turn to be added, the same check can only say UNKNOWN.
+    from niagara_solver.verify import prove as prover
+    from niagara_solver.verify.mutants import BY_NAME
+    mutant = BY_NAME["cloud-two-steps"]
+    (result,) = prove(standard_board(), Ruleset(), 2, ["R-PROP-10"], timeout=60, mutant=mutant)
+    assert result.verdict is Verdict.PROVED
+    assert result.note == "proved with the witness turn and 1 turn found where it fails"
+    monkeypatch.setattr(prover, "WITNESS_ROUNDS", 0)
+    (result,) = prove(standard_board(), Ruleset(), 2, ["R-PROP-10"], timeout=60, mutant=mutant)
+    assert result.verdict is Verdict.UNKNOWN and result.counterexample is None
+    assert result.note == ("the witness turn and 0 turns found where it fails are not legal everywhere, and a turn "
+                           "exists where they all fail")
 
 
 def test_a_turns_counterexample_carries_its_turn_and_its_picture_draws_it():

@@ -86,6 +86,11 @@ class Step:
         return z3.Not(z_and([c for _, c in self.constraints]))
 
 
+#: A turn's choices as values (:meth:`TurnStep.decisions`): every choice's, and the canoe order's (None for a step
+#: made without it as a choice).
+Decisions = tuple[list[int], int | None]
+
+
 @dataclass(kw_only=True)
 class TurnStep(Step):
     """One player's turn (phase II) from ``pre``: slot ``s`` of ``choice`` acts on canoe ``s``; with ``swap`` (a
@@ -122,18 +127,25 @@ class TurnStep(Step):
                                                      for j in range(len(s.steals))])
         return made
 
-    def decisions(self, model: z3.ModelRef) -> tuple[list[int], int]:
-        """The model's values of every choice of the turn (the canoe order last), for :meth:`pin_decisions`."""
-        assert self.swap is not None
-        return [value(model, v) for v in self.choice.variables()], value(model, self.swap)
+    def decisions(self, model: z3.ModelRef) -> Decisions:
+        """The model's values of every choice of the turn (the canoe order last: None for a step made without it),
+        for :meth:`pin_decisions`."""
+        return ([value(model, v) for v in self.choice.variables()],
+                value(model, self.swap) if self.swap is not None else None)
 
-    def pin_decisions(self, values: tuple[list[int], int]) -> list[Expr]:
-        """The turn's choices fixed to values :meth:`decisions` read (from another step's model)."""
-        assert self.swap is not None
+    def pin_decisions(self, values: Decisions) -> list[Expr]:
+        """The turn's choices fixed to values :meth:`decisions` read (from another step's model, made with the
+        canoe order as a choice if this one is)."""
         choices, swap = values
+        assert (swap is None) == (self.swap is None)
         out = [v == (bool(x) if z3.is_bool(v) else x) for v, x in zip(self.choice.variables(), choices)]
-        out.append(self.swap == bool(swap))
+        if self.swap is not None:
+            out.append(self.swap == bool(swap))
         return out
+
+    def fails_for(self, card: Expr) -> Expr:
+        """This turn is no turn with ``card`` (a term): it is played with another card, or it breaks a rule."""
+        return z3.Or(self.card != card, self.fails())
 
 
 @dataclass(kw_only=True)
@@ -528,5 +540,5 @@ class Relations:
 
 
 __all__ = ["Relations", "Step", "TurnStep", "FlowStep", "RescueStep", "RoundStep", "DecodedRound", "SymPosition",
-           "Mutant", "Constraint", "Expr", "Model", "Question", "Sat", "NAMES", "NCOL", "OPS", "gem_ops",
+           "Mutant", "Constraint", "Expr", "Model", "Question", "Sat", "Decisions", "NAMES", "NCOL", "OPS", "gem_ops",
            "value", "verdict", "canoe_order"]

@@ -30,7 +30,7 @@ import z3
 
 from niagara_solver.encoding.enumerate import IncrementalEnumerator, Session, evaluate_turn
 from niagara_solver.encoding.explain import ILLEGAL, explain_turn
-from niagara_solver.encoding.relations import Relations, SymPosition, TurnStep, canoe_order, value
+from niagara_solver.encoding.relations import Decisions, Relations, SymPosition, TurnStep, canoe_order, value
 # A question asked once (a pinned turn, "any turn outside the certificate?", a lemma) goes to a solver that
 # simplifies it with the position's values in place first: 1.4 times faster at the median on the bundled puzzles'
 # certificates (docs/SOLVER.md); so does the chain of the last round's turns, once per position.
@@ -480,7 +480,7 @@ class _Checker:
             raise Refused(i, "R-CARD-2", f"{me.name} has no turn with the {n.card.label} still to come here")
         order = pos.turn_order()
         before = tuple(q for q in order[:order.index(x)] if q not in pos.acted)
-        chosen: list[tuple[list[int], int]] = []
+        chosen: list[Decisions] = []
         for turn, at in n.turns:
             where = self.cert.positions[at]
             if where.phase is not Phase.TURNS or (sorted(c.place for c in where.players[x].canoes)
@@ -488,6 +488,7 @@ class _Checker:
                 raise Refused(i, "R-TURN-1", f"{turn_words(me.name, n.card, turn)} is written where {me.name}'s "
                                              "canoes stand elsewhere")
             (values, swap), _, _ = self.choices(i, where, x, n.card, turn)
+            assert swap is not None  # the steps of X's turns are made with the canoe order as a choice
             first = where.players[x].canoes[swap].place  # the canoe acting first, where the turn is written
             for k, canoe in enumerate(me.canoes):
                 for each in self._victims(values):
@@ -559,7 +560,7 @@ class _Checker:
         return pre, steps[:len(before) + copies], allowed[:copies + 1]
 
     def choices(self, i: int, pos: Position, p: int, card: Card, turn: Turn
-                ) -> tuple[tuple[list[int], int], tuple[tuple[int, int], ...], tuple[int, ...]]:
+                ) -> tuple[Decisions, tuple[tuple[int, int], ...], tuple[int, ...]]:
         """A written turn, pinned: the values of every choice of one model of it (:meth:`TurnStep.decisions`), the
         canoes it takes a gem from (seat, canoe in the position's order) and the player's bank after it (gems per
         colour); refused as :meth:`pinned` refuses a turn the encoding does not allow."""
@@ -570,7 +571,7 @@ class _Checker:
         self.questions += 1
         pinned = self._pins(pre, pos)
 
-        def read(model: Any) -> tuple[tuple[list[int], int], tuple[tuple[int, int], ...], tuple[int, ...]]:
+        def read(model: Any) -> tuple[Decisions, tuple[tuple[int, int], ...], tuple[int, ...]]:
             robbed = {(q, v) for slot in step.choice.slots for cells in slot.steals for q, canoes in enumerate(cells)
                       for v, row in enumerate(canoes) if any(value(model, c) for c in row)}
             return step.decisions(model), tuple(sorted(robbed)), tuple(value(model, b) for b in step.post.bank[p])
@@ -615,7 +616,7 @@ class _Checker:
                 solver.pop()
         return self.kept.sure[key]
 
-    def may_fail(self, pos: Position, decisions: tuple[list[int], int], robbed: tuple[tuple[int, int], ...]) -> bool:
+    def may_fail(self, pos: Position, decisions: Decisions, robbed: tuple[tuple[int, int], ...]) -> bool:
         """Is there a well-formed position of phase II where X's canoes stand as in ``pos`` with at most its gems, X
         holds its hand and card, the fork markers and the ``robbed`` canoes are as in ``pos``, from which X's turn with
         the choices ``decisions`` is not allowed, or steals nothing?"""
@@ -712,7 +713,7 @@ class _Checker:
                       "the encoding)" + (f": a turn of {self._who(thieves)} may take a gem of {me.name}'s first"
                                          if thieves else ""))
 
-    def may_lose(self, pos: Position, order: list[int], decisions: tuple[list[int], int], loss: "_Loss") -> str | None:
+    def may_lose(self, pos: Position, order: list[int], decisions: Decisions, loss: "_Loss") -> str | None:
         """Can the round end without X among the winners (R-END-1..3), X acting with the choices ``decisions`` from a
         well-formed position of phase II where its canoes stand as in ``pos`` with at most their gems, at most
         ``loss`` fewer (per canoe and in all), its bank, hand, card and the fork markers as in ``pos``? The banks at

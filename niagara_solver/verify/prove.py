@@ -24,7 +24,7 @@ from niagara_solver.model.errors import NiagaraError
 from niagara_solver.model.format import position_to_json
 from niagara_solver.model.limits import out_of_time, time_limit
 from niagara_solver.encoding.relations import (NAMES, Model, Mutant, Question, Relations, Sat, SymPosition,
-                                               value, verdict)
+                                               TurnStep, value, verdict)
 from niagara_solver.encoding.witness import witness_by_card, witness_turn
 from niagara_solver.model.verdict import PROOF, Verdict
 from niagara_solver.model.atoms import COLOURS, Card, Phase
@@ -35,6 +35,10 @@ from niagara_solver.model.ruleset import Ruleset
 from niagara_solver.model.switches import SwitchPhase
 from niagara_solver.verify.properties import (BY_ID, CATALOGUE, FLOW, RESCUE, TURN, Context, Property,
                                               catalogue_for, not_applicable)
+
+#: How many turns R-PROP-10's check adds to the witness where the witness fails but a turn exists, before it
+#: answers UNKNOWN (each is a copy of the turn relation with its choices fixed).
+WITNESS_ROUNDS = 16
 
 
 @dataclass
@@ -245,53 +249,81 @@ class Prover:
         """For all positions and cards in hand a turn exists: a witness turn is verified against every rule.
 
         If the witness fails somewhere, that position is checked for any legal turn at all: none refutes the
-        property; some means the witness was incomplete, and the answer is UNKNOWN.
+        property. Some turn there is added to the witnesses (those choices, for that card), and the question is
+        asked again: a position where none of them is legal, up to :data:`WITNESS_ROUNDS` turns added. So the
+        verdict does not hang on which failing position z3 names first: PROVED when the witness and the turns found
+        cover every position, REFUTED at the first position with no turn, UNKNOWN when the rounds run out.
         """
         relations = self.relations
-        n = self.players
-        pre, card, terms = self._witness_fails()
-        if witness_by_card(relations) and self._no_deadlock_card_by_card(terms, card):
+        if witness_by_card(relations) and self._no_deadlock_card_by_card(*self._witness_fails()):
             return PropertyResult(prop.id, prop.title, Verdict.PROVED, 0.0, prop.method, prop.rules, (TURN,))
+        # The one question, its terms made and asserted one part at a time (z3's models depend on the terms' order
+        # and lifetimes; this is the order the counterexamples of docs/PROVER.md were found in).
+        pre = relations.position("nd.pre")
+        step = relations.turn(pre, 0, "nd")
         question = Question(self.timeout)
-        question.add(*terms)
+        question.hold(relations.well_formed(pre, Phase.TURNS, to_act=0))
+        card = step.card
+        question.add(relations.card_in_hand(pre, 0, card))
+        question.add(*witness_turn(relations, step))
+        question.add(step.fails())
         answer = verdict(question.ask())
-        if answer is not Verdict.REFUTED:
-            return PropertyResult(prop.id, prop.title, answer, 0.0, prop.method, prop.rules, (TURN,),
-                                  note="" if answer is Verdict.PROVED else "the witness check timed out")
-        # The witness fails at this position and card: does any turn exist there?
-        model = question.model()
-        fixed = relations.pin_model(pre, model, card)
-        again = relations.turn(pre, 0, "nd2")
+        found = 0
+        again: TurnStep | None = None
         exists = Question(self.timeout)
-        exists.add(*fixed)
-        exists.add(again.card == card)
-        exists.hold(again.constraints)
-        found = verdict(exists.ask())
+        while answer is Verdict.REFUTED:
+            # The witnesses fail at this position and card: does any turn exist there?
+            model = question.model()
+            fixed = relations.pin_model(pre, model, card)
+            if again is None:
+                again = relations.turn(pre, 0, "nd2")
+                exists.hold(again.constraints)
+            with exists.scope(*fixed, again.card == card):
+                turn = exists.ask()
+                decisions = again.decisions(exists.model()) if turn is Sat.SAT else None
+            if turn is Sat.UNSAT:  # no legal turn at all
+                return self._deadlock(prop, model, pre, card)
+            if decisions is None:
+                return PropertyResult(prop.id, prop.title, Verdict.UNKNOWN, 0.0, prop.method, prop.rules, (TURN,),
+                                      note="the check for a turn where the witness fails timed out")
+            if found == WITNESS_ROUNDS:
+                return PropertyResult(prop.id, prop.title, Verdict.UNKNOWN, 0.0, prop.method, prop.rules, (TURN,),
+                                      note=f"the witness turn and {_turns(found)} found where it fails are not "
+                                           "legal everywhere, and a turn exists where they all fail")
+            found += 1
+            other = relations.turn(pre, 0, f"nd.{found}")
+            question.add(*other.pin_decisions(decisions), other.fails_for(card))
+            answer = verdict(question.ask())
+        note = {Verdict.PROVED: "", Verdict.UNKNOWN: "the witness check timed out"}[answer]
+        if answer is Verdict.PROVED and found:
+            note = f"proved with the witness turn and {_turns(found)} found where it fails"
+        return PropertyResult(prop.id, prop.title, answer, 0.0, prop.method, prop.rules, (TURN,), note=note)
+
+    def _deadlock(self, prop: Property, model: Model, pre: SymPosition, card: Any) -> PropertyResult:
+        """R-PROP-10 refuted: the position of ``model`` where player 0 holds ``card`` and has no legal turn."""
+        relations, n = self.relations, self.players
         base = Position.initial(list(NAMES[:n]), self.board, self.rules).replace(phase=Phase.TURNS)
         position = relations.decode_position(model, pre, base)
         held = Card(value(model, card))
         position = position.replace(players=tuple(
             Player(p.name, p.canoes, p.hand, p.bank, held if i == 0 else None) for i, p in enumerate(position.players)))
-        if found is Verdict.PROVED:  # unsat: no legal turn at all
-            ce = Counterexample(TURN, position, position, f"{NAMES[0]} holds card {value(model, card)}",
-                                [f"{NAMES[0]} has no legal turn with card {value(model, card)}",
-                                 f"breaks R-PROP-10; rules involved: {', '.join(prop.rules)}"],
-                                "the engine lists no turn here either" if _engine_has_no_turn(position, model, card)
-                                else "the engine lists turns here: the encoding disagrees")
-            return PropertyResult(prop.id, prop.title, Verdict.REFUTED, 0.0, prop.method, prop.rules, (TURN,), ce)
-        return PropertyResult(prop.id, prop.title, Verdict.UNKNOWN, 0.0, prop.method, prop.rules, (TURN,),
-                              note="the witness turn is not legal everywhere and a turn exists where it fails")
+        ce = Counterexample(TURN, position, position, f"{NAMES[0]} holds card {value(model, card)}",
+                            [f"{NAMES[0]} has no legal turn with card {value(model, card)}",
+                             f"breaks R-PROP-10; rules involved: {', '.join(prop.rules)}"],
+                            "the engine lists no turn here either" if _engine_has_no_turn(position, model, card)
+                            else "the engine lists turns here: the encoding disagrees")
+        return PropertyResult(prop.id, prop.title, Verdict.REFUTED, 0.0, prop.method, prop.rules, (TURN,), ce)
 
-    def _witness_fails(self) -> tuple[SymPosition, Any, list[Any]]:
-        """R-PROP-10's question, as terms: a valid position, player 0 to act with ``card`` in hand, where the witness
-        turn (encoding/witness.py) fails some rule. The position, the card's term and the terms."""
+    def _witness_fails(self) -> tuple[list[Any], Any]:
+        """R-PROP-10's question, as terms: a valid position, player 0 to act with a card in hand, where the witness
+        turn (encoding/witness.py) fails some rule. The terms, and the card's term."""
         relations = self.relations
         pre = relations.position("nd.pre")
         step = relations.turn(pre, 0, "nd")
         card = step.card
         terms = [c for _, c in relations.well_formed(pre, Phase.TURNS, to_act=0)]
         terms += [relations.card_in_hand(pre, 0, card), *witness_turn(relations, step), step.fails()]
-        return pre, card, terms
+        return terms, card
 
     def _no_deadlock_card_by_card(self, terms: list[Any], card: Any) -> bool:
         """Whether the witness turn holds everywhere, asked one card at a time of a solver that simplifies first
@@ -307,6 +339,10 @@ class Prover:
             if question.ask() is not Sat.UNSAT:
                 return False
         return True
+
+
+def _turns(count: int) -> str:
+    return f"{count} turn" if count == 1 else f"{count} turns"
 
 
 def _engine_flow(pos: Position, k: int) -> int:

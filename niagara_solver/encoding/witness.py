@@ -22,7 +22,7 @@ def witness_by_card(relations: Relations) -> bool:
     """Whether the question "does the witness turn fail somewhere?" is best asked one card at a time, of a solver
     that simplifies first: with the whirlpool the witness has a part for each way past it (X-WHIRL-5,
     :func:`_whirl_witness`), and the one question took 4-6 s where the questions card by card took 1.5 s together
-    (docs/SPEED.md); without it the one question takes under 0.1 s, less than asking ten."""
+    (docs/SPEED.md); without it the one question takes under 0.1 s, less than asking one per card."""
     return relations.rules.x_whirl
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
 
@@ -18,7 +17,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from machine import machine  # noqa: E402
+from machine import machine, print_medians  # noqa: E402
 
 from niagara_solver.encoding.enumerate import Enumerator  # noqa: E402
 from niagara_solver.encoding.relations import Relations  # noqa: E402
@@ -78,10 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(found)} turns ({outcomes} outcomes) at the phase II positions of {args.games} seeded game(s) of "
           f"{args.rounds} round(s), "
           f"CPU seconds, median of {args.repeats}:")
-    median = {name: statistics.median(s) for name, s in seconds.items()}
-    for name, m in median.items():
-        print(f"  {name:16} {m:7.2f} s  {outcomes / m:8.1f} outcomes/s")
-    print(f"  {first} / {second}: {median[first] / median[second]:.2f}")
+    print_medians(seconds, outcomes, "outcomes")
     return 0
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
 from typing import Callable
@@ -18,7 +17,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from machine import machine  # noqa: E402
+from machine import machine, print_medians  # noqa: E402
 
 from niagara_solver.model.position import Position  # noqa: E402
 from niagara_solver.model.query import Query, parse_query  # noqa: E402
@@ -61,10 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {machine()}")
     print(f"{reads} reads ({len(found)} positions of {args.games} seeded games x {len(queries)} queries), "
           f"median of {args.repeats}:")
-    median = {name: statistics.median(s) for name, s in seconds.items()}
-    for name, m in median.items():
-        print(f"  {name:12} {m * 1000:8.1f} ms  {reads / m:10.0f} reads/s")
-    print(f"  compiled / shared walk: {median['compiled'] / median['shared walk']:.2f}")
+    print_medians(seconds, reads, "reads", milliseconds=True)
     return 0
 
 
